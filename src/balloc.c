@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NOVA block allocator.
+ *
+ * The dynamic area (blocks 64 .. n-3) is split into one region per
+ * stripe; each region has its own allocator: an rb-tree of free ranges
+ * keyed by first block, protected by a spinlock.  Allocation takes from
+ * the caller's stripe first (first fit) and falls back to the other
+ * stripes; freeing returns a range to the stripe that owns it, merging
+ * with its neighbours.  All of this state lives in DRAM: it is rebuilt at
+ * mount (bbuild.c).
+ */
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/bitmap.h>
+#include "nova.h"
+
+static struct kmem_cache *nova_range_cachep;
+
+int nova_stripe_of_block(struct nova_sb_info *sbi, unsigned long blocknr)
+{
+	unsigned long per = (nova_data_end(sbi) - nova_data_start() + 1) /
+			    sbi->stripes;
+	unsigned long s = (blocknr - nova_data_start()) / per;
+
+	return s >= sbi->stripes ? sbi->stripes - 1 : s;
+}
+
+int nova_alloc_free_lists(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned long start = nova_data_start(), end = nova_data_end(sbi);
+	unsigned long per = (end - start + 1) / sbi->stripes;
+	unsigned int i;
+
+	sbi->free_lists = kcalloc(sbi->stripes, sizeof(*sbi->free_lists),
+				  GFP_KERNEL);
+	if (!sbi->free_lists)
+		return -ENOMEM;
+	for (i = 0; i < sbi->stripes; i++) {
+		struct nova_free_list *fl = &sbi->free_lists[i];
+
+		spin_lock_init(&fl->lock);
+		fl->tree = RB_ROOT;
+		fl->block_start = start + i * per;
+		fl->block_end = (i == sbi->stripes - 1) ? end :
+				start + (i + 1) * per - 1;
+	}
+	return 0;
+}
+
+static void nova_clear_free_list(struct nova_free_list *fl)
+{
+	struct rb_node *n;
+
+	while ((n = rb_first(&fl->tree))) {
+		rb_erase(n, &fl->tree);
+		kmem_cache_free(nova_range_cachep,
+				rb_entry(n, struct nova_range_node, node));
+	}
+	fl->num_free_blocks = 0;
+	fl->num_nodes = 0;
+}
+
+void nova_free_free_lists(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned int i;
+
+	if (!sbi->free_lists)
+		return;
+	for (i = 0; i < sbi->stripes; i++)
+		nova_clear_free_list(&sbi->free_lists[i]);
+	kfree(sbi->free_lists);
+	sbi->free_lists = NULL;
+}
+
+/* Insert a range that does not overlap or touch any node; no merging. */
+static int nova_insert_range(struct nova_free_list *fl, unsigned long low,
+			     unsigned long high)
+{
+	struct rb_node **p = &fl->tree.rb_node, *parent = NULL;
+	struct nova_range_node *rn;
+
+	while (*p) {
+		parent = *p;
+		rn = rb_entry(parent, struct nova_range_node, node);
+		if (high < rn->low)
+			p = &parent->rb_left;
+		else if (low > rn->high)
+			p = &parent->rb_right;
+		else
+			return -EEXIST;
+	}
+	rn = kmem_cache_alloc(nova_range_cachep, GFP_ATOMIC);
+	if (!rn)
+		return -ENOMEM;
+	rn->low = low;
+	rn->high = high;
+	rb_link_node(&rn->node, parent, p);
+	rb_insert_color(&rn->node, &fl->tree);
+	fl->num_nodes++;
+	fl->num_free_blocks += high - low + 1;
+	return 0;
+}
+
+/* The whole region of every stripe is free: the state right after mkfs */
+void nova_init_free_lists(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned int i;
+
+	for (i = 0; i < sbi->stripes; i++) {
+		struct nova_free_list *fl = &sbi->free_lists[i];
+
+		nova_clear_free_list(fl);
+		/* cannot fail on an empty tree except for -ENOMEM */
+		if (nova_insert_range(fl, fl->block_start, fl->block_end))
+			nova_error(sb, "out of memory building allocator");
+	}
+}
+
+/*
+ * Build every stripe's free tree from a bitmap of used blocks (bit set =
+ * used), indexed by block number over the whole device.
+ */
+int nova_build_free_lists_from_bitmap(struct super_block *sb,
+				      const unsigned long *used)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < sbi->stripes; i++) {
+		struct nova_free_list *fl = &sbi->free_lists[i];
+		unsigned long b = fl->block_start, end = fl->block_end + 1;
+
+		nova_clear_free_list(fl);
+		while (b < end) {
+			unsigned long lo = find_next_zero_bit(used, end, b);
+			unsigned long hi;
+
+			if (lo >= end)
+				break;
+			hi = find_next_bit(used, end, lo);
+			ret = nova_insert_range(fl, lo, hi - 1);
+			if (ret)
+				return ret;
+			b = hi;
+		}
+	}
+	return 0;
+}
+
+/* First fit of @num blocks in one stripe; caller holds fl->lock */
+static long nova_alloc_in_list(struct nova_free_list *fl, unsigned long num,
+			       unsigned long *blocknr)
+{
+	struct rb_node *n;
+
+	for (n = rb_first(&fl->tree); n; n = rb_next(n)) {
+		struct nova_range_node *rn =
+			rb_entry(n, struct nova_range_node, node);
+		unsigned long len = rn->high - rn->low + 1;
+
+		if (len < num)
+			continue;
+		*blocknr = rn->low;
+		if (len == num) {
+			rb_erase(n, &fl->tree);
+			kmem_cache_free(nova_range_cachep, rn);
+			fl->num_nodes--;
+		} else {
+			rn->low += num;
+		}
+		fl->num_free_blocks -= num;
+		fl->alloc_count++;
+		return num;
+	}
+	return -ENOSPC;
+}
+
+/*
+ * Allocate @num contiguous blocks, preferably from @stripe (any stripe if
+ * negative).  Returns the number of blocks (@num) or -ENOSPC.  With
+ * @zero, the blocks are zeroed and made durable.
+ */
+int nova_new_blocks(struct super_block *sb, unsigned long *blocknr,
+		    unsigned long num, int stripe, bool zero)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned int i, s;
+	long ret = -ENOSPC;
+
+	if (!num)
+		return -EINVAL;
+	if (stripe < 0 || stripe >= sbi->stripes)
+		stripe = raw_smp_processor_id() % sbi->stripes;
+
+	for (i = 0; i < sbi->stripes && ret < 0; i++) {
+		struct nova_free_list *fl;
+
+		s = (stripe + i) % sbi->stripes;
+		fl = &sbi->free_lists[s];
+		spin_lock(&fl->lock);
+		if (fl->num_free_blocks >= num)
+			ret = nova_alloc_in_list(fl, num, blocknr);
+		spin_unlock(&fl->lock);
+	}
+	if (ret < 0)
+		return ret;
+	if (zero)
+		nova_memset_persist(nova_get_block(sb, nova_block_off(*blocknr)),
+				    0, num << NOVA_BLOCK_SHIFT);
+	return ret;
+}
+
+/* Return [blocknr, blocknr + num) to its stripe, merging neighbours */
+void nova_free_blocks(struct super_block *sb, unsigned long blocknr,
+		      unsigned long num)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned long low = blocknr, high = blocknr + num - 1;
+	struct nova_free_list *fl;
+	struct rb_node *n, *prev = NULL, *next = NULL;
+	struct nova_range_node *pn = NULL, *nn = NULL;
+
+	if (!num || low < nova_data_start() || high > nova_data_end(sbi) ||
+	    high < low) {
+		nova_error(sb, "freeing invalid block range %lu+%lu",
+			   blocknr, num);
+		return;
+	}
+	fl = &sbi->free_lists[nova_stripe_of_block(sbi, low)];
+	if (high > fl->block_end) {
+		nova_error(sb, "freed range %lu+%lu crosses a stripe",
+			   blocknr, num);
+		return;
+	}
+
+	spin_lock(&fl->lock);
+	/* find the neighbours: last node below low, first node above high */
+	n = fl->tree.rb_node;
+	while (n) {
+		struct nova_range_node *rn =
+			rb_entry(n, struct nova_range_node, node);
+
+		if (high < rn->low) {
+			next = n;
+			n = n->rb_left;
+		} else if (low > rn->high) {
+			prev = n;
+			n = n->rb_right;
+		} else {
+			spin_unlock(&fl->lock);
+			nova_error(sb, "double free of blocks %lu+%lu",
+				   blocknr, num);
+			return;
+		}
+	}
+	if (prev) {
+		pn = rb_entry(prev, struct nova_range_node, node);
+		if (pn->high + 1 != low)
+			pn = NULL;
+	}
+	if (next) {
+		nn = rb_entry(next, struct nova_range_node, node);
+		if (high + 1 != nn->low)
+			nn = NULL;
+	}
+	if (pn && nn) {
+		pn->high = nn->high;
+		rb_erase(&nn->node, &fl->tree);
+		kmem_cache_free(nova_range_cachep, nn);
+		fl->num_nodes--;
+		fl->num_free_blocks += num;
+	} else if (pn) {
+		pn->high = high;
+		fl->num_free_blocks += num;
+	} else if (nn) {
+		nn->low = low;
+		fl->num_free_blocks += num;
+	} else if (nova_insert_range(fl, low, high)) {
+		spin_unlock(&fl->lock);
+		nova_error(sb, "out of memory freeing blocks %lu+%lu",
+			   blocknr, num);
+		return;
+	}
+	fl->free_count++;
+	spin_unlock(&fl->lock);
+}
+
+unsigned long nova_count_free_blocks(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned long sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < sbi->stripes; i++)
+		sum += READ_ONCE(sbi->free_lists[i].num_free_blocks);
+	return sum;
+}
+
+int __init nova_init_range_cache(void)
+{
+	nova_range_cachep = kmem_cache_create("nova_range_node",
+					      sizeof(struct nova_range_node),
+					      0, SLAB_RECLAIM_ACCOUNT, NULL);
+	return nova_range_cachep ? 0 : -ENOMEM;
+}
+
+void nova_destroy_range_cache(void)
+{
+	kmem_cache_destroy(nova_range_cachep);
+}

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NOVA ioctls: file system label.
+ */
+#include <linux/uaccess.h>
+#include <linux/mount.h>
+#include "nova.h"
+
+static int nova_ioc_getfslabel(struct super_block *sb, char __user *arg)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	char label[NOVA_LABEL_LEN + 1];
+
+	BUILD_BUG_ON(NOVA_LABEL_LEN >= FSLABEL_MAX);
+	mutex_lock(&sbi->s_lock);
+	memcpy(label, sbi->s_super.s_label, NOVA_LABEL_LEN);
+	mutex_unlock(&sbi->s_lock);
+	label[NOVA_LABEL_LEN] = '\0';
+	if (copy_to_user(arg, label, sizeof(label)))
+		return -EFAULT;
+	return 0;
+}
+
+static int nova_ioc_setfslabel(struct file *filp, const char __user *arg)
+{
+	struct super_block *sb = file_inode(filp)->i_sb;
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	char label[FSLABEL_MAX];
+	size_t len;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (copy_from_user(label, arg, sizeof(label)))
+		return -EFAULT;
+	len = strnlen(label, FSLABEL_MAX);
+	if (len > NOVA_LABEL_LEN)
+		return -EINVAL;
+
+	ret = mnt_want_write_file(filp);
+	if (ret)
+		return ret;
+	mutex_lock(&sbi->s_lock);
+	memset(sbi->s_super.s_label, 0, NOVA_LABEL_LEN);
+	memcpy(sbi->s_super.s_label, label, len);
+	ret = nova_sync_super(sb);
+	mutex_unlock(&sbi->s_lock);
+	mnt_drop_write_file(filp);
+	return ret;
+}
+
+long nova_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
+{
+	struct super_block *sb = file_inode(filp)->i_sb;
+
+	switch (cmd) {
+	case FS_IOC_GETFSLABEL:
+		return nova_ioc_getfslabel(sb, (char __user *)arg);
+	case FS_IOC_SETFSLABEL:
+		return nova_ioc_setfslabel(filp, (const char __user *)arg);
+	default:
+		return -ENOTTY;
+	}
+}

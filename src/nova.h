@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * NOVA: in-DRAM structures and the interfaces between the module's files.
+ * The on-pmem format lives in nova_format.h, the persistence primitives
+ * in pmem.h.
+ */
+#ifndef NOVA_H
+#define NOVA_H
+
+#include <linux/fs.h>
+#include <linux/dax.h>
+#include <linux/rbtree.h>
+#include <linux/spinlock.h>
+#include <linux/mutex.h>
+#include <linux/uidgid.h>
+#include <linux/time64.h>
+
+#include "nova_format.h"
+#include "pmem.h"
+
+#define NOVA_FS_NAME	"NOVA"
+
+/* Mount options (nova_sb_info.s_mount_opt) */
+#define NOVA_MOUNT_FORMAT		0x0001	/* -o init */
+#define NOVA_MOUNT_ERRORS_CONT		0x0002
+#define NOVA_MOUNT_ERRORS_RO		0x0004
+#define NOVA_MOUNT_ERRORS_PANIC		0x0008
+#define NOVA_MOUNT_DAX			0x0010
+#define NOVA_MOUNT_ERRORS_MASK \
+	(NOVA_MOUNT_ERRORS_CONT | NOVA_MOUNT_ERRORS_RO | NOVA_MOUNT_ERRORS_PANIC)
+
+#define nova_test_opt(sbi, opt)	((sbi)->s_mount_opt & NOVA_MOUNT_##opt)
+
+/* Debug output classes (dbgmask= option and nova_dbgmask parameter) */
+#define NOVA_DBGMASK_VERBOSE		0x0010
+#define NOVA_DBGMASK_TRANSACTION	0x0020
+
+extern unsigned int nova_dbgmask;
+extern int measure_timing;
+extern int inplace_data_updates;
+
+#define nova_dbgv(fmt, ...)						\
+	do {								\
+		if (nova_dbgmask & NOVA_DBGMASK_VERBOSE)		\
+			pr_info("NOVA: " fmt, ##__VA_ARGS__);		\
+	} while (0)
+
+/* A free range of blocks, [low, high] inclusive */
+struct nova_range_node {
+	struct rb_node node;
+	unsigned long low;
+	unsigned long high;
+};
+
+/* One per-stripe allocator */
+struct nova_free_list {
+	spinlock_t lock;
+	struct rb_root tree;
+	unsigned long block_start;	/* first block of the region */
+	unsigned long block_end;	/* last block of the region */
+	unsigned long num_free_blocks;
+	unsigned long num_nodes;
+	unsigned long alloc_count;
+	unsigned long free_count;
+};
+
+struct nova_sb_info {
+	struct super_block *sb;
+	struct dax_device *s_dax_dev;
+	u64 s_dax_part_off;
+	void *virt_addr;		/* kernel mapping of the device */
+	u64 phys_size;			/* bytes mapped */
+	unsigned long num_blocks;	/* blocks in the file system */
+
+	/* DRAM copy of the super block; s_lock serialises its updates */
+	struct nova_super_block s_super;
+	struct mutex s_lock;
+
+	unsigned long s_mount_opt;
+	umode_t mode;			/* root mode, applies with init */
+	kuid_t uid;
+	kgid_t gid;
+
+	unsigned int stripes;
+	unsigned long itable_block_size;
+
+	struct nova_free_list *free_lists;	/* one per stripe */
+	atomic64_t inodes_used;
+};
+
+static inline struct nova_sb_info *NOVA_SB(struct super_block *sb)
+{
+	return sb->s_fs_info;
+}
+
+/* DRAM part of an inode */
+struct nova_inode_info_header {
+	u64 pi_addr;			/* offset of struct nova_inode */
+	u64 log_head;
+	u64 log_tail;
+	unsigned long log_pages;
+	unsigned long ino;
+};
+
+struct nova_inode_info {
+	struct nova_inode_info_header header;
+	struct inode vfs_inode;
+};
+
+static inline struct nova_inode_info *NOVA_I(struct inode *inode)
+{
+	return container_of(inode, struct nova_inode_info, vfs_inode);
+}
+
+/* Offset <-> address translation; callers validate offsets first */
+static inline void *nova_get_block(struct super_block *sb, u64 off)
+{
+	return off ? NOVA_SB(sb)->virt_addr + off : NULL;
+}
+
+static inline u64 nova_get_addr_off(struct nova_sb_info *sbi, const void *addr)
+{
+	return (u64)(addr - sbi->virt_addr);
+}
+
+static inline u64 nova_block_off(unsigned long blocknr)
+{
+	return (u64)blocknr << NOVA_BLOCK_SHIFT;
+}
+
+static inline struct nova_super_block *nova_pmem_super(struct super_block *sb)
+{
+	return NOVA_SB(sb)->virt_addr;
+}
+
+static inline struct nova_super_block *nova_pmem_replica_super(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+
+	return nova_get_block(sb, nova_block_off(sbi->num_blocks - 1));
+}
+
+static inline struct nova_inode *nova_reserved_inode(struct super_block *sb,
+						     unsigned long ino)
+{
+	return nova_get_block(sb, nova_block_off(NOVA_RESERVED_INODE_BLOCK) +
+			      ino * sizeof(struct nova_inode));
+}
+
+static inline struct nova_inode_table *nova_inode_table(struct super_block *sb,
+							int stripe)
+{
+	return nova_get_block(sb, nova_block_off(NOVA_INODE_TABLE_BLOCK) +
+			      stripe * NOVA_CACHELINE);
+}
+
+static inline struct nova_journal_ptr *nova_journal_ptr(struct super_block *sb,
+							int stripe)
+{
+	return nova_get_block(sb, nova_block_off(NOVA_JOURNAL_PTR_BLOCK) +
+			      stripe * NOVA_CACHELINE);
+}
+
+/* First and last block the allocators manage */
+static inline unsigned long nova_data_start(void)
+{
+	return NOVA_HEAD_RESERVED_BLOCKS;
+}
+
+static inline unsigned long nova_data_end(struct nova_sb_info *sbi)
+{
+	return sbi->num_blocks - NOVA_TAIL_RESERVED_BLOCKS - 1;
+}
+
+/* Is [off, off + len) a valid range inside the dynamic area? */
+static inline bool nova_range_valid(struct nova_sb_info *sbi, u64 off, u64 len)
+{
+	u64 lo = nova_block_off(nova_data_start());
+	u64 hi = nova_block_off(nova_data_end(sbi) + 1);
+
+	return off >= lo && len <= hi - lo && off <= hi - len;
+}
+
+static inline s64 nova_ts_to_ns(struct timespec64 ts)
+{
+	return timespec64_to_ns(&ts);
+}
+
+static inline struct timespec64 nova_ns_to_ts(s64 ns)
+{
+	return ns_to_timespec64(ns);
+}
+
+static inline s64 nova_now_ns(void)
+{
+	struct timespec64 ts;
+
+	ktime_get_real_ts64(&ts);
+	return nova_ts_to_ns(ts);
+}
+
+/* super.c */
+__printf(2, 3) void nova_error(struct super_block *sb, const char *fmt, ...);
+int nova_sync_super(struct super_block *sb);
+
+/* balloc.c */
+int nova_init_range_cache(void);
+void nova_destroy_range_cache(void);
+int nova_alloc_free_lists(struct super_block *sb);
+void nova_free_free_lists(struct super_block *sb);
+void nova_init_free_lists(struct super_block *sb);
+int nova_build_free_lists_from_bitmap(struct super_block *sb,
+				      const unsigned long *used);
+int nova_new_blocks(struct super_block *sb, unsigned long *blocknr,
+		    unsigned long num, int stripe, bool zero);
+void nova_free_blocks(struct super_block *sb, unsigned long blocknr,
+		      unsigned long num);
+unsigned long nova_count_free_blocks(struct super_block *sb);
+int nova_stripe_of_block(struct nova_sb_info *sbi, unsigned long blocknr);
+
+/* bbuild.c */
+int nova_rebuild_allocator(struct super_block *sb);
+
+/* inode.c */
+int nova_init_inode_cache(void);
+void nova_destroy_inode_cache(void);
+struct inode *nova_alloc_inode(struct super_block *sb);
+void nova_free_inode(struct inode *inode);
+struct inode *nova_iget(struct super_block *sb, unsigned long ino);
+int nova_getattr(struct user_namespace *mnt_userns, const struct path *path,
+		 struct kstat *stat, u32 request_mask, unsigned int flags);
+int nova_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
+		 struct iattr *attr);
+void nova_init_root_inode(struct super_block *sb, umode_t mode, kuid_t uid,
+			  kgid_t gid);
+
+/* dir.c */
+extern const struct file_operations nova_dir_operations;
+
+/* namei.c */
+extern const struct inode_operations nova_dir_inode_operations;
+
+/* ioctl.c */
+long nova_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
+
+#endif /* NOVA_H */

@@ -1,0 +1,432 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * NOVA on-pmem format.
+ *
+ * This header is shared by the kernel module and the user-space tools
+ * (mkfs.nova, fsck.nova, nova-probe).  Every field is fixed-width and
+ * little-endian; every structure has its size checked at compile time.
+ * Nothing here may depend on kernel-only or libc-only definitions other
+ * than the __leXX / __uX types of <linux/types.h>.
+ *
+ * Layout of a NOVA device (4 KiB blocks, n = number of blocks):
+ *
+ *   block 0         primary super block (struct nova_super_block)
+ *   block 1         reserved inodes (struct nova_inode, ino 0..31)
+ *   blocks 2-15     reserved
+ *   blocks 16-31    inode table pointers (one struct nova_inode_table
+ *                   per stripe, one cache line each)
+ *   blocks 32-47    journal pointers (one struct nova_journal_ptr per
+ *                   stripe, one cache line each)
+ *   blocks 48-63    reserved
+ *   blocks 64..n-3  log and data pages, managed by the per-stripe
+ *                   allocators
+ *   block n-2       replica of the reserved inodes
+ *   block n-1       replica super block
+ *
+ * All pointers stored on pmem are byte offsets from the start of the
+ * device; 0 means "none".
+ */
+#ifndef NOVA_FORMAT_H
+#define NOVA_FORMAT_H
+
+#include <linux/types.h>
+
+#ifndef __KERNEL__
+#include <endian.h>
+#include <stddef.h>
+#define le16_to_cpu(x)	le16toh(x)
+#define le32_to_cpu(x)	le32toh(x)
+#define le64_to_cpu(x)	le64toh(x)
+#define cpu_to_le16(x)	htole16(x)
+#define cpu_to_le32(x)	htole32(x)
+#define cpu_to_le64(x)	htole64(x)
+#endif
+
+#define NOVA_SUPER_MAGIC	0x4E4F5641	/* "NOVA" */
+#define NOVA_FORMAT_MAJOR	1
+#define NOVA_FORMAT_MINOR	0
+#define NOVA_FORMAT_VERSION	((NOVA_FORMAT_MAJOR << 16) | NOVA_FORMAT_MINOR)
+
+#define NOVA_BLOCK_SHIFT	12
+#define NOVA_BLOCK_SIZE		(1U << NOVA_BLOCK_SHIFT)
+#define NOVA_CACHELINE		64
+
+/* Fixed regions, in blocks */
+#define NOVA_SB_BLOCK			0
+#define NOVA_RESERVED_INODE_BLOCK	1
+#define NOVA_INODE_TABLE_BLOCK		16
+#define NOVA_INODE_TABLE_BLOCKS		16
+#define NOVA_JOURNAL_PTR_BLOCK		32
+#define NOVA_JOURNAL_PTR_BLOCKS		16
+#define NOVA_HEAD_RESERVED_BLOCKS	64
+#define NOVA_TAIL_RESERVED_BLOCKS	2
+
+/* One cache line per stripe in the pointer blocks */
+#define NOVA_MAX_STRIPES \
+	(NOVA_INODE_TABLE_BLOCKS * NOVA_BLOCK_SIZE / NOVA_CACHELINE)
+
+/*
+ * Smallest device we format: the fixed regions, one inode table block and
+ * one journal page per stripe, a root log page and some room for data.
+ */
+#define NOVA_MIN_DATA_BLOCKS		256
+#define NOVA_MIN_SIZE \
+	((unsigned long long)(NOVA_HEAD_RESERVED_BLOCKS + \
+	 NOVA_TAIL_RESERVED_BLOCKS + NOVA_MIN_DATA_BLOCKS) << NOVA_BLOCK_SHIFT)
+
+/* Devices of at least this size use 2 MiB inode table blocks */
+#define NOVA_LARGE_ITABLE_THRESHOLD	(512ULL << 20)
+#define NOVA_LARGE_ITABLE_SIZE		(2U << 20)
+#define NOVA_SMALL_ITABLE_SIZE		NOVA_BLOCK_SIZE
+
+#define NOVA_LABEL_LEN		64
+#define NOVA_NAME_LEN		255
+
+/* super block s_state */
+#define NOVA_STATE_CLEAN	0x0001	/* unmounted cleanly, snapshot valid */
+#define NOVA_STATE_ERROR	0x0002	/* errors were detected */
+
+/* Feature bits: none defined in version 1.0 */
+#define NOVA_FEATURE_COMPAT_SUPP	0ULL
+#define NOVA_FEATURE_RO_COMPAT_SUPP	0ULL
+#define NOVA_FEATURE_INCOMPAT_SUPP	0ULL
+
+/*
+ * The super block.  It is written as a whole (primary first, then the
+ * replica, each made durable before the next), so a torn write leaves at
+ * most one copy with a bad checksum.  s_sum is the CRC32C of the bytes
+ * from s_magic up to the end of the structure.
+ */
+struct nova_super_block {
+	__le32	s_sum;
+	__le32	s_magic;
+	__le32	s_version;		/* NOVA_FORMAT_VERSION */
+	__le32	s_blocksize;		/* NOVA_BLOCK_SIZE */
+	__le64	s_size;			/* bytes of the device in use */
+	__le64	s_num_blocks;		/* s_size >> NOVA_BLOCK_SHIFT */
+	__u8	s_uuid[16];
+	char	s_label[NOVA_LABEL_LEN];	/* NUL-padded */
+	__le64	s_feature_compat;
+	__le64	s_feature_ro_compat;
+	__le64	s_feature_incompat;
+	__le32	s_stripes;		/* per-CPU regions, fixed at mkfs */
+	__le32	s_inode_size;		/* sizeof(struct nova_inode) */
+	__le32	s_itable_block_size;	/* bytes per inode table block */
+	__le32	s_state;		/* NOVA_STATE_* */
+	__le64	s_mkfs_time;		/* ns since the epoch */
+	__le64	s_mount_time;
+	__le64	s_write_time;
+	__le64	s_epoch_id;
+	__le32	s_mount_count;
+	__le32	s_journal_pages;	/* pages per stripe journal */
+	__le64	s_reserved[40];
+};
+
+/* Reserved inode numbers (slots of the reserved inode block) */
+#define NOVA_ROOT_INO		1
+#define NOVA_INODETABLE_INO	2	/* placeholder, tables are in block 16 */
+#define NOVA_BLOCKNODE_INO	3	/* clean-unmount allocator snapshot */
+#define NOVA_INODELIST_INO	4	/* clean-unmount in-use inode lists */
+#define NOVA_LITEJOURNAL_INO	5	/* placeholder, journals in block 32 */
+#define NOVA_NORMAL_INODE_START	32
+
+#define NOVA_RESERVED_INODES	(NOVA_BLOCK_SIZE / sizeof(struct nova_inode))
+
+/* nova_inode.i_valid */
+#define NOVA_INODE_FREE		0
+#define NOVA_INODE_VALID	1
+
+/*
+ * An inode, 128 bytes.  The log (log_head .. log_tail) is the
+ * authority for everything but the static fields; the attribute fields
+ * here are kept in step with the log and are what a rebuild starts from.
+ * A log append commits with one 8-byte store of log_tail.
+ */
+struct nova_inode {
+	__u8	i_valid;		/* NOVA_INODE_* */
+	__u8	i_deleted;		/* unlinked, log being reclaimed */
+	__u8	i_blk_type;		/* data block size class, 0 = 4 KiB */
+	__u8	i_pad0;
+	__le32	i_flags;		/* FS_*_FL inode flags */
+	__le64	i_size;
+	__le64	i_ctime;		/* ns since the epoch, signed */
+	__le64	i_mtime;
+	__le64	i_atime;
+	__le16	i_mode;
+	__le16	i_pad1;
+	__le32	i_links_count;
+	__le32	i_uid;
+	__le32	i_gid;
+	__le32	i_generation;
+	__le32	i_rdev;			/* new_encode_dev() */
+	__le64	i_ino;
+	__le64	log_head;		/* first log page, 0 if none */
+	__le64	log_tail;		/* offset just past the last entry */
+	__le64	i_btime;		/* creation time */
+	__le64	i_create_epoch;
+	__le64	i_reserved[3];
+};
+
+/* Pointer to one stripe's inode table: its first block */
+struct nova_inode_table {
+	__le64	log_head;
+	__le64	pad[7];
+};
+
+/* Pointer pair of one stripe's lite journal (circular, in one page run) */
+struct nova_journal_ptr {
+	__le64	journal_head;
+	__le64	journal_tail;
+	__le64	pad[6];
+};
+
+/*
+ * Log pages: 4 KiB; the last 32 bytes are the page tail.  Entries never
+ * cross a page; when the next entry does not fit, the log continues at
+ * the start of next_page.
+ */
+#define NOVA_LOG_TAIL_SIZE	32
+#define NOVA_LOG_LAST_ENTRY	(NOVA_BLOCK_SIZE - NOVA_LOG_TAIL_SIZE)
+
+struct nova_log_page_tail {
+	__le32	invalid_entries;
+	__le32	num_entries;
+	__le64	epoch_id;
+	__le64	pad;
+	__le64	next_page;		/* offset of next log page, 0 at end */
+};
+
+/* Log growth policy (from the seeds' documentation) */
+#define NOVA_LOG_EXTEND_THRESHOLD	256	/* pages: double up to 1 MiB */
+#define NOVA_LOG_EXTEND_STEP		256	/* then add 1 MiB at a time */
+
+/* Log entry types */
+enum nova_entry_type {
+	NOVA_FILE_WRITE = 1,
+	NOVA_DIR_LOG,
+	NOVA_SET_ATTR,
+	NOVA_LINK_CHANGE,
+	NOVA_MMAP_WRITE,
+	NOVA_NEXT_PAGE,
+	NOVA_MAX_ENTRY_TYPE,
+};
+
+/*
+ * Every entry starts with its type byte and carries a CRC32C (e_csum,
+ * computed with the e_csum field zero) and the per-inode trans_id.
+ */
+struct nova_file_write_entry {
+	__u8	entry_type;		/* NOVA_FILE_WRITE */
+	__u8	reassigned;		/* superseded by a later write */
+	__u8	updating;
+	__u8	pad;
+	__le32	num_pages;
+	__le64	block;			/* offset of the first data block */
+	__le64	pgoff;			/* first file page */
+	__le32	invalid_pages;
+	__le32	e_csum;
+	__le64	mtime;
+	__le64	size;			/* file size after this write */
+	__le64	epoch_id;
+	__le64	trans_id;
+};
+
+#define NOVA_DENTRY_HEADER	48
+struct nova_dentry {
+	__u8	entry_type;		/* NOVA_DIR_LOG */
+	__u8	name_len;
+	__u8	reassigned;		/* removed or superseded */
+	__u8	invalid;
+	__le16	de_len;			/* bytes of this entry */
+	__le16	pad;
+	__le32	links_count;		/* directory's link count after op */
+	__le32	e_csum;
+	__le64	mtime;			/* directory mtime/ctime after op */
+	__le64	ino;			/* target inode, 0 for a removal */
+	__le64	size;			/* directory size after op */
+	__le64	trans_id;
+	char	name[NOVA_NAME_LEN + 1];	/* NUL terminated */
+};
+
+#define NOVA_DENTRY_LEN(name_len) \
+	((NOVA_DENTRY_HEADER + (name_len) + 1 + 15) & ~15U)
+
+/* nova_setattr_entry.attr: which fields the entry sets */
+#define NOVA_ATTR_MODE	0x01
+#define NOVA_ATTR_UID	0x02
+#define NOVA_ATTR_GID	0x04
+#define NOVA_ATTR_SIZE	0x08
+#define NOVA_ATTR_ATIME	0x10
+#define NOVA_ATTR_MTIME	0x20
+#define NOVA_ATTR_CTIME	0x40
+
+struct nova_setattr_entry {
+	__u8	entry_type;		/* NOVA_SET_ATTR */
+	__u8	attr;			/* NOVA_ATTR_* */
+	__u8	invalid;
+	__u8	pad;
+	__le16	mode;
+	__le16	pad2;
+	__le32	uid;
+	__le32	gid;
+	__le32	e_csum;
+	__le32	pad3;
+	__le64	atime;
+	__le64	mtime;
+	__le64	ctime;
+	__le64	size;
+	__le64	trans_id;
+};
+
+struct nova_link_change_entry {
+	__u8	entry_type;		/* NOVA_LINK_CHANGE */
+	__u8	invalid;
+	__le16	pad;
+	__le32	links;
+	__le64	ctime;
+	__le32	flags;			/* inode flags after op */
+	__le32	generation;
+	__le32	e_csum;
+	__le32	pad2;
+	__le64	trans_id;
+	__le64	reserved;
+};
+
+struct nova_mmap_entry {
+	__u8	entry_type;		/* NOVA_MMAP_WRITE */
+	__u8	invalid;
+	__le16	pad;
+	__le32	e_csum;
+	__le64	pgoff;
+	__le64	num_pages;
+	__le64	epoch_id;
+	__le64	trans_id;
+	__le64	reserved[3];
+};
+
+/*
+ * Lite journal: a circular buffer of 32-byte undo entries in the stripe's
+ * journal page.  Entries in [journal_head, journal_tail) belong to an
+ * uncommitted transaction; commit sets journal_head = journal_tail.
+ * Recovery writes each entry's old value back to its address, newest
+ * first.
+ */
+#define NOVA_JOURNAL_ENTRY	1	/* 8-byte word: data1 = addr, data2 = old */
+#define NOVA_JOURNAL_INODE	2	/* whole inode copy follows (4 entries) */
+
+struct nova_journal_entry {
+	__le64	type;
+	__le64	data1;
+	__le64	data2;
+	__le32	pad;
+	__le32	e_csum;
+};
+
+/* Allocator snapshot record in the NOVA_BLOCKNODE_INO log */
+struct nova_range_node_lowhigh {
+	__le64	range_low;		/* first block */
+	__le64	range_high;		/* last block, inclusive */
+};
+
+/*
+ * Compile-time layout checks (these sizes are part of the format and
+ * must never change without a new NOVA_FORMAT_MAJOR).
+ */
+#define NOVA_FORMAT_ASSERT(cond, name) \
+	typedef char nova_format_assert_##name[(cond) ? 1 : -1]
+
+NOVA_FORMAT_ASSERT(sizeof(struct nova_super_block) == 512, sb);
+NOVA_FORMAT_ASSERT(sizeof(struct nova_inode) == 128, inode);
+NOVA_FORMAT_ASSERT(sizeof(struct nova_inode_table) == NOVA_CACHELINE, itab);
+NOVA_FORMAT_ASSERT(sizeof(struct nova_journal_ptr) == NOVA_CACHELINE, jptr);
+NOVA_FORMAT_ASSERT(sizeof(struct nova_log_page_tail) == NOVA_LOG_TAIL_SIZE,
+		   tail);
+NOVA_FORMAT_ASSERT(sizeof(struct nova_file_write_entry) == 64, fwe);
+NOVA_FORMAT_ASSERT(sizeof(struct nova_dentry) == NOVA_DENTRY_HEADER + 256,
+		   dentry);
+NOVA_FORMAT_ASSERT(sizeof(struct nova_setattr_entry) == 64, setattr);
+NOVA_FORMAT_ASSERT(sizeof(struct nova_link_change_entry) == 48, link);
+NOVA_FORMAT_ASSERT(sizeof(struct nova_mmap_entry) == 64, mmap);
+NOVA_FORMAT_ASSERT(sizeof(struct nova_journal_entry) == 32, jentry);
+
+/*
+ * CRC32C (Castagnoli), reflected, as in iSCSI/ext4/btrfs: the check value
+ * of "123456789" is 0xe3069283.  nova_crc32c_update() does no pre- or
+ * post-inversion, exactly like the kernel's __crc32c_le(); callers use
+ * nova_crc32c() for a complete checksum.
+ */
+#ifdef __KERNEL__
+#include <linux/crc32.h>
+static inline __u32 nova_crc32c_update(__u32 crc, const void *p, unsigned long len)
+{
+	return __crc32c_le(crc, p, len);
+}
+#else
+static inline __u32 nova_crc32c_update(__u32 crc, const void *p, unsigned long len)
+{
+	const unsigned char *b = p;
+	int k;
+
+	while (len--) {
+		crc ^= *b++;
+		for (k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0x82F63B78U & (0U - (crc & 1)));
+	}
+	return crc;
+}
+#endif
+
+static inline __u32 nova_crc32c(const void *p, unsigned long len)
+{
+	return ~nova_crc32c_update(~0U, p, len);
+}
+
+/* Checksum of a super block: everything after s_sum */
+static inline __u32 nova_sb_csum(const struct nova_super_block *sb)
+{
+	return nova_crc32c(&sb->s_magic,
+			   sizeof(*sb) - sizeof(sb->s_sum));
+}
+
+/*
+ * Validate a super block copy for a device of @dev_size bytes: NULL if it
+ * is good, else what is wrong.  Shared by the module and the tools.
+ */
+static inline const char *nova_check_super(const struct nova_super_block *s,
+						   __u64 dev_size)
+{
+	__u64 size = le64_to_cpu(s->s_size);
+	__u32 stripes = le32_to_cpu(s->s_stripes);
+	__u32 itbs = le32_to_cpu(s->s_itable_block_size);
+	__u32 jpages = le32_to_cpu(s->s_journal_pages);
+
+	if (le32_to_cpu(s->s_magic) != NOVA_SUPER_MAGIC)
+		return "bad magic number";
+	if (le32_to_cpu(s->s_sum) != nova_sb_csum(s))
+		return "bad checksum";
+	if (le32_to_cpu(s->s_version) >> 16 != NOVA_FORMAT_MAJOR)
+		return "unsupported format version";
+	if (le32_to_cpu(s->s_blocksize) != NOVA_BLOCK_SIZE)
+		return "unsupported block size";
+	if (size < NOVA_MIN_SIZE || size > dev_size ||
+	    size & (NOVA_BLOCK_SIZE - 1) ||
+	    le64_to_cpu(s->s_num_blocks) != size >> NOVA_BLOCK_SHIFT)
+		return "bad file system size";
+	if (!stripes || stripes > NOVA_MAX_STRIPES)
+		return "bad stripe count";
+	if (le32_to_cpu(s->s_inode_size) != sizeof(struct nova_inode))
+		return "bad inode size";
+	if (itbs != NOVA_SMALL_ITABLE_SIZE && itbs != NOVA_LARGE_ITABLE_SIZE)
+		return "bad inode table block size";
+	if (!jpages || jpages > 16)
+		return "bad journal size";
+	if ((size >> NOVA_BLOCK_SHIFT) - NOVA_HEAD_RESERVED_BLOCKS -
+	    NOVA_TAIL_RESERVED_BLOCKS < (__u64)stripes *
+	    ((itbs >> NOVA_BLOCK_SHIFT) + jpages + 1))
+		return "stripes do not fit";
+	if (le64_to_cpu(s->s_feature_incompat) & ~NOVA_FEATURE_INCOMPAT_SUPP)
+		return "unsupported incompatible features";
+	return NULL;
+}
+
+#endif /* NOVA_FORMAT_H */

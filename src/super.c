@@ -1,0 +1,648 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NOVA super block: mount (fs_context API), format (-o init), super block
+ * validation with fall-back to the replica, statfs, umount, and the
+ * module's entry points.
+ */
+#include <linux/module.h>
+#include <linux/fs_context.h>
+#include <linux/fs_parser.h>
+#include <linux/blkdev.h>
+#include <linux/statfs.h>
+#include <linux/seq_file.h>
+#include <linux/uuid.h>
+#include <linux/cred.h>
+#include <linux/pfn_t.h>
+#include "nova.h"
+
+unsigned int nova_dbgmask;
+module_param(nova_dbgmask, uint, 0644);
+MODULE_PARM_DESC(nova_dbgmask, "Debug output mask (see dbgmask= mount option)");
+
+int measure_timing;
+module_param(measure_timing, int, 0444);
+MODULE_PARM_DESC(measure_timing, "Measure the timing of file system operations (default 0)");
+
+int inplace_data_updates;
+module_param(inplace_data_updates, int, 0444);
+MODULE_PARM_DESC(inplace_data_updates, "Update file data in place instead of copy-on-write (default 0)");
+
+static const struct super_operations nova_sops;
+
+void nova_error(struct super_block *sb, const char *fmt, ...)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	pr_err("NOVA error (%s): %pV\n", sb->s_id, &vaf);
+	va_end(args);
+
+	if (!sbi)
+		return;
+	if (nova_test_opt(sbi, ERRORS_PANIC))
+		panic("NOVA (%s): panic forced after error\n", sb->s_id);
+	if (nova_test_opt(sbi, ERRORS_RO) && !sb_rdonly(sb)) {
+		pr_crit("NOVA (%s): remounting file system read-only\n",
+			sb->s_id);
+		sb->s_flags |= SB_RDONLY;
+	}
+}
+
+/*
+ * Write the DRAM super block to both copies.  The primary is made durable
+ * before the replica is touched, so a power cut tears at most one copy.
+ * Caller holds sbi->s_lock (or is alone: mount, umount).
+ */
+int nova_sync_super(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_super_block *s = &sbi->s_super;
+
+	s->s_write_time = cpu_to_le64(nova_now_ns());
+	s->s_sum = cpu_to_le32(nova_sb_csum(s));
+	nova_memcpy_nt(nova_pmem_super(sb), s, sizeof(*s));
+	nova_fence();
+	nova_memcpy_nt(nova_pmem_replica_super(sb), s, sizeof(*s));
+	nova_fence();
+	return 0;
+}
+
+/* Mount options */
+enum {
+	Opt_init, Opt_mode, Opt_uid, Opt_gid, Opt_errors, Opt_dbgmask,
+	Opt_dax, Opt_dax_enum,
+};
+
+enum { Opt_dax_always, Opt_dax_never, Opt_dax_inode };
+
+static const struct constant_table nova_param_errors[] = {
+	{ "continue",	NOVA_MOUNT_ERRORS_CONT },
+	{ "remount-ro",	NOVA_MOUNT_ERRORS_RO },
+	{ "panic",	NOVA_MOUNT_ERRORS_PANIC },
+	{}
+};
+
+static const struct constant_table nova_param_dax[] = {
+	{ "always",	Opt_dax_always },
+	{ "never",	Opt_dax_never },
+	{ "inode",	Opt_dax_inode },
+	{}
+};
+
+static const struct fs_parameter_spec nova_fs_parameters[] = {
+	fsparam_flag("init",		Opt_init),
+	fsparam_u32oct("mode",		Opt_mode),
+	fsparam_u32("uid",		Opt_uid),
+	fsparam_u32("gid",		Opt_gid),
+	fsparam_enum("errors",		Opt_errors, nova_param_errors),
+	fsparam_u32("dbgmask",		Opt_dbgmask),
+	fsparam_flag("dax",		Opt_dax),
+	fsparam_enum("dax",		Opt_dax_enum, nova_param_dax),
+	{}
+};
+
+struct nova_fs_context {
+	unsigned long mount_opt;
+	unsigned int set;		/* which of the below were given */
+	umode_t mode;
+	kuid_t uid;
+	kgid_t gid;
+	unsigned int dbgmask;
+};
+
+#define NOVA_SET_MODE		0x01
+#define NOVA_SET_UID		0x02
+#define NOVA_SET_GID		0x04
+#define NOVA_SET_ERRORS		0x08
+#define NOVA_SET_DBGMASK	0x10
+
+static int nova_parse_param(struct fs_context *fc, struct fs_parameter *param)
+{
+	struct nova_fs_context *ctx = fc->fs_private;
+	struct fs_parse_result result;
+	int opt;
+
+	opt = fs_parse(fc, nova_fs_parameters, param, &result);
+	if (opt < 0)
+		return opt;
+
+	switch (opt) {
+	case Opt_init:
+		ctx->mount_opt |= NOVA_MOUNT_FORMAT;
+		break;
+	case Opt_mode:
+		if (result.uint_32 & ~07777)
+			return invalfc(fc, "invalid mode 0%o", result.uint_32);
+		ctx->mode = result.uint_32;
+		ctx->set |= NOVA_SET_MODE;
+		break;
+	case Opt_uid:
+		ctx->uid = make_kuid(current_user_ns(), result.uint_32);
+		if (!uid_valid(ctx->uid))
+			return invalfc(fc, "invalid uid %u", result.uint_32);
+		ctx->set |= NOVA_SET_UID;
+		break;
+	case Opt_gid:
+		ctx->gid = make_kgid(current_user_ns(), result.uint_32);
+		if (!gid_valid(ctx->gid))
+			return invalfc(fc, "invalid gid %u", result.uint_32);
+		ctx->set |= NOVA_SET_GID;
+		break;
+	case Opt_errors:
+		ctx->mount_opt &= ~NOVA_MOUNT_ERRORS_MASK;
+		ctx->mount_opt |= result.uint_32;
+		ctx->set |= NOVA_SET_ERRORS;
+		break;
+	case Opt_dbgmask:
+		ctx->dbgmask = result.uint_32;
+		ctx->set |= NOVA_SET_DBGMASK;
+		break;
+	case Opt_dax:
+		ctx->mount_opt |= NOVA_MOUNT_DAX;
+		break;
+	case Opt_dax_enum:
+		if (result.uint_32 != Opt_dax_always)
+			return invalfc(fc, "NOVA is always DAX: dax=%s is not supported",
+				       param->string);
+		ctx->mount_opt |= NOVA_MOUNT_DAX;
+		break;
+	default:
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Map the whole device through DAX; no block I/O is ever issued. */
+static int nova_map_device(struct super_block *sb, struct fs_context *fc)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	u64 size = bdev_nr_bytes(sb->s_bdev);
+	long pages, want;
+	void *kaddr;
+	pfn_t pfn;
+	int id;
+
+	sbi->s_dax_dev = fs_dax_get_by_bdev(sb->s_bdev, &sbi->s_dax_part_off,
+					    NULL, NULL);
+	if (!sbi->s_dax_dev)
+		return invalfc(fc, "%s does not support DAX", sb->s_id);
+
+	want = size >> PAGE_SHIFT;
+	id = dax_read_lock();
+	pages = dax_direct_access(sbi->s_dax_dev,
+				  sbi->s_dax_part_off >> PAGE_SHIFT, want,
+				  DAX_ACCESS, &kaddr, &pfn);
+	dax_read_unlock(id);
+	if (pages < 0)
+		return invalfc(fc, "%s: DAX direct access failed (%ld)",
+			       sb->s_id, pages);
+	if (pages < want)
+		return invalfc(fc, "%s: only %ld of %ld pages are directly mappable",
+			       sb->s_id, pages, want);
+
+	sbi->virt_addr = kaddr;
+	sbi->phys_size = size;
+	return 0;
+}
+
+/* Read and validate a super block copy into @out */
+static const char *nova_read_super_copy(struct super_block *sb, u64 off,
+					struct nova_super_block *out)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+
+	if (nova_read_pmem(out, sbi->virt_addr + off, sizeof(*out)))
+		return "media error";
+	return nova_check_super(out, sbi->phys_size);
+}
+
+/*
+ * Load the super block: the primary if valid, otherwise the replica in
+ * the device's last block, which then repairs the primary.
+ */
+static int nova_load_super(struct super_block *sb, struct fs_context *fc)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	u64 last = (sbi->phys_size & ~(u64)(NOVA_BLOCK_SIZE - 1)) -
+		   NOVA_BLOCK_SIZE;
+	const char *why, *rwhy;
+
+	why = nova_read_super_copy(sb, 0, &sbi->s_super);
+	if (!why)
+		return 0;
+	rwhy = nova_read_super_copy(sb, last, &sbi->s_super);
+	if (rwhy) {
+		if (le32_to_cpu(nova_pmem_super(sb)->s_magic) != NOVA_SUPER_MAGIC &&
+		    strcmp(rwhy, "bad magic number") == 0)
+			return invalfc(fc, "%s: no NOVA file system found (use -o init or mkfs.nova to create one)",
+				       sb->s_id);
+		return invalfc(fc, "%s: invalid super block (%s) and invalid replica (%s)",
+			       sb->s_id, why, rwhy);
+	}
+	if (le64_to_cpu(sbi->s_super.s_size) != last + NOVA_BLOCK_SIZE)
+		return invalfc(fc, "%s: replica super block does not match the device size",
+			       sb->s_id);
+	pr_warn("NOVA (%s): primary super block invalid (%s), using the replica\n",
+		sb->s_id, why);
+	if (sb_rdonly(sb)) {
+		pr_warn("NOVA (%s): read-only mount, primary super block not repaired\n",
+			sb->s_id);
+		return 0;
+	}
+	nova_memcpy_nt(nova_pmem_super(sb), &sbi->s_super, sizeof(sbi->s_super));
+	nova_fence();
+	pr_warn("NOVA (%s): primary super block repaired from the replica\n",
+		sb->s_id);
+	return 0;
+}
+
+static void nova_apply_super(struct nova_sb_info *sbi)
+{
+	struct nova_super_block *s = &sbi->s_super;
+
+	sbi->num_blocks = le64_to_cpu(s->s_num_blocks);
+	sbi->stripes = le32_to_cpu(s->s_stripes);
+	sbi->itable_block_size = le32_to_cpu(s->s_itable_block_size);
+}
+
+/*
+ * How many stripes a new file system gets: one per online CPU, fewer if
+ * the device is too small for each to have a useful region.
+ */
+static unsigned int nova_format_stripes(unsigned long data_blocks,
+					unsigned long itable_blocks)
+{
+	unsigned int n = min_t(unsigned int, num_online_cpus(), NOVA_MAX_STRIPES);
+
+	while (n > 1 && data_blocks / n < 4 * (itable_blocks + 1) + 64)
+		n--;
+	return n;
+}
+
+/*
+ * Create a new file system.  Ordering: everything except the super block
+ * is written and made durable first; the super block (primary, then the
+ * replica) is written last, so a crash during format leaves a device
+ * without a valid NOVA super block.  mkfs.nova writes the same layout.
+ */
+static int nova_format(struct super_block *sb, struct fs_context *fc,
+		       struct nova_fs_context *ctx)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_super_block *s = &sbi->s_super;
+	u64 size = sbi->phys_size & ~(u64)(NOVA_BLOCK_SIZE - 1);
+	unsigned long itable_blocks;
+	unsigned int i;
+	int ret;
+
+	if (size < NOVA_MIN_SIZE)
+		return invalfc(fc, "%s: device too small (%llu bytes, need at least %llu)",
+			       sb->s_id, size, NOVA_MIN_SIZE);
+
+	sbi->num_blocks = size >> NOVA_BLOCK_SHIFT;
+	sbi->itable_block_size = size >= NOVA_LARGE_ITABLE_THRESHOLD ?
+				 NOVA_LARGE_ITABLE_SIZE : NOVA_SMALL_ITABLE_SIZE;
+	itable_blocks = sbi->itable_block_size >> NOVA_BLOCK_SHIFT;
+	sbi->stripes = nova_format_stripes(nova_data_end(sbi) -
+					   nova_data_start() + 1, itable_blocks);
+
+	/* invalidate the old super blocks first, then clear the fixed areas */
+	nova_memset_persist(nova_pmem_super(sb), 0, NOVA_BLOCK_SIZE);
+	nova_memset_persist(nova_pmem_replica_super(sb), 0, NOVA_BLOCK_SIZE);
+	nova_memset_persist(sbi->virt_addr,
+			    0, nova_block_off(NOVA_HEAD_RESERVED_BLOCKS));
+	nova_memset_persist(nova_get_block(sb, nova_block_off(sbi->num_blocks -
+							       NOVA_TAIL_RESERVED_BLOCKS)),
+			    0, nova_block_off(NOVA_TAIL_RESERVED_BLOCKS));
+
+	memset(s, 0, sizeof(*s));
+	s->s_journal_pages = cpu_to_le32(1);
+	ret = nova_alloc_free_lists(sb);
+	if (ret)
+		return ret;
+	nova_init_free_lists(sb);
+
+	/*
+	 * Each stripe's inode table and journal page are the first blocks of
+	 * its own region (deterministic: mkfs.nova computes the same).
+	 */
+	for (i = 0; i < sbi->stripes; i++) {
+		unsigned long blk;
+		u64 joff;
+
+		ret = nova_new_blocks(sb, &blk, itable_blocks, i, true);
+		if (ret < 0)
+			return ret;
+		nova_store_le64(&nova_inode_table(sb, i)->log_head,
+				nova_block_off(blk));
+		ret = nova_new_blocks(sb, &blk, 1, i, true);
+		if (ret < 0)
+			return ret;
+		joff = nova_block_off(blk);
+		nova_journal_ptr(sb, i)->journal_head = cpu_to_le64(joff);
+		nova_journal_ptr(sb, i)->journal_tail = cpu_to_le64(joff);
+		nova_persist(nova_journal_ptr(sb, i), sizeof(struct nova_journal_ptr));
+	}
+
+	nova_init_root_inode(sb, ctx->set & NOVA_SET_MODE ? ctx->mode : 0755,
+			     ctx->set & NOVA_SET_UID ? ctx->uid : current_fsuid(),
+			     ctx->set & NOVA_SET_GID ? ctx->gid : current_fsgid());
+	/* replica of the reserved inodes */
+	nova_memcpy_nt(nova_get_block(sb, nova_block_off(sbi->num_blocks - 2)),
+		       nova_get_block(sb, nova_block_off(NOVA_RESERVED_INODE_BLOCK)),
+		       NOVA_BLOCK_SIZE);
+	nova_fence();
+
+	s->s_magic = cpu_to_le32(NOVA_SUPER_MAGIC);
+	s->s_version = cpu_to_le32(NOVA_FORMAT_VERSION);
+	s->s_blocksize = cpu_to_le32(NOVA_BLOCK_SIZE);
+	s->s_size = cpu_to_le64(size);
+	s->s_num_blocks = cpu_to_le64(sbi->num_blocks);
+	generate_random_uuid(s->s_uuid);
+	s->s_stripes = cpu_to_le32(sbi->stripes);
+	s->s_inode_size = cpu_to_le32(sizeof(struct nova_inode));
+	s->s_itable_block_size = cpu_to_le32(sbi->itable_block_size);
+	s->s_mkfs_time = cpu_to_le64(nova_now_ns());
+	nova_sync_super(sb);
+
+	pr_info("NOVA (%s): created file system of %llu bytes, %u stripes, uuid %pU\n",
+		sb->s_id, size, sbi->stripes, s->s_uuid);
+	return 0;
+}
+
+static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
+{
+	struct nova_fs_context *ctx = fc->fs_private;
+	struct nova_sb_info *sbi;
+	struct inode *root;
+	int ret;
+
+	sbi = kzalloc(sizeof(*sbi), GFP_KERNEL);
+	if (!sbi)
+		return -ENOMEM;
+	sb->s_fs_info = sbi;
+	sbi->sb = sb;
+	mutex_init(&sbi->s_lock);
+	sbi->s_mount_opt = ctx->mount_opt;
+	if (!(sbi->s_mount_opt & NOVA_MOUNT_ERRORS_MASK))
+		sbi->s_mount_opt |= NOVA_MOUNT_ERRORS_CONT;
+	if (ctx->set & NOVA_SET_DBGMASK)
+		nova_dbgmask = ctx->dbgmask;
+
+	if (!sb_set_blocksize(sb, NOVA_BLOCK_SIZE))
+		return invalfc(fc, "%s: cannot use a 4096-byte block size",
+			       sb->s_id);
+	ret = nova_map_device(sb, fc);
+	if (ret)
+		return ret;
+
+	if (nova_test_opt(sbi, FORMAT)) {
+		if (sb_rdonly(sb))
+			return invalfc(fc, "init needs a read-write mount");
+		ret = nova_format(sb, fc, ctx);
+		if (ret)
+			return ret;
+	} else {
+		if (ctx->set & (NOVA_SET_MODE | NOVA_SET_UID | NOVA_SET_GID))
+			pr_info("NOVA (%s): mode=, uid= and gid= apply only with init\n",
+				sb->s_id);
+		ret = nova_load_super(sb, fc);
+		if (ret)
+			return ret;
+		nova_apply_super(sbi);
+		ret = nova_alloc_free_lists(sb);
+		if (ret)
+			return ret;
+		ret = nova_rebuild_allocator(sb);
+		if (ret)
+			return invalfc(fc, "%s: file system is corrupt, run fsck.nova",
+				       sb->s_id);
+	}
+
+	sb->s_magic = NOVA_SUPER_MAGIC;
+	sb->s_op = &nova_sops;
+	sb->s_maxbytes = MAX_LFS_FILESIZE;
+	sb->s_time_gran = 1;
+	sb->s_time_min = S64_MIN / NSEC_PER_SEC;
+	sb->s_time_max = S64_MAX / NSEC_PER_SEC;
+	sb->s_flags |= SB_NOSEC;
+	memcpy(&sb->s_uuid, sbi->s_super.s_uuid, sizeof(sb->s_uuid));
+
+	root = nova_iget(sb, NOVA_ROOT_INO);
+	if (IS_ERR(root))
+		return invalfc(fc, "%s: cannot read the root inode (%ld)",
+			       sb->s_id, PTR_ERR(root));
+	if (!S_ISDIR(root->i_mode)) {
+		iput(root);
+		return invalfc(fc, "%s: root inode is not a directory", sb->s_id);
+	}
+	sb->s_root = d_make_root(root);
+	if (!sb->s_root)
+		return -ENOMEM;
+
+	if (!sb_rdonly(sb)) {
+		struct nova_super_block *s = &sbi->s_super;
+
+		mutex_lock(&sbi->s_lock);
+		s->s_state = cpu_to_le32(le32_to_cpu(s->s_state) &
+					 ~NOVA_STATE_CLEAN);
+		s->s_mount_time = cpu_to_le64(nova_now_ns());
+		le32_add_cpu(&s->s_mount_count, 1);
+		nova_sync_super(sb);
+		mutex_unlock(&sbi->s_lock);
+	}
+	pr_info("NOVA (%s): mounted, %lu blocks, %lu free, %u stripes\n",
+		sb->s_id, sbi->num_blocks, nova_count_free_blocks(sb),
+		sbi->stripes);
+	return 0;
+}
+
+static void nova_put_super(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+
+	if (!sb_rdonly(sb)) {
+		mutex_lock(&sbi->s_lock);
+		sbi->s_super.s_state |= cpu_to_le32(NOVA_STATE_CLEAN);
+		nova_sync_super(sb);
+		mutex_unlock(&sbi->s_lock);
+	}
+}
+
+static int nova_statfs(struct dentry *dentry, struct kstatfs *buf)
+{
+	struct super_block *sb = dentry->d_sb;
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned long free = nova_count_free_blocks(sb);
+	u64 id = huge_encode_dev(sb->s_bdev->bd_dev);
+
+	buf->f_type = NOVA_SUPER_MAGIC;
+	buf->f_bsize = NOVA_BLOCK_SIZE;
+	buf->f_frsize = NOVA_BLOCK_SIZE;
+	buf->f_blocks = sbi->num_blocks;
+	buf->f_bfree = free;
+	buf->f_bavail = free;
+	/* an inode table block of 4 KiB holds 31 inodes */
+	buf->f_ffree = free * (NOVA_BLOCK_SIZE / sizeof(struct nova_inode) - 1);
+	buf->f_files = buf->f_ffree + atomic64_read(&sbi->inodes_used);
+	buf->f_namelen = NOVA_NAME_LEN;
+	buf->f_fsid = u64_to_fsid(id);
+	return 0;
+}
+
+static int nova_sync_fs(struct super_block *sb, int wait)
+{
+	/* every update is durable when its system call returns */
+	nova_fence();
+	return 0;
+}
+
+static int nova_show_options(struct seq_file *seq, struct dentry *root)
+{
+	struct nova_sb_info *sbi = NOVA_SB(root->d_sb);
+
+	if (nova_test_opt(sbi, ERRORS_RO))
+		seq_puts(seq, ",errors=remount-ro");
+	else if (nova_test_opt(sbi, ERRORS_PANIC))
+		seq_puts(seq, ",errors=panic");
+	else
+		seq_puts(seq, ",errors=continue");
+	if (nova_dbgmask)
+		seq_printf(seq, ",dbgmask=%u", nova_dbgmask);
+	seq_puts(seq, ",dax");
+	return 0;
+}
+
+static const struct super_operations nova_sops = {
+	.alloc_inode	= nova_alloc_inode,
+	.free_inode	= nova_free_inode,
+	.put_super	= nova_put_super,
+	.statfs		= nova_statfs,
+	.sync_fs	= nova_sync_fs,
+	.show_options	= nova_show_options,
+};
+
+static int nova_get_tree(struct fs_context *fc)
+{
+	return get_tree_bdev(fc, nova_fill_super);
+}
+
+static int nova_reconfigure(struct fs_context *fc)
+{
+	struct nova_fs_context *ctx = fc->fs_private;
+	struct super_block *sb = fc->root->d_sb;
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+
+	if (ctx->mount_opt & NOVA_MOUNT_FORMAT)
+		return invalfc(fc, "init is not allowed on remount");
+	if (ctx->set & (NOVA_SET_MODE | NOVA_SET_UID | NOVA_SET_GID))
+		return invalfc(fc, "mode=, uid= and gid= cannot be changed on remount");
+
+	sync_filesystem(sb);
+	if (ctx->set & NOVA_SET_ERRORS) {
+		sbi->s_mount_opt &= ~NOVA_MOUNT_ERRORS_MASK;
+		sbi->s_mount_opt |= ctx->mount_opt & NOVA_MOUNT_ERRORS_MASK;
+	}
+	if (ctx->set & NOVA_SET_DBGMASK)
+		nova_dbgmask = ctx->dbgmask;
+
+	mutex_lock(&sbi->s_lock);
+	if ((fc->sb_flags & SB_RDONLY) && !sb_rdonly(sb))
+		sbi->s_super.s_state |= cpu_to_le32(NOVA_STATE_CLEAN);
+	else if (!(fc->sb_flags & SB_RDONLY) && sb_rdonly(sb))
+		sbi->s_super.s_state &= ~cpu_to_le32(NOVA_STATE_CLEAN);
+	if ((fc->sb_flags ^ sb->s_flags) & SB_RDONLY)
+		nova_sync_super(sb);
+	mutex_unlock(&sbi->s_lock);
+	return 0;
+}
+
+static void nova_free_fc(struct fs_context *fc)
+{
+	kfree(fc->fs_private);
+}
+
+static const struct fs_context_operations nova_context_ops = {
+	.parse_param	= nova_parse_param,
+	.get_tree	= nova_get_tree,
+	.reconfigure	= nova_reconfigure,
+	.free		= nova_free_fc,
+};
+
+static int nova_init_fs_context(struct fs_context *fc)
+{
+	struct nova_fs_context *ctx;
+
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return -ENOMEM;
+	if (fc->purpose == FS_CONTEXT_FOR_RECONFIGURE) {
+		ctx->mount_opt = NOVA_SB(fc->root->d_sb)->s_mount_opt &
+				 NOVA_MOUNT_ERRORS_MASK;
+	}
+	fc->fs_private = ctx;
+	fc->ops = &nova_context_ops;
+	return 0;
+}
+
+static void nova_kill_sb(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+
+	kill_block_super(sb);
+	if (sbi) {
+		nova_free_free_lists(sb);
+		fs_put_dax(sbi->s_dax_dev, NULL);
+		kfree(sbi);
+	}
+}
+
+static struct file_system_type nova_fs_type = {
+	.owner		= THIS_MODULE,
+	.name		= NOVA_FS_NAME,
+	.init_fs_context = nova_init_fs_context,
+	.parameters	= nova_fs_parameters,
+	.kill_sb	= nova_kill_sb,
+	.fs_flags	= FS_REQUIRES_DEV,
+};
+MODULE_ALIAS_FS("NOVA");
+
+static int __init init_nova_fs(void)
+{
+	int ret;
+
+	ret = nova_init_range_cache();
+	if (ret)
+		return ret;
+	ret = nova_init_inode_cache();
+	if (ret)
+		goto out_range;
+	ret = register_filesystem(&nova_fs_type);
+	if (ret)
+		goto out_inode;
+	return 0;
+out_inode:
+	nova_destroy_inode_cache();
+out_range:
+	nova_destroy_range_cache();
+	return ret;
+}
+
+static void __exit exit_nova_fs(void)
+{
+	unregister_filesystem(&nova_fs_type);
+	nova_destroy_inode_cache();
+	nova_destroy_range_cache();
+}
+
+module_init(init_nova_fs);
+module_exit(exit_nova_fs);
+
+MODULE_AUTHOR("NOVA for Linux developers");
+MODULE_DESCRIPTION("NOVA: log-structured file system for persistent memory");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(NOVA_VERSION);

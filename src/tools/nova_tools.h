@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Helpers shared by the NOVA user-space tools. */
+#ifndef NOVA_TOOLS_H
+#define NOVA_TOOLS_H
+
+#include "../nova_format.h"
+
+/* Size in bytes of a block device or regular file, or -1 */
+long long nova_dev_size(int fd);
+
+/*
+ * Read the super block of the device open on @fd into @sb.  Returns 0 for
+ * the primary, 1 for the replica (primary invalid: *why says why), -1 if
+ * neither is valid (*why says why the primary is not).
+ */
+int nova_read_super(int fd, struct nova_super_block *sb, const char **why);
+
+/* Format a UUID as 36 characters plus NUL */
+void nova_uuid_str(const __u8 uuid[16], char out[37]);
+
+#endif

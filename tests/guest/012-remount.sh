@@ -1,0 +1,24 @@
+#!/bin/sh
+# Remount read-only and back, change errors=, and refuse what cannot change.
+. "$NOVA_TESTS/lib.sh"
+. "$NOVA_TESTS/nova-lib.inc"
+
+nova_format "errors=continue"
+grep " $MNT " /proc/mounts | grep -q "errors=continue" || fail "errors=continue not shown"
+expect_ok mount -o remount,ro "$MNT"
+grep " $MNT " /proc/mounts | grep -q " ro," || fail "not read-only after remount,ro"
+expect_fail nova-fsctl setlabel "$MNT" "x"
+expect_ok mount -o remount,rw,errors=remount-ro "$MNT"
+grep " $MNT " /proc/mounts | grep -q " rw," || fail "not read-write after remount,rw"
+grep " $MNT " /proc/mounts | grep -q "errors=remount-ro" || fail "errors= not changed"
+dmesg_mark
+expect_fail mount -o remount,init "$MNT"
+expect_dmesg "init is not allowed on remount" "remount,init refused with a reason"
+dmesg_mark
+expect_fail mount -o remount,uid=5 "$MNT"
+expect_dmesg "cannot be changed on remount" "remount,uid refused with a reason"
+nova_umount
+# a read-only mount of a formatted device works
+nova_mount ro
+expect_eq "$(stat -c '%a' "$MNT")" "755" "root mode on ro mount"
+nova_umount

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nova-fsctl: small guest-side helper for the tests.
+ *
+ *   nova-fsctl getlabel PATH          print the file system label
+ *   nova-fsctl setlabel PATH LABEL    set it (FS_IOC_SETFSLABEL)
+ *   nova-fsctl statfs PATH            print statfs fields, one per line
+ *
+ * Exit status 0 on success; on failure prints the errno name and exits
+ * with 1.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+#include <linux/fs.h>
+
+static int fail(const char *what)
+{
+	int e = errno;
+
+	printf("error %s: %s (errno %d)\n", what, strerror(e), e);
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	char label[FSLABEL_MAX];
+	struct statfs st;
+	int fd;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: nova-fsctl getlabel|setlabel|statfs PATH [LABEL]\n");
+		return 2;
+	}
+	if (!strcmp(argv[1], "statfs")) {
+		if (statfs(argv[2], &st))
+			return fail("statfs");
+		printf("type=0x%lx\nbsize=%ld\nblocks=%llu\nbfree=%llu\nbavail=%llu\nfiles=%llu\nffree=%llu\nnamelen=%ld\n",
+		       (unsigned long)st.f_type, (long)st.f_bsize,
+		       (unsigned long long)st.f_blocks,
+		       (unsigned long long)st.f_bfree,
+		       (unsigned long long)st.f_bavail,
+		       (unsigned long long)st.f_files,
+		       (unsigned long long)st.f_ffree, (long)st.f_namelen);
+		return 0;
+	}
+	fd = open(argv[2], O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return fail("open");
+	if (!strcmp(argv[1], "getlabel")) {
+		memset(label, 0, sizeof(label));
+		if (ioctl(fd, FS_IOC_GETFSLABEL, label))
+			return fail("FS_IOC_GETFSLABEL");
+		printf("%s\n", label);
+		return 0;
+	}
+	if (!strcmp(argv[1], "setlabel") && argc == 4) {
+		memset(label, 0, sizeof(label));
+		strncpy(label, argv[3], sizeof(label) - 1);
+		if (ioctl(fd, FS_IOC_SETFSLABEL, label))
+			return fail("FS_IOC_SETFSLABEL");
+		return 0;
+	}
+	fprintf(stderr, "unknown command %s\n", argv[1]);
+	return 2;
+}
