@@ -1,0 +1,53 @@
+# NOVA for Linux: top-level targets.
+#
+#   make demo     build everything, boot a guest, format and mount NOVA on
+#                 emulated pmem, write and read a file, show it
+#   make check    every test tier that CI runs (host unit tests and the fast
+#                 guest tier); the last line is "N passed, N failed"
+#
+# Both install what they need with apt-get on a fresh Debian 12 machine.
+# Other targets: module, tools, guest-bin, unit, guest, clean.
+
+SHELL := /bin/bash
+KVER = $(shell qemu/kernel-version.sh)
+GUEST_BIN := tests/guest/bin
+CFLAGS_STATIC := -static -O2 -Wall -Wextra
+
+all: module tools
+
+deps:
+	qemu/install-deps.sh
+
+# Module, built against the guest's exact kernel (headers from apt)
+module: deps
+	qemu/fetch-kernel.sh
+	$(MAKE) -C src KVER=$(KVER) W=1
+
+tools:
+	$(MAKE) -C src/tools
+
+# Static binaries that the guest tests run (busybox has no libc)
+guest-bin:
+	mkdir -p $(GUEST_BIN)
+	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/nova-fsctl tests/guest/src/nova-fsctl.c
+	$(CC) $(CFLAGS_STATIC) -Isrc/tools -o $(GUEST_BIN)/nova-probe \
+		src/tools/nova-probe.c src/tools/nova_tools.c
+
+unit: tools
+	tests/run-unit-tests.sh
+
+guest: module guest-bin
+	tests/run-guest-tests.sh --no-build
+
+check:
+	tests/check.sh
+
+demo:
+	qemu/demo.sh
+
+clean:
+	-$(MAKE) -C src/tools clean
+	-[ -d /lib/modules/$(KVER)/build ] && $(MAKE) -C src KVER=$(KVER) clean
+	rm -rf build $(GUEST_BIN)
+
+.PHONY: all deps module tools guest-bin unit guest check demo clean

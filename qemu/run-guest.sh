@@ -1,0 +1,207 @@
+#!/bin/bash
+# Boot the guest kernel under QEMU (TCG) with one or two emulated NVDIMMs.
+# The console is captured to a log file; a wall-clock timeout kills a hung guest.
+#
+# Usage: qemu/run-guest.sh --initrd FILE [--initrd FILE2 ...] --pmem FILE [options]
+#   --kernel FILE        kernel image (default: cached vmlinuz of qemu/kernel-version.sh)
+#   --initrd FILE        initramfs; repeat to concatenate several (cpio archives stack)
+#   --pmem FILE          backing file of nvdimm 1 (created sparse if missing)
+#   --pmem-size SIZE     its size when created (default 512M; an existing file keeps its size)
+#   --pmem2 FILE         attach a second nvdimm (scratch device) backed by FILE
+#   --pmem2-size SIZE    its size when created (default 512M)
+#   --log FILE           console log (default: $NOVA_BUILD/console.log)
+#   --timeout SEC        wall-clock limit, then QEMU is killed (default 1800)
+#   --idle-timeout SEC   kill QEMU when the console has been silent this long (default: off)
+#   --kill-at SEC        power cut: SIGKILL QEMU SEC seconds after start (fractions ok)
+#   --kill-on REGEX      power cut: SIGKILL QEMU once the console matches REGEX (grep -E)
+#   --kill-delay SEC     with --kill-on: wait SEC more before the kill (default 0)
+#   --append ARGS        extra kernel command line arguments
+#   --mem SIZE           guest RAM (default 2G)
+#   --smp N              guest CPUs (default 2)
+#   --stdio              also stream the console to stdout while it runs
+#   --interactive        console on this terminal (stdin too; Ctrl-A x quits), still logged;
+#                        no timeouts or kill options
+# Exit status: 0 QEMU exited by itself (guest powered off / rebooted / panicked with -no-reboot),
+#   124 killed after --timeout/--idle-timeout (hang), 125 killed by --kill-at/--kill-on,
+#   2 usage error, anything else: QEMU's own failure.
+# Only one QEMU runs at a time: a lock in $NOVA_CACHE serializes concurrent calls.
+set -euo pipefail
+# shellcheck source=common.sh
+. "$(dirname "$0")/common.sh"
+
+usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2; }
+
+kernel="" initrds=() pmem="" pmem_size=512M pmem_size_set=0 pmem2="" pmem2_size=512M
+log="" timeout=1800 idle_timeout=0 kill_at="" kill_on="" kill_delay=0 append=""
+mem=2G smp=2 stdio=0 interactive=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) kernel=$2; shift ;;
+	--initrd) initrds+=("$2"); shift ;;
+	--pmem) pmem=$2; shift ;;
+	--pmem-size) pmem_size=$2; pmem_size_set=1; shift ;;
+	--pmem2) pmem2=$2; shift ;;
+	--pmem2-size) pmem2_size=$2; shift ;;
+	--log) log=$2; shift ;;
+	--timeout) timeout=$2; shift ;;
+	--idle-timeout) idle_timeout=$2; shift ;;
+	--kill-at) kill_at=$2; shift ;;
+	--kill-on) kill_on=$2; shift ;;
+	--kill-delay) kill_delay=$2; shift ;;
+	--append) append=$2; shift ;;
+	--mem) mem=$2; shift ;;
+	--smp) smp=$2; shift ;;
+	--stdio) stdio=1 ;;
+	--interactive) interactive=1 ;;
+	-h | --help) usage ;;
+	*) echo "$NOVA_PROG: unknown option: $1" >&2; usage ;;
+	esac
+	shift
+done
+[ ${#initrds[@]} -gt 0 ] || { echo "$NOVA_PROG: --initrd is required" >&2; usage; }
+[ -n "$pmem" ] || { echo "$NOVA_PROG: --pmem is required" >&2; usage; }
+
+ensure_pkgs qemu-system-x86 coreutils util-linux
+if [ -z "$kernel" ]; then
+	kernel="$(kernel_cache_dir "$(guest_kver)")/vmlinuz"
+	[ -f "$kernel" ] || die "no cached kernel at $kernel: run qemu/fetch-kernel.sh first"
+fi
+[ -f "$kernel" ] || die "kernel not found: $kernel"
+for f in "${initrds[@]}"; do [ -f "$f" ] || die "initrd not found: $f"; done
+[ -n "$log" ] || log="$NOVA_BUILD/console.log"
+mkdir -p "$(dirname "$log")" "$NOVA_CACHE"
+
+# Backing file: create sparse if missing; an existing file keeps its size (it holds data).
+prepare_pmem() { # FILE SIZE EXPLICIT -> prints size in bytes
+	local file=$1 want have
+	want=$(size_to_bytes "$2")
+	if [ -e "$file" ]; then
+		have=$(stat -c %s "$file")
+		if [ "$3" = 1 ] && [ "$have" != "$want" ]; then
+			die "$file exists with size $have, not $2 ($want bytes)"
+		fi
+		echo "$have"
+	else
+		mkdir -p "$(dirname "$file")"
+		truncate -s "$want" "$file"
+		echo "$want"
+	fi
+}
+p1_bytes=$(prepare_pmem "$pmem" "$pmem_size" "$pmem_size_set")
+p2_bytes=0
+[ -z "$pmem2" ] || p2_bytes=$(prepare_pmem "$pmem2" "$pmem2_size" 0)
+
+# maxmem must cover RAM plus all nvdimms: at least 4G, rounded up to 1G.
+mem_bytes=$(size_to_bytes "$mem")
+need=$((mem_bytes + p1_bytes + p2_bytes))
+maxmem_g=$(((need + (1 << 30) - 1) >> 30))
+[ "$maxmem_g" -ge 4 ] || maxmem_g=4
+
+# Several initrds: the kernel accepts concatenated (compressed) cpio archives.
+initrd=${initrds[0]}
+if [ ${#initrds[@]} -gt 1 ]; then
+	initrd="$log.initrd"
+	cat "${initrds[@]}" >"$initrd"
+fi
+
+cmdline="console=ttyS0,115200 panic=-1 quiet printk.devkmsg=on${append:+ $append}"
+# shellcheck disable=SC2054 # commas are QEMU option syntax
+args=(
+	-accel tcg,thread=multi -cpu max -smp "$smp"
+	-machine pc,nvdimm=on -m "$mem,slots=2,maxmem=${maxmem_g}G"
+	-nodefaults -display none -nic none -no-reboot
+	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
+	-object "memory-backend-file,id=mem1,share=on,mem-path=$pmem,size=$p1_bytes"
+	-device nvdimm,id=nv1,memdev=mem1
+)
+if [ -n "$pmem2" ]; then
+	# shellcheck disable=SC2054
+	args+=(-object "memory-backend-file,id=mem2,share=on,mem-path=$pmem2,size=$p2_bytes"
+		-device nvdimm,id=nv2,memdev=mem2)
+fi
+
+# One QEMU at a time (TCG timing is very sensitive to host load).
+exec 9>"$NOVA_CACHE/qemu.lock"
+if ! flock -n 9; then
+	log "another QEMU run holds $NOVA_CACHE/qemu.lock; waiting"
+	flock 9
+fi
+
+rm -f "$log"
+if [ "$interactive" = 1 ]; then
+	log "interactive console (Ctrl-A x quits QEMU); log: $log"
+	rc=0
+	qemu-system-x86_64 "${args[@]}" \
+		-chardev "stdio,id=con,mux=on,signal=off,logfile=$log" \
+		-serial chardev:con -mon chardev=con,mode=readline || rc=$?
+	exit "$rc"
+fi
+
+now_ms() { local t=${EPOCHREALTIME/./}; echo $((t / 1000)); }
+sec_to_ms() { awk -v s="$1" 'BEGIN { printf "%d\n", s * 1000 }'; }
+
+: >"$log"
+qemu-system-x86_64 "${args[@]}" -chardev "file,id=con,path=$log" -serial chardev:con \
+	-monitor none </dev/null &
+qpid=$!
+tailpid=""
+# shellcheck disable=SC2317 # called via trap
+cleanup() {
+	kill -KILL "$qpid" 2>/dev/null || true
+	[ -z "$tailpid" ] || kill "$tailpid" 2>/dev/null || true
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+if [ "$stdio" = 1 ]; then
+	tail -n +1 -f --pid="$qpid" "$log" &
+	tailpid=$!
+fi
+
+start=$(now_ms)
+timeout_ms=$(sec_to_ms "$timeout")
+idle_ms=$(sec_to_ms "$idle_timeout")
+kill_at_ms=""
+[ -z "$kill_at" ] || kill_at_ms=$(sec_to_ms "$kill_at")
+kill_delay_ms=$(sec_to_ms "$kill_delay")
+matched_ms="" last_size=0 last_change=$start reason="" rc=0
+
+while kill -0 "$qpid" 2>/dev/null; do
+	sleep 0.1
+	t=$(now_ms)
+	el=$((t - start))
+	size=$(stat -c %s "$log" 2>/dev/null || echo 0)
+	if [ "$size" != "$last_size" ]; then
+		last_size=$size last_change=$t
+	fi
+	if [ "$el" -ge "$timeout_ms" ]; then
+		reason="timeout: guest still running after ${timeout}s (hang?)"; rc=124
+	elif [ "$idle_ms" -gt 0 ] && [ $((t - last_change)) -ge "$idle_ms" ]; then
+		reason="idle timeout: no console output for ${idle_timeout}s (hang?)"; rc=124
+	elif [ -n "$kill_at_ms" ] && [ "$el" -ge "$kill_at_ms" ]; then
+		reason="power cut (--kill-at $kill_at) at $((el / 1000)).$((el % 1000 / 100))s"; rc=125
+	elif [ -n "$kill_on" ]; then
+		if [ -z "$matched_ms" ] && grep -qE -- "$kill_on" "$log"; then
+			matched_ms=$t
+		fi
+		if [ -n "$matched_ms" ] && [ $((t - matched_ms)) -ge "$kill_delay_ms" ]; then
+			reason="power cut (--kill-on '$kill_on') at $((el / 1000)).$((el % 1000 / 100))s"; rc=125
+		fi
+	fi
+	if [ -n "$reason" ]; then
+		kill -KILL "$qpid" 2>/dev/null || true
+		break
+	fi
+done
+qrc=0
+{ wait "$qpid"; } 2>/dev/null || qrc=$? # no "Killed" job notice
+[ -z "$tailpid" ] || wait "$tailpid" 2>/dev/null || true
+tailpid=""
+el=$(($(now_ms) - start))
+if [ -n "$reason" ]; then
+	log "killed QEMU: $reason"
+else
+	rc=$qrc
+	[ "$rc" = 0 ] || log "QEMU failed with exit status $rc (see $log)"
+fi
+log "QEMU ran $((el / 1000)).$((el % 1000 / 100))s; console log: $log"
+exit "$rc"

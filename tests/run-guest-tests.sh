@@ -1,0 +1,265 @@
+#!/bin/bash
+# Host side of the guest tests: build the module, build the initramfs payload, boot
+# the guest once with all tests on a fresh pmem file, and judge the console log.
+#
+# Usage: tests/run-guest-tests.sh [options] [TEST...]
+#   TEST...              tests from tests/guest, e.g. 000-smoke (default: all *.sh
+#                        there except lib.sh and _*.sh, in sort order)
+#   --script FILE        run only this host file in the guest (ad-hoc/demo), as one test
+#   --pmem FILE          use (and keep) this pmem backing file instead of a fresh one
+#   --pmem-size SIZE     size of a fresh pmem file (default 512M)
+#   --scratch            attach a second, fresh nvdimm (guest: $PMEM2, $MNT2)
+#   --nova-args "ARGS"   module parameters for insmod nova.ko
+#   --no-load            do not insmod nova.ko before the tests (tests load it)
+#   --test-timeout SEC   per test (default 300)
+#   --timeout SEC        wall clock for the whole boot (default: from the test count)
+#   --results DIR        where the console log etc. go (default build/results/<stamp>)
+#   --keep-pmem          keep the fresh pmem files in the results dir
+#   --loglevel N         guest console loglevel (default: quiet, i.e. errors only)
+#   -v, --stdio          stream the guest console while it runs
+#   --shell              interactive guest shell after the tests (terminal console)
+#   --no-build           do not run make (use the existing src/nova.ko)
+# Environment:
+#   NOVA_KO=FILE         test this module instead of building src/ (harness checks)
+#   NOVA_TESTS_DIR=DIR   guest tests directory (default tests/guest)
+#   NOVA_KVER, NOVA_CACHE, NOVA_BUILD: see qemu/common.sh
+#   NOVA_LOG_IGNORE=ERE  extra kernel log lines to ignore in the scan
+# Output: one line per test, the console log path, and finally "N passed, N failed".
+# Exit status: 0 only when nothing failed and at least one test passed.
+set -euo pipefail
+NOVA_PROG=run-guest-tests
+# shellcheck source=../qemu/common.sh
+. "$(dirname "$0")/../qemu/common.sh"
+
+usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2; }
+
+script="" pmem="" pmem_size=512M scratch=0 nova_args="" load_nova=1 test_timeout=300
+timeout="" results="" keep_pmem=0 loglevel="" stdio=0 shell=0 build=1 names=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--script) script=$2; shift ;;
+	--pmem) pmem=$2; shift ;;
+	--pmem-size) pmem_size=$2; shift ;;
+	--scratch) scratch=1 ;;
+	--nova-args) nova_args=$2; shift ;;
+	--no-load) load_nova=0 ;;
+	--test-timeout) test_timeout=$2; shift ;;
+	--timeout) timeout=$2; shift ;;
+	--results) results=$2; shift ;;
+	--keep-pmem) keep_pmem=1 ;;
+	--loglevel) loglevel=$2; shift ;;
+	-v | --stdio) stdio=1 ;;
+	--shell) shell=1 ;;
+	--no-build) build=0 ;;
+	-h | --help) usage ;;
+	-*) echo "$NOVA_PROG: unknown option: $1" >&2; usage ;;
+	*) names+=("${1%.sh}") ;;
+	esac
+	shift
+done
+tdir=${NOVA_TESTS_DIR:-$NOVA_ROOT/tests/guest}
+
+# --- kernel, module, initramfs ---------------------------------------------------
+kver=$(guest_kver)
+"$NOVA_QEMU_DIR/fetch-kernel.sh" "$kver" >/dev/null
+if [ -n "${NOVA_KO:-}" ]; then
+	ko=$NOVA_KO
+	[ -f "$ko" ] || die "NOVA_KO=$ko does not exist"
+	log "using NOVA_KO=$ko (not building src/)"
+else
+	ko="$NOVA_ROOT/src/nova.ko"
+	if [ "$build" = 1 ]; then
+		[ -f "$NOVA_ROOT/src/Makefile" ] ||
+			die "src/Makefile does not exist (yet): no module to build. To check the harness alone, set NOVA_KO=/path/to/some.ko"
+		log "building the module: make -C src KVER=$kver"
+		make -C "$NOVA_ROOT/src" KVER="$kver" >&2 || die "module build failed"
+	fi
+	[ -f "$ko" ] || die "$ko not found after the build"
+fi
+vermagic=$(modinfo -F vermagic "$ko" 2>/dev/null || true)
+case $vermagic in
+"$kver "*) ;;
+*) die "$ko is built for '${vermagic%% *}', not the guest kernel $kver" ;;
+esac
+base=$("$NOVA_QEMU_DIR/mkinitramfs.sh" "$kver")
+
+# --- which tests -------------------------------------------------------------------
+if [ -n "$script" ]; then
+	[ -f "$script" ] || die "--script $script: no such file"
+	n=$(basename "$script")
+	names=("${n%.sh}")
+elif [ ${#names[@]} -eq 0 ]; then
+	for f in "$tdir"/*.sh; do
+		[ -f "$f" ] || continue
+		n=$(basename "$f" .sh)
+		case $n in lib | _*) continue ;; esac
+		names+=("$n")
+	done
+	# Globs sort by the locale; the guest sorts by bytes.
+	mapfile -t names < <(printf '%s\n' "${names[@]}" | LC_ALL=C sort)
+	[ ${#names[@]} -gt 0 ] || [ "$shell" = 1 ] || die "no tests in $tdir"
+else
+	for n in "${names[@]}"; do
+		[ -f "$tdir/$n.sh" ] || die "no such test: $tdir/$n.sh"
+	done
+fi
+
+# --- results dir, run.conf, payload -------------------------------------------------
+stamp=$(date +%Y%m%d-%H%M%S)
+if [ -z "$results" ]; then
+	results="$NOVA_BUILD/results/$stamp-$$"
+	mkdir -p "$results"
+	ln -sfn "$(basename "$results")" "$NOVA_BUILD/results/latest"
+fi
+mkdir -p "$results"
+results=$(cd "$results" && pwd)
+console="$results/console.log"
+
+shq() { printf "'%s'" "${1//\'/\'\\\'\'}"; } # quote for the guest's sh
+{
+	echo "# generated by tests/run-guest-tests.sh"
+	echo "tests=$(shq "${names[*]}")"
+	echo "test_timeout=$(shq "$test_timeout")"
+	echo "load_nova=$load_nova"
+	echo "nova_args=$(shq "$nova_args")"
+	echo "shell=$shell"
+	[ -z "$loglevel" ] || echo "console_loglevel=$(shq "$loglevel")"
+	[ -z "$script" ] || echo "script=$(shq "/nova/extra/$(basename "$script")")"
+} >"$results/run.conf"
+payload_args=(-o "$results/payload.cpio.gz" --ko "$ko" --tests-dir "$tdir" --conf "$results/run.conf")
+[ -z "$script" ] || payload_args+=(--extra "$script")
+"$NOVA_QEMU_DIR/mkpayload.sh" "${payload_args[@]}"
+
+fresh=()
+if [ -z "$pmem" ]; then
+	pmem="$results/pmem0.img"
+	rm -f "$pmem"
+	fresh+=("$pmem")
+fi
+run_args=(--initrd "$base" --initrd "$results/payload.cpio.gz" --pmem "$pmem"
+	--pmem-size "$pmem_size" --log "$console")
+if [ "$scratch" = 1 ]; then
+	rm -f "$results/pmem1.img"
+	fresh+=("$results/pmem1.img")
+	run_args+=(--pmem2 "$results/pmem1.img" --pmem2-size "$pmem_size")
+fi
+# Hang detection: the guest itself gives up on a test after test_timeout + 70 s.
+[ -n "$timeout" ] || timeout=$((180 + ${#names[@]} * (test_timeout + 90)))
+[ "$timeout" -le 4800 ] || timeout=4800
+run_args+=(--timeout "$timeout" --idle-timeout $((test_timeout + 150)))
+[ "$stdio" = 0 ] || run_args+=(--stdio)
+[ "$shell" = 0 ] || run_args+=(--interactive)
+
+# --- boot ------------------------------------------------------------------------
+log "kernel $kver, module $ko, ${#names[@]} test(s), results in $results"
+t0=${EPOCHREALTIME/./}
+qrc=0
+"$NOVA_QEMU_DIR/run-guest.sh" "${run_args[@]}" || qrc=$?
+t1=${EPOCHREALTIME/./}
+boot_ms=$(((t1 - t0) / 1000))
+[ "$keep_pmem" = 1 ] || [ ${#fresh[@]} -eq 0 ] || rm -f "${fresh[@]}"
+rm -f "$results/payload.cpio.gz" "$console.initrd"
+
+# --- judge the console log ----------------------------------------------------------
+[ -f "$console" ] || die "no console log $console"
+clean="$results/console.clean.log"
+tr -d '\r' <"$console" >"$clean"
+
+declare -A result=() rcs=()
+started=()
+while read -r kind name rc; do
+	case $kind in
+	START) started+=("$name") ;;
+	PASS) [ "${result[$name]:-}" = FAIL ] || result[$name]=PASS ;;
+	FAIL) result[$name]=FAIL; rcs[$name]=$rc ;;
+	esac
+done < <(sed -nE 's/.*NOVA-TEST: (START|PASS|FAIL) ([^ ]+)( \(rc=([^)]*)\))?.*/\1 \2 \4/p' "$clean")
+done_ok=0
+grep -q 'NOVA-DONE' "$clean" && done_ok=1
+abort=$(sed -n 's/.*NOVA-ABORT //p' "$clean" | head -n1)
+last_started=""
+[ ${#started[@]} -eq 0 ] || last_started=${started[-1]}
+
+# Per-test logs (between START and its result line).
+mkdir -p "$results/tests"
+awk -v dir="$results/tests" '
+	match($0, /NOVA-TEST: START [^ ]+/) { f = dir "/" substr($0, RSTART + 17, RLENGTH - 17) ".log" }
+	f { print > f }
+	/NOVA-TEST: (PASS|FAIL) / { if (f) close(f); f = "" }' "$clean"
+
+passed=0 failed=0 lines=()
+report() { lines+=("$1"); }
+for n in "${names[@]}"; do
+	case ${result[$n]:-} in
+	PASS) report "PASS $n"; passed=$((passed + 1)) ;;
+	FAIL) report "FAIL $n (rc=${rcs[$n]})"; failed=$((failed + 1)) ;;
+	*)
+		if [ "$n" = "$last_started" ]; then
+			report "FAIL $n (no result: the guest crashed or hung during it)"
+		else
+			report "FAIL $n (not run: the guest died before it)"
+		fi
+		failed=$((failed + 1))
+		;;
+	esac
+done
+# Results for names that are not tests: setup steps (guest-setup, insmod-nova).
+for n in "${!result[@]}"; do
+	printf '%s\n' "${names[@]}" | grep -qxF -- "$n" && continue
+	if [ "${result[$n]}" = FAIL ]; then
+		report "FAIL $n (rc=${rcs[$n]})"; failed=$((failed + 1))
+	fi
+done
+if [ "$done_ok" = 0 ]; then
+	why="no NOVA-DONE"
+	[ -z "$abort" ] || why="guest aborted: $abort"
+	case $qrc in
+	124) why="$why; QEMU killed after a timeout (hang)" ;;
+	0) ;;
+	*) why="$why; run-guest.sh exit status $qrc" ;;
+	esac
+	report "FAIL guest-finish ($why)"
+	failed=$((failed + 1))
+fi
+
+# Kernel log scan: every kernel line on the console (timestamped), which includes
+# the dmesg dump. Known harmless noise is ignored.
+bad_re='Oops|BUG:|^BUG |kernel BUG|WARNING:|general protection|soft lockup|hard LOCKUP|hung_task|blocked for more than|KASAN|UBSAN|Call Trace|Kernel panic|detected stalls'
+ignore_re='module verification failed|I/O error, dev fd0|NOVA-MARK '
+[ -z "${NOVA_LOG_IGNORE:-}" ] || ignore_re="$ignore_re|$NOVA_LOG_IGNORE"
+mapfile -t hits < <(
+	sed -nE 's/.*(\[ *[0-9]+\.[0-9]+\] )/\1/p' "$clean" |
+		awk -v bad="$bad_re" -v ign="$ignore_re" '{
+			msg = $0; sub(/^\[ *[0-9]+\.[0-9]+\] /, "", msg)
+			if (msg ~ bad && msg !~ ign && !seen[$0]++) print
+		}'
+)
+if [ ${#hits[@]} -gt 0 ]; then
+	report "FAIL guest-kernel-log (${#hits[@]} suspicious kernel log lines)"
+	failed=$((failed + 1))
+fi
+
+# --- report -------------------------------------------------------------------------
+for n in "${names[@]}"; do
+	[ "${result[$n]:-}" = PASS ] && continue
+	f="$results/tests/$n.log"
+	[ -s "$f" ] || continue
+	echo "----- output of $n (last 40 lines; full: $f) -----"
+	tail -n 40 "$f"
+done
+if [ ${#hits[@]} -gt 0 ]; then
+	echo "----- suspicious kernel log lines (first 60) -----"
+	printf '%s\n' "${hits[@]}" | head -n 60
+fi
+if [ "$done_ok" = 0 ]; then
+	echo "----- last 30 console lines -----"
+	tail -n 30 "$clean"
+fi
+ready=$(sed -n 's/.*NOVA-READY \([0-9.]*\).*/\1/p' "$clean" | head -n1)
+fin=$(sed -n 's/.*NOVA-FINISHED \([0-9.]*\).*/\1/p' "$clean" | head -n1)
+echo "----- results -----"
+printf '%s\n' "${lines[@]}" | tee "$results/summary.txt"
+echo "QEMU wall time $((boot_ms / 1000)).$((boot_ms % 1000 / 100))s (guest uptime: ready ${ready:-?}s, tests finished ${fin:-?}s)"
+echo "console log: $console"
+echo "$passed passed, $failed failed" | tee -a "$results/summary.txt"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
