@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * NOVA: rebuilding the allocators at mount.
+ * NOVA: rebuilding the allocators and the in-use inode maps at mount.
  *
- * Every block of the dynamic area that is reachable from the super block
- * is marked in a bitmap of used blocks: the per-stripe inode table
- * chains, the lite journal pages, and the log pages of every valid inode.
- * The free trees are then built from the gaps.  Every pointer read from
- * pmem is validated before it is followed, and a block reached twice
- * (a loop or a cross-link) makes the image corrupt (-EUCLEAN).
+ * After the lite journals have been rolled back, every block of the
+ * dynamic area that is reachable from the super block is marked in a
+ * bitmap of used blocks: the per-stripe inode table chains, the journal
+ * pages, and for every valid inode its log pages and the data blocks its
+ * log points to.  The free trees are then built from the gaps.  Inodes
+ * whose last logged link count is zero (unlinked while open at a crash)
+ * are reclaimed here.
+ *
+ * Every pointer read from pmem is validated before it is followed, and a
+ * block reached twice (a loop or a cross-link) makes the image corrupt
+ * (-EUCLEAN).
  */
 #include <linux/vmalloc.h>
 #include <linux/bitmap.h>
@@ -17,6 +22,10 @@ struct nova_scan {
 	struct super_block *sb;
 	unsigned long *used;
 	unsigned long inodes;
+	unsigned long orphans;
+	/* per inode, filled by the entry walk */
+	unsigned long ino;
+	u32 links;
 };
 
 /* Mark [off, off + len) used; it must be a valid, unclaimed range */
@@ -43,12 +52,13 @@ static int nova_mark_used(struct nova_scan *sc, u64 off, u64 len,
 	return 0;
 }
 
-static int nova_scan_log(struct nova_scan *sc, struct nova_inode *pi,
-			 unsigned long ino)
+/* Every page of the chain, including pre-allocated pages past the tail */
+static int nova_scan_log_pages(struct nova_scan *sc, struct nova_inode *pi,
+			       unsigned long ino)
 {
 	u64 page = le64_to_cpu(pi->log_head);
 	u64 tail = le64_to_cpu(pi->log_tail);
-	bool tail_seen = !page && !tail;
+	bool tail_seen = !tail;
 	int ret;
 
 	while (page) {
@@ -70,9 +80,49 @@ static int nova_scan_log(struct nova_scan *sc, struct nova_inode *pi,
 	return 0;
 }
 
+/* Entry walk: link count and data blocks */
+static int nova_scan_entry(struct super_block *sb, u64 off, const void *entry,
+			   size_t size, void *arg)
+{
+	struct nova_scan *sc = arg;
+
+	switch (*(const u8 *)entry) {
+	case NOVA_DIR_LOG:
+		sc->links = le32_to_cpu(((const struct nova_dentry *)entry)->links_count);
+		break;
+	case NOVA_LINK_CHANGE:
+		sc->links = le32_to_cpu(((const struct nova_link_change_entry *)entry)->links);
+		break;
+	case NOVA_FILE_WRITE: {
+		const struct nova_file_write_entry *e = entry;
+
+		return nova_mark_used(sc, le64_to_cpu(e->block),
+				      (u64)le32_to_cpu(e->num_pages) << NOVA_BLOCK_SHIFT,
+				      "data", sc->ino);
+	}
+	}
+	return 0;
+}
+
+/* Orphan reclaim: give back the data blocks nova_scan_entry() marked */
+static int nova_unmark_entry(struct super_block *sb, u64 off,
+			     const void *entry, size_t size, void *arg)
+{
+	const struct nova_file_write_entry *e = entry;
+	struct nova_scan *sc = arg;
+
+	if (e->entry_type == NOVA_FILE_WRITE)
+		bitmap_clear(sc->used, le64_to_cpu(e->block) >> NOVA_BLOCK_SHIFT,
+			     le32_to_cpu(e->num_pages));
+	return 0;
+}
+
 static int nova_scan_inode(struct nova_scan *sc, struct nova_inode *pi,
 			   unsigned long ino)
 {
+	u64 head = le64_to_cpu(pi->log_head), tail = le64_to_cpu(pi->log_tail);
+	int ret;
+
 	if (pi->i_valid != NOVA_INODE_VALID)
 		return 0;
 	if (le64_to_cpu(pi->i_ino) != ino) {
@@ -80,8 +130,26 @@ static int nova_scan_inode(struct nova_scan *sc, struct nova_inode *pi,
 			   ino, le64_to_cpu(pi->i_ino));
 		return -EUCLEAN;
 	}
+	sc->ino = ino;
+	sc->links = le32_to_cpu(pi->i_links_count);
+	ret = nova_log_walk(sc->sb, ino, head, tail, nova_scan_entry, sc);
+	if (ret)
+		return ret;
+	if (!sc->links && ino != NOVA_ROOT_INO) {
+		/* unlinked while still open at a crash: reclaim it */
+		nova_log_walk(sc->sb, ino, head, tail, nova_unmark_entry, sc);
+		pi->i_valid = NOVA_INODE_FREE;
+		nova_persist(pi, sizeof(*pi));
+		sc->orphans++;
+		return 0;
+	}
+	ret = nova_scan_log_pages(sc, pi, ino);
+	if (ret)
+		return ret;
 	sc->inodes++;
-	return nova_scan_log(sc, pi, ino);
+	if (ino >= NOVA_NORMAL_INODE_START)
+		nova_inode_map_set(sc->sb, ino);
+	return 0;
 }
 
 static int nova_scan_inode_table(struct nova_scan *sc, unsigned int stripe)
@@ -107,12 +175,17 @@ static int nova_scan_inode_table(struct nova_scan *sc, unsigned int stripe)
 				     "inode table", 0);
 		if (ret)
 			return ret;
+		ret = nova_inode_map_add_block(sb, stripe, blk);
+		if (ret)
+			return ret;
 		pi = nova_get_block(sb, blk);
 		for (slot = 0; slot < per_block; slot++, index++) {
 			unsigned long ino = index * sbi->stripes + stripe;
 
-			if (ino < NOVA_NORMAL_INODE_START)
+			if (ino < NOVA_NORMAL_INODE_START) {
+				nova_inode_map_set(sb, ino);
 				continue;
+			}
 			ret = nova_scan_inode(sc, &pi[slot], ino);
 			if (ret)
 				return ret;
@@ -129,19 +202,17 @@ static int nova_scan_journal(struct nova_scan *sc, unsigned int stripe)
 	struct nova_sb_info *sbi = NOVA_SB(sc->sb);
 	struct nova_journal_ptr *jp = nova_journal_ptr(sc->sb, stripe);
 	u64 head = le64_to_cpu(jp->journal_head);
-	u64 tail = le64_to_cpu(jp->journal_tail);
-	u64 base = head & ~(u64)(NOVA_BLOCK_SIZE - 1);
 	u64 len = (u64)le32_to_cpu(sbi->s_super.s_journal_pages) <<
 		  NOVA_BLOCK_SHIFT;
 
-	if (!head || tail < base || tail >= base + len) {
-		nova_error(sc->sb, "stripe %u: bad journal pointers 0x%llx/0x%llx",
-			   stripe, head, tail);
-		return -EUCLEAN;
-	}
-	return nova_mark_used(sc, base, len, "journal", 0);
+	return nova_mark_used(sc, head & ~(u64)(NOVA_BLOCK_SIZE - 1), len,
+			      "journal", 0);
 }
 
+/*
+ * Rebuild the allocators and inode maps from the image.  The journals
+ * must have been recovered (their pointers are validated there).
+ */
 int nova_rebuild_allocator(struct super_block *sb)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
@@ -169,6 +240,9 @@ int nova_rebuild_allocator(struct super_block *sb)
 	}
 	ret = nova_build_free_lists_from_bitmap(sb, sc.used);
 	atomic64_set(&sbi->inodes_used, sc.inodes);
+	if (sc.orphans)
+		pr_info("NOVA (%s): reclaimed %lu unlinked inodes\n", sb->s_id,
+			sc.orphans);
 	nova_dbgv("rebuilt allocator: %lu inodes, %lu free blocks\n",
 		  sc.inodes, nova_count_free_blocks(sb));
 out:

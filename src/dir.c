@@ -1,14 +1,212 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * NOVA directories: readdir over the directory log.
+ * NOVA directories.
+ *
+ * A directory's entries are NOVA_DIR_LOG entries in its log: an entry
+ * with a non-zero inode number adds (or replaces) a name, one with inode
+ * number 0 removes it.  "." and ".." are logged at mkdir (".." again when
+ * the directory moves) but are not indexed.  In DRAM each directory has
+ * an rb-tree keyed by (hash, length, name) for lookup - full names are
+ * compared, so hash collisions are harmless - and an xarray keyed by the
+ * entry's cookie (the trans_id of the entry that added it) for readdir:
+ * a position is cookie + 2, so positions are stable while entries come
+ * and go, and entries added during a readdir come after the ones before.
  */
+#include <linux/slab.h>
+#include <linux/stringhash.h>
 #include "nova.h"
+
+static u32 nova_name_hash(const char *name, int len)
+{
+	return full_name_hash(NULL, name, len);
+}
+
+static int nova_dir_cmp(u32 hash, const char *name, int len,
+			const struct nova_dir_node *dn)
+{
+	if (hash != dn->hash)
+		return hash < dn->hash ? -1 : 1;
+	if (len != dn->name_len)
+		return len < dn->name_len ? -1 : 1;
+	return memcmp(name, dn->name, len);
+}
+
+struct nova_dir_node *nova_dir_find(struct inode *dir, const char *name,
+				    int len)
+{
+	struct rb_node *n = NOVA_I(dir)->header.dir_tree.rb_node;
+	u32 hash = nova_name_hash(name, len);
+
+	while (n) {
+		struct nova_dir_node *dn = rb_entry(n, struct nova_dir_node, node);
+		int c = nova_dir_cmp(hash, name, len, dn);
+
+		if (!c)
+			return dn;
+		n = c < 0 ? n->rb_left : n->rb_right;
+	}
+	return NULL;
+}
+
+void nova_dir_index_remove(struct inode *dir, struct nova_dir_node *dn)
+{
+	struct nova_inode_info_header *sih = &NOVA_I(dir)->header;
+
+	rb_erase(&dn->node, &sih->dir_tree);
+	xa_erase(&sih->dir_cookies, dn->cookie);
+	sih->dir_entries--;
+	kfree(dn);
+}
+
+/* Add @name -> @ino, or re-point an existing @name */
+int nova_dir_index_add(struct inode *dir, const char *name, int len,
+		       u64 ino, u8 ftype, u64 cookie, u64 de_off)
+{
+	struct nova_inode_info_header *sih = &NOVA_I(dir)->header;
+	struct rb_node **p = &sih->dir_tree.rb_node, *parent = NULL;
+	u32 hash = nova_name_hash(name, len);
+	struct nova_dir_node *dn;
+	int ret;
+
+	while (*p) {
+		int c;
+
+		parent = *p;
+		dn = rb_entry(parent, struct nova_dir_node, node);
+		c = nova_dir_cmp(hash, name, len, dn);
+		if (!c) {
+			ret = xa_insert(&sih->dir_cookies, cookie, dn, GFP_KERNEL);
+			if (ret)
+				return ret;
+			xa_erase(&sih->dir_cookies, dn->cookie);
+			dn->ino = ino;
+			dn->file_type = ftype;
+			dn->cookie = cookie;
+			dn->de_off = de_off;
+			return 0;
+		}
+		p = c < 0 ? &parent->rb_left : &parent->rb_right;
+	}
+	dn = kmalloc(struct_size(dn, name, len + 1), GFP_KERNEL);
+	if (!dn)
+		return -ENOMEM;
+	ret = xa_insert(&sih->dir_cookies, cookie, dn, GFP_KERNEL);
+	if (ret) {
+		kfree(dn);
+		return ret;
+	}
+	dn->hash = hash;
+	dn->name_len = len;
+	memcpy(dn->name, name, len);
+	dn->name[len] = '\0';
+	dn->ino = ino;
+	dn->file_type = ftype;
+	dn->cookie = cookie;
+	dn->de_off = de_off;
+	rb_link_node(&dn->node, parent, p);
+	rb_insert_color(&dn->node, &sih->dir_tree);
+	sih->dir_entries++;
+	return 0;
+}
+
+void nova_dir_index_free(struct inode *dir)
+{
+	struct nova_inode_info_header *sih = &NOVA_I(dir)->header;
+	struct rb_node *n;
+
+	while ((n = rb_first(&sih->dir_tree))) {
+		rb_erase(n, &sih->dir_tree);
+		kfree(rb_entry(n, struct nova_dir_node, node));
+	}
+	xa_destroy(&sih->dir_cookies);
+	sih->dir_entries = 0;
+}
+
+/*
+ * Append a directory entry for @name -> @ino (0: removal) to @dir's log
+ * at the working tail; it records the directory's link count, times and
+ * size as they are after the operation, so the caller updates those
+ * first.  Not visible before the caller commits.
+ */
+int nova_append_dentry(struct inode *dir, const struct qstr *name, u64 ino,
+		       umode_t mode, u64 *tail, u64 *de_off, u64 *cookie)
+{
+	struct nova_inode_info_header *sih = &NOVA_I(dir)->header;
+	struct nova_dentry buf;
+	struct nova_dentry *de = &buf;
+	u16 len = NOVA_DENTRY_LEN(name->len);
+	u64 tid = sih->trans_id++;
+
+	if (name->len > NOVA_NAME_LEN || !name->len)
+		return -ENAMETOOLONG;
+	memset(de, 0, len);
+	de->entry_type = NOVA_DIR_LOG;
+	de->name_len = name->len;
+	de->de_len = cpu_to_le16(len);
+	de->file_type = ino ? fs_umode_to_dtype(mode) : DT_UNKNOWN;
+	de->links_count = cpu_to_le32(dir->i_nlink);
+	de->mtime = cpu_to_le64(nova_ts_to_ns(dir->i_mtime));
+	de->ino = cpu_to_le64(ino);
+	de->size = cpu_to_le64(dir->i_size);
+	de->trans_id = cpu_to_le64(tid);
+	memcpy(de->name, name->name, name->len);
+	nova_entry_csum(de, len);
+	if (cookie)
+		*cookie = tid;
+	return nova_log_append(dir->i_sb, dir, de, len, tail, de_off);
+}
+
+/* Log replay: one directory entry (called from the inode's log walk) */
+int nova_rebuild_entry(struct super_block *sb, u64 off, const void *entry,
+		       size_t size, void *arg)
+{
+	const struct nova_dentry *de = entry;
+	struct inode *dir = arg;
+	struct nova_inode_info_header *sih = &NOVA_I(dir)->header;
+	u64 ino = le64_to_cpu(de->ino);
+	int len = de->name_len;
+	struct nova_dir_node *dn;
+
+	if (memchr(de->name, '/', len) || memchr(de->name, '\0', len) ||
+	    (ino && ino < NOVA_ROOT_INO)) {
+		nova_error(sb, "directory %lu: bad entry at 0x%llx", dir->i_ino, off);
+		return -EUCLEAN;
+	}
+	set_nlink(dir, le32_to_cpu(de->links_count));
+	dir->i_mtime = dir->i_ctime = nova_ns_to_ts(le64_to_cpu(de->mtime));
+
+	if ((len == 1 && de->name[0] == '.') ||
+	    (len == 2 && de->name[0] == '.' && de->name[1] == '.')) {
+		if (len == 2)
+			sih->parent_ino = ino;
+		return 0;
+	}
+	if (!ino) {
+		dn = nova_dir_find(dir, de->name, len);
+		if (dn)
+			nova_dir_index_remove(dir, dn);
+		return 0;
+	}
+	return nova_dir_index_add(dir, de->name, len, ino, de->file_type,
+				  le64_to_cpu(de->trans_id), off);
+}
 
 static int nova_readdir(struct file *file, struct dir_context *ctx)
 {
+	struct inode *dir = file_inode(file);
+	struct nova_inode_info_header *sih = &NOVA_I(dir)->header;
+	struct nova_dir_node *dn;
+	unsigned long index;
+
 	if (!dir_emit_dots(file, ctx))
 		return 0;
-	/* directory entries are log entries; an empty log has none */
+	xa_for_each_start(&sih->dir_cookies, index, dn, ctx->pos - 2) {
+		ctx->pos = dn->cookie + 2;
+		if (!dir_emit(ctx, dn->name, dn->name_len, dn->ino,
+			      dn->file_type))
+			return 0;
+		ctx->pos = dn->cookie + 3;
+	}
 	return 0;
 }
 

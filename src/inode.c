@@ -1,11 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * NOVA inodes: the VFS inode cache, reading inodes from pmem, and the
- * root inode that format creates.
+ * NOVA inodes: the VFS inode cache, per-stripe inode tables and inode
+ * number allocation, reading an inode and rebuilding its DRAM state from
+ * its log, attribute changes (set-attribute and link-change log entries),
+ * inode flags, and reclaiming deleted inodes.
+ *
+ * Inode numbers are striped across the per-stripe tables: slot i of
+ * stripe s holds inode i * stripes + s; numbers below
+ * NOVA_NORMAL_INODE_START are the reserved inodes of block 1.  A table is
+ * a chain of blocks whose last 8 bytes point to the next block.
  */
 #include <linux/slab.h>
 #include <linux/cred.h>
+#include <linux/random.h>
 #include "nova.h"
+#include <linux/fileattr.h>
 
 static struct kmem_cache *nova_inode_cachep;
 
@@ -41,42 +50,311 @@ struct inode *nova_alloc_inode(struct super_block *sb)
 	if (!vi)
 		return NULL;
 	memset(&vi->header, 0, sizeof(vi->header));
+	vi->header.dir_tree = RB_ROOT;
+	xa_init(&vi->header.dir_cookies);
+	vi->header.trans_id = 1;
 	return &vi->vfs_inode;
 }
 
 void nova_free_inode(struct inode *inode)
 {
+	if (S_ISLNK(inode->i_mode))
+		kfree(inode->i_link);
 	kmem_cache_free(nova_inode_cachep, NOVA_I(inode));
+}
+
+/* ---- inode tables and inode numbers ---- */
+
+static unsigned long nova_slots_per_block(struct nova_sb_info *sbi)
+{
+	return sbi->itable_block_size / sizeof(struct nova_inode) - 1;
 }
 
 /* Where the pmem inode of @ino lives, or 0 if @ino is out of range */
 static u64 nova_inode_off(struct super_block *sb, unsigned long ino)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
-	unsigned long per_block, index, stripe;
-	u64 blk;
+	unsigned long per = nova_slots_per_block(sbi), index;
+	struct nova_inode_map *map;
+	u64 off = 0;
 
 	if (ino < NOVA_NORMAL_INODE_START)
 		return nova_block_off(NOVA_RESERVED_INODE_BLOCK) +
 		       ino * sizeof(struct nova_inode);
-
-	per_block = sbi->itable_block_size / sizeof(struct nova_inode) - 1;
-	stripe = ino % sbi->stripes;
+	map = &sbi->inode_maps[ino % sbi->stripes];
 	index = ino / sbi->stripes;
-	blk = le64_to_cpu(nova_inode_table(sb, stripe)->log_head);
-	while (blk && index >= per_block) {
-		__le64 *next;
+	mutex_lock(&map->lock);
+	if (index / per < map->nblocks)
+		off = map->blocks[index / per] +
+		      (index % per) * sizeof(struct nova_inode);
+	mutex_unlock(&map->lock);
+	return off;
+}
 
-		if (!nova_range_valid(sbi, blk, sbi->itable_block_size))
-			return 0;
-		next = nova_get_block(sb, blk + sbi->itable_block_size -
-				      sizeof(__le64));
-		blk = le64_to_cpu(READ_ONCE(*next));
-		index -= per_block;
+/* Grow a stripe's bitmap and block list to hold one more table block */
+static int nova_inode_map_grow(struct nova_sb_info *sbi,
+			       struct nova_inode_map *map, u64 blk)
+{
+	unsigned long per = nova_slots_per_block(sbi);
+	unsigned long cap = (map->nblocks + 1) * per;
+	unsigned long *bits;
+	u64 *blocks;
+
+	blocks = krealloc(map->blocks, (map->nblocks + 1) * sizeof(u64),
+			  GFP_KERNEL);
+	if (!blocks)
+		return -ENOMEM;
+	map->blocks = blocks;
+	bits = kvcalloc(BITS_TO_LONGS(cap), sizeof(long), GFP_KERNEL);
+	if (!bits)
+		return -ENOMEM;
+	if (map->inuse) {
+		bitmap_copy(bits, map->inuse, map->capacity);
+		kvfree(map->inuse);
 	}
-	if (!blk || !nova_range_valid(sbi, blk, sbi->itable_block_size))
-		return 0;
-	return blk + index * sizeof(struct nova_inode);
+	map->inuse = bits;
+	map->blocks[map->nblocks++] = blk;
+	map->capacity = cap;
+	return 0;
+}
+
+/* Mount-time: register table block @blk of @stripe (in chain order) */
+int nova_inode_map_add_block(struct super_block *sb, unsigned int stripe,
+			     u64 blk)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+
+	return nova_inode_map_grow(sbi, &sbi->inode_maps[stripe], blk);
+}
+
+/* Mount-time: mark inode @ino in use */
+void nova_inode_map_set(struct super_block *sb, unsigned long ino)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_inode_map *map = &sbi->inode_maps[ino % sbi->stripes];
+
+	if (!__test_and_set_bit(ino / sbi->stripes, map->inuse))
+		map->used++;
+}
+
+int nova_alloc_inode_maps(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned int i;
+
+	sbi->inode_maps = kcalloc(sbi->stripes, sizeof(*sbi->inode_maps),
+				  GFP_KERNEL);
+	if (!sbi->inode_maps)
+		return -ENOMEM;
+	for (i = 0; i < sbi->stripes; i++)
+		mutex_init(&sbi->inode_maps[i].lock);
+	return 0;
+}
+
+void nova_free_inode_maps(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned int i;
+
+	if (!sbi->inode_maps)
+		return;
+	for (i = 0; i < sbi->stripes; i++) {
+		kvfree(sbi->inode_maps[i].inuse);
+		kfree(sbi->inode_maps[i].blocks);
+	}
+	kfree(sbi->inode_maps);
+	sbi->inode_maps = NULL;
+}
+
+/*
+ * Extend a stripe's inode table by one zeroed block.  Ordering: the new
+ * block is zeroed and durable before the 8-byte link to it is stored.
+ */
+static int nova_extend_inode_table(struct super_block *sb, unsigned int stripe,
+				   struct nova_inode_map *map)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned long blk;
+	u64 last = map->blocks[map->nblocks - 1];
+	int ret;
+
+	ret = nova_new_blocks(sb, &blk, sbi->itable_block_size >> NOVA_BLOCK_SHIFT,
+			      stripe, true);
+	if (ret < 0)
+		return ret;
+	ret = nova_inode_map_grow(sbi, map, nova_block_off(blk));
+	if (ret) {
+		nova_free_blocks(sb, blk, sbi->itable_block_size >> NOVA_BLOCK_SHIFT);
+		return ret;
+	}
+	nova_store_le64(nova_get_block(sb, last + sbi->itable_block_size -
+				       sizeof(__le64)), nova_block_off(blk));
+	return 0;
+}
+
+static int nova_alloc_ino(struct super_block *sb, unsigned long *ino)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned int stripe = raw_smp_processor_id() % sbi->stripes, i;
+	int ret = -ENOSPC;
+
+	for (i = 0; i < sbi->stripes && ret; i++) {
+		unsigned int s = (stripe + i) % sbi->stripes;
+		struct nova_inode_map *map = &sbi->inode_maps[s];
+		unsigned long slot;
+
+		mutex_lock(&map->lock);
+		slot = find_next_zero_bit(map->inuse, map->capacity, map->hint);
+		if (slot >= map->capacity)
+			slot = find_first_zero_bit(map->inuse, map->capacity);
+		if (slot >= map->capacity && !nova_extend_inode_table(sb, s, map))
+			slot = find_next_zero_bit(map->inuse, map->capacity,
+						  map->capacity -
+						  nova_slots_per_block(sbi));
+		if (slot < map->capacity) {
+			__set_bit(slot, map->inuse);
+			map->used++;
+			map->hint = slot + 1;
+			*ino = slot * sbi->stripes + s;
+			ret = 0;
+		}
+		mutex_unlock(&map->lock);
+	}
+	if (!ret)
+		atomic64_inc(&sbi->inodes_used);
+	return ret;
+}
+
+static void nova_release_ino(struct super_block *sb, unsigned long ino)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_inode_map *map = &sbi->inode_maps[ino % sbi->stripes];
+	unsigned long slot = ino / sbi->stripes;
+
+	mutex_lock(&map->lock);
+	if (__test_and_clear_bit(slot, map->inuse)) {
+		map->used--;
+		if (slot < map->hint)
+			map->hint = slot;
+	}
+	mutex_unlock(&map->lock);
+	atomic64_dec(&sbi->inodes_used);
+}
+
+/* ---- inode flags ---- */
+
+#define NOVA_FL_SUPPORTED (FS_APPEND_FL | FS_IMMUTABLE_FL | FS_NOATIME_FL | \
+			   FS_SYNC_FL | FS_NODUMP_FL | FS_DIRSYNC_FL)
+#define NOVA_FL_INHERITED (FS_NOATIME_FL | FS_SYNC_FL | FS_NODUMP_FL | \
+			   FS_DIRSYNC_FL)
+
+void nova_set_inode_flags(struct inode *inode, u32 flags)
+{
+	unsigned int f = 0;
+
+	NOVA_I(inode)->header.flags = flags & NOVA_FL_SUPPORTED;
+	if (flags & FS_SYNC_FL)
+		f |= S_SYNC;
+	if (flags & FS_APPEND_FL)
+		f |= S_APPEND;
+	if (flags & FS_IMMUTABLE_FL)
+		f |= S_IMMUTABLE;
+	if (flags & FS_NOATIME_FL)
+		f |= S_NOATIME;
+	if (flags & FS_DIRSYNC_FL)
+		f |= S_DIRSYNC;
+	inode_set_flags(inode, f, S_SYNC | S_APPEND | S_IMMUTABLE | S_NOATIME |
+			S_DIRSYNC);
+}
+
+/* ---- reading an inode and replaying its log ---- */
+
+u64 nova_entry_trans_id(const void *entry)
+{
+	switch (*(const u8 *)entry) {
+	case NOVA_FILE_WRITE:
+		return le64_to_cpu(((const struct nova_file_write_entry *)entry)->trans_id);
+	case NOVA_DIR_LOG:
+		return le64_to_cpu(((const struct nova_dentry *)entry)->trans_id);
+	case NOVA_SET_ATTR:
+		return le64_to_cpu(((const struct nova_setattr_entry *)entry)->trans_id);
+	case NOVA_LINK_CHANGE:
+		return le64_to_cpu(((const struct nova_link_change_entry *)entry)->trans_id);
+	case NOVA_MMAP_WRITE:
+		return le64_to_cpu(((const struct nova_mmap_entry *)entry)->trans_id);
+	}
+	return 0;
+}
+
+static void nova_apply_setattr(struct inode *inode,
+			       const struct nova_setattr_entry *e)
+{
+	if (e->attr & NOVA_ATTR_MODE)
+		inode->i_mode = (inode->i_mode & S_IFMT) |
+				(le16_to_cpu(e->mode) & ~S_IFMT);
+	if (e->attr & NOVA_ATTR_UID)
+		i_uid_write(inode, le32_to_cpu(e->uid));
+	if (e->attr & NOVA_ATTR_GID)
+		i_gid_write(inode, le32_to_cpu(e->gid));
+	if (e->attr & NOVA_ATTR_SIZE)
+		inode->i_size = le64_to_cpu(e->size);
+	if (e->attr & NOVA_ATTR_ATIME)
+		inode->i_atime = nova_ns_to_ts(le64_to_cpu(e->atime));
+	if (e->attr & NOVA_ATTR_MTIME)
+		inode->i_mtime = nova_ns_to_ts(le64_to_cpu(e->mtime));
+	if (e->attr & NOVA_ATTR_CTIME)
+		inode->i_ctime = nova_ns_to_ts(le64_to_cpu(e->ctime));
+}
+
+static int nova_replay_entry(struct super_block *sb, u64 off,
+			     const void *entry, size_t size, void *arg)
+{
+	struct inode *inode = arg;
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	u64 tid = nova_entry_trans_id(entry);
+	int ret = 0;
+
+	if (tid >= sih->trans_id)
+		sih->trans_id = tid + 1;
+
+	switch (*(const u8 *)entry) {
+	case NOVA_DIR_LOG:
+		if (!S_ISDIR(inode->i_mode))
+			goto bad;
+		ret = nova_rebuild_entry(sb, off, entry, size, inode);
+		break;
+	case NOVA_SET_ATTR:
+		nova_apply_setattr(inode, entry);
+		break;
+	case NOVA_LINK_CHANGE: {
+		const struct nova_link_change_entry *e = entry;
+
+		set_nlink(inode, le32_to_cpu(e->links));
+		inode->i_ctime = nova_ns_to_ts(le64_to_cpu(e->ctime));
+		inode->i_generation = le32_to_cpu(e->generation);
+		nova_set_inode_flags(inode, le32_to_cpu(e->flags));
+		break;
+	}
+	case NOVA_FILE_WRITE: {
+		const struct nova_file_write_entry *e = entry;
+
+		if (!S_ISLNK(inode->i_mode) || le64_to_cpu(e->pgoff) ||
+		    le32_to_cpu(e->num_pages) != 1 ||
+		    !nova_range_valid(NOVA_SB(sb), le64_to_cpu(e->block),
+				      NOVA_BLOCK_SIZE))
+			goto bad;
+		sih->symlink_block = le64_to_cpu(e->block);
+		inode->i_size = le64_to_cpu(e->size);
+		break;
+	}
+	default:
+		goto bad;
+	}
+	return ret;
+bad:
+	nova_error(sb, "inode %lu: unexpected log entry type %u at 0x%llx",
+		   inode->i_ino, *(const u8 *)entry, off);
+	return -EUCLEAN;
 }
 
 static int nova_read_inode(struct super_block *sb, struct inode *inode,
@@ -105,10 +383,12 @@ static int nova_read_inode(struct super_block *sb, struct inode *inode,
 	inode->i_ctime = nova_ns_to_ts(le64_to_cpu(pi.i_ctime));
 	inode->i_generation = le32_to_cpu(pi.i_generation);
 	inode->i_blocks = 0;
+	nova_set_inode_flags(inode, le32_to_cpu(pi.i_flags));
 
 	sih->pi_addr = pi_off;
 	sih->log_head = le64_to_cpu(pi.log_head);
 	sih->log_tail = le64_to_cpu(pi.log_tail);
+	sih->log_pages = nova_log_count_pages(sb, sih->log_head);
 	sih->ino = inode->i_ino;
 
 	switch (inode->i_mode & S_IFMT) {
@@ -116,11 +396,33 @@ static int nova_read_inode(struct super_block *sb, struct inode *inode,
 		inode->i_op = &nova_dir_inode_operations;
 		inode->i_fop = &nova_dir_operations;
 		break;
+	case S_IFREG:
+		inode->i_op = &nova_file_inode_operations;
+		inode->i_fop = &nova_file_operations;
+		break;
+	case S_IFLNK:
+		inode->i_op = &nova_symlink_inode_operations;
+		break;
+	case S_IFCHR:
+	case S_IFBLK:
+	case S_IFIFO:
+	case S_IFSOCK:
+		inode->i_op = &nova_special_inode_operations;
+		init_special_inode(inode, inode->i_mode,
+				   new_decode_dev(le32_to_cpu(pi.i_rdev)));
+		break;
 	default:
-		nova_error(sb, "inode %lu: unsupported mode 0%o",
-			   inode->i_ino, inode->i_mode);
+		nova_error(sb, "inode %lu: bad mode 0%o", inode->i_ino,
+			   inode->i_mode);
 		return -EUCLEAN;
 	}
+
+	ret = nova_log_walk(sb, inode->i_ino, sih->log_head, sih->log_tail,
+			    nova_replay_entry, inode);
+	if (ret)
+		return ret;
+	if (S_ISLNK(inode->i_mode))
+		return nova_symlink_read(inode);
 	return 0;
 }
 
@@ -147,9 +449,12 @@ struct inode *nova_iget(struct super_block *sb, unsigned long ino)
 	unlock_new_inode(inode);
 	return inode;
 fail:
+	nova_dir_index_free(inode);
 	iget_failed(inode);
 	return ERR_PTR(ret);
 }
+
+/* ---- creating inodes ---- */
 
 /* Write the root inode of a new file system (format time, durable) */
 void nova_init_root_inode(struct super_block *sb, umode_t mode, kuid_t uid,
@@ -173,22 +478,253 @@ void nova_init_root_inode(struct super_block *sb, umode_t mode, kuid_t uid,
 	nova_persist(pi, sizeof(*pi));
 }
 
+/*
+ * Allocate and write a new inode in @dir's file system.  The pmem inode
+ * is durable but not yet valid: the caller journals the word at
+ * *@valid_word, commits its directory entry, and only then marks it valid
+ * (nova_inode_mark_valid()).  Returns a locked new VFS inode.
+ */
+struct inode *nova_new_inode(struct inode *dir, umode_t mode, dev_t rdev,
+			     u64 *valid_word)
+{
+	struct super_block *sb = dir->i_sb;
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_inode_info_header *sih;
+	struct nova_inode *pi;
+	struct inode *inode;
+	unsigned long ino;
+	u64 pi_off;
+	s64 now;
+	int ret;
+
+	inode = new_inode(sb);
+	if (!inode)
+		return ERR_PTR(-ENOMEM);
+	ret = nova_alloc_ino(sb, &ino);
+	if (ret) {
+		iput(inode);
+		return ERR_PTR(ret);
+	}
+	inode->i_ino = ino;
+	inode_init_owner(&init_user_ns, inode, dir, mode);
+	inode->i_blocks = 0;
+	inode->i_mtime = inode->i_atime = inode->i_ctime = current_time(inode);
+	inode->i_generation = atomic_inc_return(&sbi->next_generation);
+	inode->i_size = S_ISDIR(mode) ? NOVA_BLOCK_SIZE : 0;
+	set_nlink(inode, S_ISDIR(mode) ? 2 : 1);
+	nova_set_inode_flags(inode, NOVA_I(dir)->header.flags &
+			     NOVA_FL_INHERITED &
+			     (S_ISDIR(mode) ? ~0U : ~FS_DIRSYNC_FL));
+
+	pi_off = nova_inode_off(sb, ino);
+	sih = &NOVA_I(inode)->header;
+	sih->pi_addr = pi_off;
+	sih->ino = ino;
+	pi = nova_get_block(sb, pi_off);
+	now = nova_ts_to_ns(inode->i_mtime);
+
+	memset(pi, 0, sizeof(*pi));
+	pi->i_mode = cpu_to_le16(inode->i_mode);
+	pi->i_uid = cpu_to_le32(i_uid_read(inode));
+	pi->i_gid = cpu_to_le32(i_gid_read(inode));
+	pi->i_links_count = cpu_to_le32(inode->i_nlink);
+	pi->i_size = cpu_to_le64(inode->i_size);
+	pi->i_flags = cpu_to_le32(sih->flags);
+	pi->i_atime = cpu_to_le64(now);
+	pi->i_mtime = cpu_to_le64(now);
+	pi->i_ctime = cpu_to_le64(now);
+	pi->i_btime = cpu_to_le64(now);
+	pi->i_generation = cpu_to_le32(inode->i_generation);
+	pi->i_rdev = cpu_to_le32(new_encode_dev(rdev));
+	pi->i_ino = cpu_to_le64(ino);
+	pi->i_valid = NOVA_INODE_FREE;
+	nova_persist(pi, sizeof(*pi));
+	*valid_word = pi_off;
+
+	switch (mode & S_IFMT) {
+	case S_IFDIR:
+		inode->i_op = &nova_dir_inode_operations;
+		inode->i_fop = &nova_dir_operations;
+		break;
+	case S_IFREG:
+		inode->i_op = &nova_file_inode_operations;
+		inode->i_fop = &nova_file_operations;
+		break;
+	case S_IFLNK:
+		inode->i_op = &nova_symlink_inode_operations;
+		break;
+	default:
+		inode->i_op = &nova_special_inode_operations;
+		init_special_inode(inode, mode, rdev);
+		break;
+	}
+
+	ret = insert_inode_locked(inode);
+	if (ret) {
+		nova_error(sb, "inode %lu allocated twice", ino);
+		make_bad_inode(inode);
+		iput(inode);
+		return ERR_PTR(-EUCLEAN);
+	}
+	return inode;
+}
+
+/* ---- attribute log entries ---- */
+
+int nova_append_link_change(struct inode *inode, u64 *tail)
+{
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	struct nova_link_change_entry e = {
+		.entry_type = NOVA_LINK_CHANGE,
+		.links = cpu_to_le32(inode->i_nlink),
+		.ctime = cpu_to_le64(nova_ts_to_ns(inode->i_ctime)),
+		.flags = cpu_to_le32(sih->flags),
+		.generation = cpu_to_le32(inode->i_generation),
+		.trans_id = cpu_to_le64(sih->trans_id++),
+	};
+
+	nova_entry_csum(&e, sizeof(e));
+	return nova_log_append(inode->i_sb, inode, &e, sizeof(e), tail, NULL);
+}
+
 int nova_getattr(struct user_namespace *mnt_userns, const struct path *path,
 		 struct kstat *stat, u32 request_mask, unsigned int flags)
 {
 	struct inode *inode = d_inode(path->dentry);
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	struct nova_inode *pi = nova_get_block(inode->i_sb, sih->pi_addr);
 
 	generic_fillattr(mnt_userns, inode, stat);
 	stat->blksize = NOVA_BLOCK_SIZE;
+	if (request_mask & STATX_BTIME) {
+		stat->btime = nova_ns_to_ts(le64_to_cpu(READ_ONCE(pi->i_btime)));
+		stat->result_mask |= STATX_BTIME;
+	}
+	if (sih->flags & FS_APPEND_FL)
+		stat->attributes |= STATX_ATTR_APPEND;
+	if (sih->flags & FS_IMMUTABLE_FL)
+		stat->attributes |= STATX_ATTR_IMMUTABLE;
+	if (sih->flags & FS_NODUMP_FL)
+		stat->attributes |= STATX_ATTR_NODUMP;
+	stat->attributes_mask |= STATX_ATTR_APPEND | STATX_ATTR_IMMUTABLE |
+				 STATX_ATTR_NODUMP;
 	return 0;
 }
 
 /*
- * Attribute changes are log entries (NOVA_SET_ATTR); until the log write
- * path exists, refuse them rather than change only the DRAM inode.
+ * Attribute changes are one NOVA_SET_ATTR entry committed by the tail
+ * store; the DRAM inode changes only after the commit.
  */
 int nova_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 		 struct iattr *attr)
 {
-	return -EOPNOTSUPP;
+	struct inode *inode = d_inode(dentry);
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	struct nova_setattr_entry e = { .entry_type = NOVA_SET_ATTR };
+	unsigned int valid = attr->ia_valid;
+	u64 tail = sih->log_tail;
+	int ret;
+
+	ret = setattr_prepare(mnt_userns, dentry, attr);
+	if (ret)
+		return ret;
+	if ((valid & ATTR_SIZE) && !S_ISREG(inode->i_mode))
+		return -EINVAL;
+	if ((valid & ATTR_SIZE) && attr->ia_size != inode->i_size &&
+	    (sih->log_head && S_ISREG(inode->i_mode)))
+		return -EOPNOTSUPP;	/* file data: the data path's job */
+
+	setattr_copy(mnt_userns, inode, attr);
+	if (valid & ATTR_SIZE)
+		i_size_write(inode, attr->ia_size);
+
+	e.attr = NOVA_ATTR_MODE | NOVA_ATTR_UID | NOVA_ATTR_GID |
+		 NOVA_ATTR_ATIME | NOVA_ATTR_MTIME | NOVA_ATTR_CTIME;
+	if (valid & ATTR_SIZE)
+		e.attr |= NOVA_ATTR_SIZE;
+	e.mode = cpu_to_le16(inode->i_mode);
+	e.uid = cpu_to_le32(i_uid_read(inode));
+	e.gid = cpu_to_le32(i_gid_read(inode));
+	e.atime = cpu_to_le64(nova_ts_to_ns(inode->i_atime));
+	e.mtime = cpu_to_le64(nova_ts_to_ns(inode->i_mtime));
+	e.ctime = cpu_to_le64(nova_ts_to_ns(inode->i_ctime));
+	e.size = cpu_to_le64(inode->i_size);
+	e.trans_id = cpu_to_le64(sih->trans_id++);
+	nova_entry_csum(&e, sizeof(e));
+
+	ret = nova_log_append(inode->i_sb, inode, &e, sizeof(e), &tail, NULL);
+	if (ret)
+		return ret;
+	nova_log_commit(inode->i_sb, inode, tail);
+	return 0;
 }
+
+/* ---- FS_IOC_GETFLAGS / SETFLAGS ---- */
+
+int nova_fileattr_get(struct dentry *dentry, struct fileattr *fa)
+{
+	fileattr_fill_flags(fa, NOVA_I(d_inode(dentry))->header.flags);
+	return 0;
+}
+
+int nova_fileattr_set(struct user_namespace *mnt_userns,
+		      struct dentry *dentry, struct fileattr *fa)
+{
+	struct inode *inode = d_inode(dentry);
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	u32 old = sih->flags;
+	u64 tail = sih->log_tail;
+	int ret;
+
+	if (fileattr_has_fsx(fa))
+		return -EOPNOTSUPP;
+	if (fa->flags & ~NOVA_FL_SUPPORTED)
+		return -EOPNOTSUPP;
+	if (!S_ISDIR(inode->i_mode) && (fa->flags & FS_DIRSYNC_FL))
+		return -EINVAL;
+
+	sih->flags = fa->flags;
+	inode->i_ctime = current_time(inode);
+	ret = nova_append_link_change(inode, &tail);
+	if (ret) {
+		sih->flags = old;
+		return ret;
+	}
+	nova_log_commit(inode->i_sb, inode, tail);
+	nova_set_inode_flags(inode, fa->flags);
+	return 0;
+}
+
+/* ---- deleting inodes ---- */
+
+/*
+ * An inode whose last link is gone and that nobody holds: its log pages
+ * and data go back to the allocator and the slot is marked free with one
+ * durable store.  A crash before that store leaves a zero-link inode,
+ * which the next mount reclaims.
+ */
+void nova_evict_inode(struct inode *inode)
+{
+	struct super_block *sb = inode->i_sb;
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	bool destroy = !inode->i_nlink && !is_bad_inode(inode) && sih->pi_addr;
+
+	truncate_inode_pages_final(&inode->i_data);
+	if (destroy) {
+		struct nova_inode *pi = nova_get_block(sb, sih->pi_addr);
+
+		pi->i_valid = NOVA_INODE_FREE;
+		nova_persist(pi, sizeof(*pi));
+		nova_free_log(sb, sih->log_head);
+		if (sih->symlink_block)
+			nova_free_blocks(sb, sih->symlink_block >> NOVA_BLOCK_SHIFT, 1);
+		nova_release_ino(sb, inode->i_ino);
+	}
+	nova_dir_index_free(inode);
+	clear_inode(inode);
+}
+
+const struct inode_operations nova_special_inode_operations = {
+	.getattr	= nova_getattr,
+	.setattr	= nova_setattr,
+};

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * NOVA ioctls: file system label.
+ * NOVA ioctls: file system label, inode generation.  Inode flags
+ * (FS_IOC_GETFLAGS/SETFLAGS) go through the VFS fileattr operations.
  */
 #include <linux/uaccess.h>
 #include <linux/mount.h>
@@ -54,6 +55,8 @@ long nova_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	struct super_block *sb = file_inode(filp)->i_sb;
 
 	switch (cmd) {
+	case FS_IOC_GETVERSION:
+		return put_user(file_inode(filp)->i_generation, (int __user *)arg);
 	case FS_IOC_GETFSLABEL:
 		return nova_ioc_getfslabel(sb, (char __user *)arg);
 	case FS_IOC_SETFSLABEL:

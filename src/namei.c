@@ -1,20 +1,404 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * NOVA namespace operations.
+ * NOVA namespace operations: lookup, create, mknod, symlink, mkdir,
+ * link, unlink, rmdir, rename (plain, RENAME_NOREPLACE, RENAME_EXCHANGE).
+ *
+ * Every operation has the same shape, and the same crash ordering:
+ *
+ *   1. append the new log entries of every inode involved at working
+ *      tails (nothing visible yet; may fail with ENOSPC: then nothing
+ *      happened);
+ *   2. update the DRAM directory index where that can fail (ENOMEM);
+ *   3. one lite-journal transaction (nova_op_commit()): journal the old
+ *      log tails (and a new inode's valid word), then store each new tail
+ *      (and the valid byte) durably, then commit the journal.  A crash in
+ *      between rolls every tail back at the next mount: all or nothing;
+ *   4. the DRAM changes that cannot fail.
+ *
+ * Callers hold the VFS locks of every directory and inode involved.
  */
 #include "nova.h"
+
+/* The inodes one operation touches and their working log tails */
+struct nova_op {
+	struct inode *inode[4];
+	u64 tail[4];
+	int n;
+	u64 valid_word;		/* new inode's word 0, 0 if none */
+	struct inode *new_inode;
+};
+
+static u64 *nova_op_tail(struct nova_op *op, struct inode *inode)
+{
+	int i;
+
+	for (i = 0; i < op->n; i++)
+		if (op->inode[i] == inode)
+			return &op->tail[i];
+	if (WARN_ON_ONCE(op->n == ARRAY_SIZE(op->inode)))
+		return &op->tail[0];
+	op->inode[op->n] = inode;
+	op->tail[op->n] = NOVA_I(inode)->header.log_tail;
+	return &op->tail[op->n++];
+}
+
+static void nova_op_commit(struct super_block *sb, struct nova_op *op)
+{
+	struct nova_tx tx;
+	int i;
+
+	nova_journal_begin(sb, &tx);
+	for (i = 0; i < op->n; i++) {
+		struct nova_inode *pi =
+			nova_get_block(sb, NOVA_I(op->inode[i])->header.pi_addr);
+
+		nova_journal_add(sb, &tx, &pi->log_tail);
+	}
+	if (op->valid_word)
+		nova_journal_add(sb, &tx, nova_get_block(sb, op->valid_word));
+	nova_journal_start(sb, &tx);
+	for (i = 0; i < op->n; i++)
+		nova_log_commit(sb, op->inode[i], op->tail[i]);
+	if (op->valid_word) {
+		struct nova_inode *pi = nova_get_block(sb, op->valid_word);
+
+		pi->i_valid = NOVA_INODE_VALID;
+		nova_persist(pi, sizeof(pi->i_valid));
+	}
+	nova_journal_commit(sb, &tx);
+}
 
 static struct dentry *nova_lookup(struct inode *dir, struct dentry *dentry,
 				  unsigned int flags)
 {
+	struct nova_dir_node *dn;
+	struct inode *inode = NULL;
+
 	if (dentry->d_name.len > NOVA_NAME_LEN)
 		return ERR_PTR(-ENAMETOOLONG);
-	/* no directory entries yet: every name is a negative dentry */
-	return d_splice_alias(NULL, dentry);
+	dn = nova_dir_find(dir, dentry->d_name.name, dentry->d_name.len);
+	if (dn) {
+		inode = nova_iget(dir->i_sb, dn->ino);
+		if (inode == ERR_PTR(-ESTALE)) {
+			nova_error(dir->i_sb, "directory %lu: entry '%pd' points to free inode %llu",
+				   dir->i_ino, dentry, dn->ino);
+			return ERR_PTR(-EUCLEAN);
+		}
+	}
+	return d_splice_alias(inode, dentry);
+}
+
+static void nova_touch_dir(struct inode *dir)
+{
+	dir->i_mtime = dir->i_ctime = current_time(dir);
+}
+
+/* The new object's own initial log: "." and ".." or a symlink target */
+static int nova_init_object_log(struct inode *dir, struct inode *inode,
+				const char *symname)
+{
+	u64 tail = 0;
+	int ret = 0;
+
+	if (S_ISDIR(inode->i_mode)) {
+		ret = nova_append_dentry(inode, &(struct qstr)QSTR_INIT(".", 1),
+					 inode->i_ino, S_IFDIR, &tail, NULL, NULL);
+		if (!ret)
+			ret = nova_append_dentry(inode,
+						 &(struct qstr)QSTR_INIT("..", 2),
+						 dir->i_ino, S_IFDIR, &tail, NULL,
+						 NULL);
+	} else if (symname) {
+		ret = nova_symlink_write(inode, symname, strlen(symname), &tail);
+	}
+	/* the inode is not valid yet: its own tail needs no journal */
+	if (!ret && tail)
+		nova_log_commit(inode->i_sb, inode, tail);
+	return ret;
+}
+
+static int nova_create_object(struct inode *dir, struct dentry *dentry,
+			      umode_t mode, dev_t rdev, const char *symname)
+{
+	struct super_block *sb = dir->i_sb;
+	struct nova_op op = { };
+	struct inode *inode;
+	u64 de_off, cookie;
+	int ret;
+
+	if (dentry->d_name.len > NOVA_NAME_LEN)
+		return -ENAMETOOLONG;
+	if (symname && strlen(symname) >= NOVA_BLOCK_SIZE)
+		return -ENAMETOOLONG;
+
+	inode = nova_new_inode(dir, mode, rdev, &op.valid_word);
+	if (IS_ERR(inode))
+		return PTR_ERR(inode);
+	ret = nova_init_object_log(dir, inode, symname);
+	if (ret)
+		goto fail;
+
+	if (S_ISDIR(mode))
+		inc_nlink(dir);
+	nova_touch_dir(dir);
+	ret = nova_append_dentry(dir, &dentry->d_name, inode->i_ino, mode,
+				 nova_op_tail(&op, dir), &de_off, &cookie);
+	if (!ret)
+		ret = nova_dir_index_add(dir, dentry->d_name.name,
+					 dentry->d_name.len, inode->i_ino,
+					 fs_umode_to_dtype(mode), cookie, de_off);
+	if (ret) {
+		if (S_ISDIR(mode))
+			drop_nlink(dir);
+		goto fail;
+	}
+	nova_op_commit(sb, &op);
+	d_instantiate_new(dentry, inode);
+	return 0;
+fail:
+	clear_nlink(inode);
+	discard_new_inode(inode);
+	return ret;
+}
+
+static int nova_create(struct user_namespace *mnt_userns, struct inode *dir,
+		       struct dentry *dentry, umode_t mode, bool excl)
+{
+	return nova_create_object(dir, dentry, mode, 0, NULL);
+}
+
+static int nova_mknod(struct user_namespace *mnt_userns, struct inode *dir,
+		      struct dentry *dentry, umode_t mode, dev_t rdev)
+{
+	return nova_create_object(dir, dentry, mode, rdev, NULL);
+}
+
+static int nova_symlink(struct user_namespace *mnt_userns, struct inode *dir,
+			struct dentry *dentry, const char *symname)
+{
+	return nova_create_object(dir, dentry, S_IFLNK | 0777, 0, symname);
+}
+
+static int nova_mkdir(struct user_namespace *mnt_userns, struct inode *dir,
+		      struct dentry *dentry, umode_t mode)
+{
+	return nova_create_object(dir, dentry, S_IFDIR | mode, 0, NULL);
+}
+
+static int nova_link(struct dentry *old_dentry, struct inode *dir,
+		     struct dentry *dentry)
+{
+	struct inode *inode = d_inode(old_dentry);
+	struct nova_op op = { };
+	u64 de_off, cookie;
+	int ret;
+
+	if (dentry->d_name.len > NOVA_NAME_LEN)
+		return -ENAMETOOLONG;
+	inode->i_ctime = current_time(inode);
+	inc_nlink(inode);
+	nova_touch_dir(dir);
+	ret = nova_append_dentry(dir, &dentry->d_name, inode->i_ino,
+				 inode->i_mode, nova_op_tail(&op, dir), &de_off,
+				 &cookie);
+	if (!ret)
+		ret = nova_append_link_change(inode, nova_op_tail(&op, inode));
+	if (!ret)
+		ret = nova_dir_index_add(dir, dentry->d_name.name,
+					 dentry->d_name.len, inode->i_ino,
+					 fs_umode_to_dtype(inode->i_mode),
+					 cookie, de_off);
+	if (ret) {
+		drop_nlink(inode);
+		return ret;
+	}
+	nova_op_commit(dir->i_sb, &op);
+	ihold(inode);
+	d_instantiate(dentry, inode);
+	return 0;
+}
+
+/* Remove @dentry's name from @dir; @inode loses a link (all for a dir) */
+static int nova_remove(struct inode *dir, struct dentry *dentry)
+{
+	struct inode *inode = d_inode(dentry);
+	bool isdir = S_ISDIR(inode->i_mode);
+	struct nova_dir_node *dn;
+	struct nova_op op = { };
+	unsigned int old_nlink = inode->i_nlink;
+	int ret;
+
+	dn = nova_dir_find(dir, dentry->d_name.name, dentry->d_name.len);
+	if (!dn || dn->ino != inode->i_ino) {
+		nova_error(dir->i_sb, "directory %lu: '%pd' is not indexed",
+			   dir->i_ino, dentry);
+		return -EUCLEAN;
+	}
+	if (isdir && NOVA_I(inode)->header.dir_entries)
+		return -ENOTEMPTY;
+
+	nova_touch_dir(dir);
+	inode->i_ctime = dir->i_ctime;
+	if (isdir) {
+		drop_nlink(dir);
+		clear_nlink(inode);
+	} else {
+		drop_nlink(inode);
+	}
+	ret = nova_append_dentry(dir, &dentry->d_name, 0, 0,
+				 nova_op_tail(&op, dir), NULL, NULL);
+	if (!ret)
+		ret = nova_append_link_change(inode, nova_op_tail(&op, inode));
+	if (ret) {
+		set_nlink(inode, old_nlink);
+		if (isdir)
+			inc_nlink(dir);
+		return ret;
+	}
+	nova_op_commit(dir->i_sb, &op);
+	nova_dir_index_remove(dir, dn);
+	return 0;
+}
+
+static int nova_unlink(struct inode *dir, struct dentry *dentry)
+{
+	return nova_remove(dir, dentry);
+}
+
+static int nova_rmdir(struct inode *dir, struct dentry *dentry)
+{
+	return nova_remove(dir, dentry);
+}
+
+/* A moved directory's ".." entry */
+static int nova_append_dotdot(struct inode *inode, struct inode *parent,
+			      struct nova_op *op)
+{
+	return nova_append_dentry(inode, &(struct qstr)QSTR_INIT("..", 2),
+				  parent->i_ino, S_IFDIR, nova_op_tail(op, inode),
+				  NULL, NULL);
+}
+
+static int nova_rename(struct user_namespace *mnt_userns,
+		       struct inode *old_dir, struct dentry *old_dentry,
+		       struct inode *new_dir, struct dentry *new_dentry,
+		       unsigned int flags)
+{
+	struct inode *old = d_inode(old_dentry), *new = d_inode(new_dentry);
+	bool old_isdir = S_ISDIR(old->i_mode);
+	bool new_isdir = new && S_ISDIR(new->i_mode);
+	bool exchange = flags & RENAME_EXCHANGE;
+	unsigned int nl_old_dir = old_dir->i_nlink, nl_new_dir = new_dir->i_nlink;
+	unsigned int nl_new = new ? new->i_nlink : 0;
+	struct nova_dir_node *old_dn;
+	struct nova_op op = { };
+	u64 off1, ck1, off2 = 0, ck2 = 0;
+	bool added = false;
+	int ret;
+
+	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE))
+		return -EINVAL;
+	if (new_dentry->d_name.len > NOVA_NAME_LEN)
+		return -ENAMETOOLONG;
+	old_dn = nova_dir_find(old_dir, old_dentry->d_name.name,
+			       old_dentry->d_name.len);
+	if (!old_dn || old_dn->ino != old->i_ino)
+		return -EUCLEAN;
+	if (!exchange && new_isdir && NOVA_I(new)->header.dir_entries)
+		return -ENOTEMPTY;
+
+	/* link counts and times as they are after the rename */
+	nova_touch_dir(old_dir);
+	nova_touch_dir(new_dir);
+	old->i_ctime = old_dir->i_ctime;
+	if (new)
+		new->i_ctime = old_dir->i_ctime;
+	if (old_dir != new_dir) {
+		if (old_isdir) {
+			drop_nlink(old_dir);
+			inc_nlink(new_dir);
+		}
+		if (exchange && new_isdir) {
+			drop_nlink(new_dir);
+			inc_nlink(old_dir);
+		}
+	}
+	if (new && !exchange) {
+		if (new_isdir) {
+			drop_nlink(new_dir);
+			clear_nlink(new);
+		} else {
+			drop_nlink(new);
+		}
+	}
+
+	/* new name -> old inode (replacing any target) */
+	ret = nova_append_dentry(new_dir, &new_dentry->d_name, old->i_ino,
+				 old->i_mode, nova_op_tail(&op, new_dir), &off1,
+				 &ck1);
+	/* old name: removed, or -> new inode for an exchange */
+	if (!ret)
+		ret = nova_append_dentry(old_dir, &old_dentry->d_name,
+					 exchange ? new->i_ino : 0,
+					 exchange ? new->i_mode : 0,
+					 nova_op_tail(&op, old_dir), &off2, &ck2);
+	if (!ret && old_isdir && old_dir != new_dir)
+		ret = nova_append_dotdot(old, new_dir, &op);
+	if (!ret)
+		ret = nova_append_link_change(old, nova_op_tail(&op, old));
+	if (!ret && exchange && new_isdir && old_dir != new_dir)
+		ret = nova_append_dotdot(new, old_dir, &op);
+	if (!ret && new)
+		ret = nova_append_link_change(new, nova_op_tail(&op, new));
+	if (!ret) {
+		ret = nova_dir_index_add(new_dir, new_dentry->d_name.name,
+					 new_dentry->d_name.len, old->i_ino,
+					 fs_umode_to_dtype(old->i_mode), ck1, off1);
+		added = !ret;
+	}
+	if (!ret && exchange)
+		ret = nova_dir_index_add(old_dir, old_dentry->d_name.name,
+					 old_dentry->d_name.len, new->i_ino,
+					 fs_umode_to_dtype(new->i_mode), ck2, off2);
+	if (ret) {
+		/* nothing committed: put the DRAM state back */
+		set_nlink(old_dir, nl_old_dir);
+		set_nlink(new_dir, nl_new_dir);
+		if (new)
+			set_nlink(new, nl_new);
+		if (added) {
+			struct nova_dir_node *dn;
+
+			dn = nova_dir_find(new_dir, new_dentry->d_name.name,
+					   new_dentry->d_name.len);
+			if (dn && new) {
+				dn->ino = new->i_ino;
+				dn->file_type = fs_umode_to_dtype(new->i_mode);
+			} else if (dn) {
+				nova_dir_index_remove(new_dir, dn);
+			}
+		}
+		return ret;
+	}
+	nova_op_commit(old_dir->i_sb, &op);
+	/* nodes never move in memory, so old_dn is still the old name */
+	if (!exchange)
+		nova_dir_index_remove(old_dir, old_dn);
+	return 0;
 }
 
 const struct inode_operations nova_dir_inode_operations = {
 	.lookup		= nova_lookup,
+	.create		= nova_create,
+	.mknod		= nova_mknod,
+	.symlink	= nova_symlink,
+	.mkdir		= nova_mkdir,
+	.link		= nova_link,
+	.unlink		= nova_unlink,
+	.rmdir		= nova_rmdir,
+	.rename		= nova_rename,
 	.getattr	= nova_getattr,
 	.setattr	= nova_setattr,
+	.fileattr_get	= nova_fileattr_get,
+	.fileattr_set	= nova_fileattr_set,
 };

@@ -19,6 +19,7 @@
 #include "pmem.h"
 
 #define NOVA_FS_NAME	"NOVA"
+#define NOVA_LINK_MAX	65000
 
 /* Mount options (nova_sb_info.s_mount_opt) */
 #define NOVA_MOUNT_FORMAT		0x0001	/* -o init */
@@ -85,7 +86,33 @@ struct nova_sb_info {
 	unsigned long itable_block_size;
 
 	struct nova_free_list *free_lists;	/* one per stripe */
+	struct nova_inode_map *inode_maps;	/* one per stripe */
+	struct mutex *journal_locks;		/* one per stripe */
 	atomic64_t inodes_used;
+	atomic_t next_generation;
+};
+
+/*
+ * Per-stripe in-use map of inode table slots (slot i of stripe s is inode
+ * number i * stripes + s) and the DRAM list of the stripe's table blocks.
+ */
+struct nova_inode_map {
+	struct mutex lock;
+	unsigned long *inuse;
+	unsigned long capacity;		/* slots in the table blocks */
+	unsigned long used;
+	unsigned long hint;
+	u64 *blocks;			/* offsets of the table blocks */
+	unsigned long nblocks;
+};
+
+/* A lite journal transaction */
+#define NOVA_MAX_TX_ENTRIES	8
+struct nova_tx {
+	int stripe;
+	u64 base;
+	u64 tail;
+	unsigned int count;
 };
 
 static inline struct nova_sb_info *NOVA_SB(struct super_block *sb)
@@ -93,13 +120,34 @@ static inline struct nova_sb_info *NOVA_SB(struct super_block *sb)
 	return sb->s_fs_info;
 }
 
-/* DRAM part of an inode */
+/* A directory entry in the DRAM index of a directory */
+struct nova_dir_node {
+	struct rb_node node;		/* by (hash, name) */
+	u32 hash;
+	u8 name_len;
+	u8 file_type;			/* DT_* */
+	u64 ino;
+	u64 cookie;			/* readdir position - 2 */
+	u64 de_off;			/* the live dentry in the log */
+	char name[];
+};
+
+/* DRAM part of an inode, rebuilt from its log */
 struct nova_inode_info_header {
 	u64 pi_addr;			/* offset of struct nova_inode */
 	u64 log_head;
-	u64 log_tail;
+	u64 log_tail;			/* committed tail */
 	unsigned long log_pages;
 	unsigned long ino;
+	u64 trans_id;			/* next entry's trans_id */
+	u32 flags;			/* FS_*_FL */
+	/* directories */
+	struct rb_root dir_tree;
+	struct xarray dir_cookies;	/* cookie -> nova_dir_node */
+	unsigned long dir_entries;
+	u64 parent_ino;
+	/* symlinks */
+	u64 symlink_block;
 };
 
 struct nova_inode_info {
@@ -220,6 +268,35 @@ int nova_stripe_of_block(struct nova_sb_info *sbi, unsigned long blocknr);
 
 /* bbuild.c */
 int nova_rebuild_allocator(struct super_block *sb);
+int nova_alloc_inode_maps(struct super_block *sb);
+void nova_free_inode_maps(struct super_block *sb);
+int nova_inode_map_add_block(struct super_block *sb, unsigned int stripe,
+			     u64 blk);
+void nova_inode_map_set(struct super_block *sb, unsigned long ino);
+
+/* log.c */
+int nova_log_append(struct super_block *sb, struct inode *inode,
+		    const void *entry, size_t size, u64 *tail, u64 *entry_off);
+void nova_log_commit(struct super_block *sb, struct inode *inode, u64 tail);
+typedef int (*nova_entry_fn)(struct super_block *sb, u64 off,
+			     const void *entry, size_t size, void *arg);
+int nova_log_walk(struct super_block *sb, unsigned long ino, u64 head,
+		  u64 tail, nova_entry_fn fn, void *arg);
+u64 nova_entry_trans_id(const void *entry);
+void nova_free_log(struct super_block *sb, u64 head);
+unsigned long nova_log_count_pages(struct super_block *sb, u64 head);
+void nova_entry_csum(void *entry, size_t size);
+bool nova_entry_csum_ok(const void *entry, size_t size);
+
+/* journal.c */
+int nova_journal_init(struct super_block *sb);
+void nova_journal_free(struct super_block *sb);
+void nova_journal_begin(struct super_block *sb, struct nova_tx *tx);
+void nova_journal_add(struct super_block *sb, struct nova_tx *tx,
+		      const __le64 *addr);
+void nova_journal_start(struct super_block *sb, struct nova_tx *tx);
+void nova_journal_commit(struct super_block *sb, struct nova_tx *tx);
+int nova_journal_recover(struct super_block *sb);
 
 /* inode.c */
 int nova_init_inode_cache(void);
@@ -233,9 +310,38 @@ int nova_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 		 struct iattr *attr);
 void nova_init_root_inode(struct super_block *sb, umode_t mode, kuid_t uid,
 			  kgid_t gid);
+struct inode *nova_new_inode(struct inode *dir, umode_t mode, dev_t rdev,
+			     u64 *valid_word);
+void nova_evict_inode(struct inode *inode);
+int nova_append_link_change(struct inode *inode, u64 *tail);
+void nova_set_inode_flags(struct inode *inode, u32 flags);
+int nova_fileattr_get(struct dentry *dentry, struct fileattr *fa);
+int nova_fileattr_set(struct user_namespace *mnt_userns,
+		      struct dentry *dentry, struct fileattr *fa);
+extern const struct inode_operations nova_special_inode_operations;
+
+/* file.c */
+extern const struct file_operations nova_file_operations;
+extern const struct inode_operations nova_file_inode_operations;
+
+/* symlink.c */
+extern const struct inode_operations nova_symlink_inode_operations;
+int nova_symlink_write(struct inode *inode, const char *target, size_t len,
+		       u64 *tail);
+int nova_symlink_read(struct inode *inode);
 
 /* dir.c */
 extern const struct file_operations nova_dir_operations;
+struct nova_dir_node *nova_dir_find(struct inode *dir, const char *name,
+				    int len);
+int nova_dir_index_add(struct inode *dir, const char *name, int len,
+		       u64 ino, u8 ftype, u64 cookie, u64 de_off);
+void nova_dir_index_remove(struct inode *dir, struct nova_dir_node *dn);
+void nova_dir_index_free(struct inode *dir);
+int nova_append_dentry(struct inode *dir, const struct qstr *name, u64 ino,
+		       umode_t mode, u64 *tail, u64 *de_off, u64 *cookie);
+int nova_rebuild_entry(struct super_block *sb, u64 off, const void *entry,
+		       size_t size, void *arg);
 
 /* namei.c */
 extern const struct inode_operations nova_dir_inode_operations;

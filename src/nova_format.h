@@ -238,7 +238,8 @@ struct nova_dentry {
 	__u8	reassigned;		/* removed or superseded */
 	__u8	invalid;
 	__le16	de_len;			/* bytes of this entry */
-	__le16	pad;
+	__u8	file_type;		/* DT_* of the target */
+	__u8	pad;
 	__le32	links_count;		/* directory's link count after op */
 	__le32	e_csum;
 	__le64	mtime;			/* directory mtime/ctime after op */
@@ -427,6 +428,118 @@ static inline const char *nova_check_super(const struct nova_super_block *s,
 	if (le64_to_cpu(s->s_feature_incompat) & ~NOVA_FEATURE_INCOMPAT_SUPP)
 		return "unsupported incompatible features";
 	return NULL;
+}
+
+/*
+ * Format-time layout, computed the same way by the kernel's -o init
+ * (super.c) and by mkfs.nova, so both write the same blocks.
+ *
+ *   size        device size rounded down to a whole block
+ *   itable      NOVA_LARGE_ITABLE_SIZE from NOVA_LARGE_ITABLE_THRESHOLD on
+ *   stripes     min(ncpus, NOVA_MAX_STRIPES), reduced while a stripe's
+ *               share of the dynamic area is smaller than
+ *               4 * (inode table blocks + 1) + 64 blocks
+ *   regions     the dynamic area (blocks 64 .. n-3) split into @stripes
+ *               equal regions of data_blocks / stripes blocks; the last
+ *               region also takes the remainder
+ *
+ * The allocator is first fit from the start of a region, so a new file
+ * system has stripe i's first inode table block at the first block of
+ * region i and its journal page right after it.
+ */
+#ifdef __KERNEL__
+#include <linux/errno.h>
+#include <linux/math64.h>
+static inline __u64 nova_div_u64(__u64 a, __u32 b)
+{
+	return div_u64(a, b);
+}
+#else
+#include <linux/errno.h>
+static inline __u64 nova_div_u64(__u64 a, __u32 b)
+{
+	return a / b;
+}
+#endif
+
+/* Journal pages per stripe of a new file system (s_journal_pages) */
+#define NOVA_FORMAT_JOURNAL_PAGES	1
+
+struct nova_layout {
+	__u64	size;			/* bytes in use (s_size) */
+	__u64	num_blocks;		/* size >> NOVA_BLOCK_SHIFT */
+	__u64	data_start;		/* first block of the dynamic area */
+	__u64	data_end;		/* last block of the dynamic area */
+	__u64	data_blocks;		/* data_end - data_start + 1 */
+	__u64	stripe_blocks;		/* blocks per region but the last */
+	__u32	stripes;
+	__u32	itable_block_size;	/* bytes per inode table block */
+	__u32	itable_blocks;		/* blocks per inode table block */
+	__u32	journal_pages;		/* pages per stripe journal */
+};
+
+/* Does every one of @n stripes get a useful region? */
+static inline int nova_stripes_fit(__u64 data_blocks, __u32 itable_blocks,
+				   __u32 n)
+{
+	return nova_div_u64(data_blocks, n) >=
+	       4 * ((__u64)itable_blocks + 1) + 64;
+}
+
+/*
+ * Compute the layout of a new file system on a device of @dev_size bytes
+ * for @ncpus CPUs (the stripe count before the reduction).  Returns 0, or
+ * -EINVAL if the device is smaller than NOVA_MIN_SIZE or @ncpus is 0.
+ */
+static inline int nova_compute_layout(__u64 dev_size, unsigned int ncpus,
+				      struct nova_layout *l)
+{
+	__u64 size = dev_size & ~(__u64)(NOVA_BLOCK_SIZE - 1);
+	__u32 n;
+
+	if (size < NOVA_MIN_SIZE || !ncpus)
+		return -EINVAL;
+	l->size = size;
+	l->num_blocks = size >> NOVA_BLOCK_SHIFT;
+	l->itable_block_size = size >= NOVA_LARGE_ITABLE_THRESHOLD ?
+			       NOVA_LARGE_ITABLE_SIZE : NOVA_SMALL_ITABLE_SIZE;
+	l->itable_blocks = l->itable_block_size >> NOVA_BLOCK_SHIFT;
+	l->journal_pages = NOVA_FORMAT_JOURNAL_PAGES;
+	l->data_start = NOVA_HEAD_RESERVED_BLOCKS;
+	l->data_end = l->num_blocks - NOVA_TAIL_RESERVED_BLOCKS - 1;
+	l->data_blocks = l->data_end - l->data_start + 1;
+
+	n = ncpus < NOVA_MAX_STRIPES ? ncpus : NOVA_MAX_STRIPES;
+	while (n > 1 && !nova_stripes_fit(l->data_blocks, l->itable_blocks, n))
+		n--;
+	l->stripes = n;
+	l->stripe_blocks = nova_div_u64(l->data_blocks, n);
+	return 0;
+}
+
+/* First and last block (inclusive) of stripe @i's region */
+static inline void nova_stripe_region(const struct nova_layout *l,
+				      unsigned int i, __u64 *start, __u64 *end)
+{
+	*start = l->data_start + (__u64)i * l->stripe_blocks;
+	*end = i == l->stripes - 1 ? l->data_end :
+	       *start + l->stripe_blocks - 1;
+}
+
+/* Where format puts stripe @i's first inode table block and journal page */
+static inline __u64 nova_stripe_itable_block(const struct nova_layout *l,
+					     unsigned int i)
+{
+	__u64 start, end;
+
+	nova_stripe_region(l, i, &start, &end);
+	return start;
+}
+
+static inline __u64 nova_stripe_journal_block(const struct nova_layout *l,
+					      unsigned int i)
+{
+	return nova_stripe_itable_block(l, i) + l->itable_blocks;
 }
 
 #endif /* NOVA_FORMAT_H */

@@ -13,6 +13,7 @@
 #include <linux/uuid.h>
 #include <linux/cred.h>
 #include <linux/pfn_t.h>
+#include <linux/random.h>
 #include "nova.h"
 
 unsigned int nova_dbgmask;
@@ -322,6 +323,8 @@ static int nova_format(struct super_block *sb, struct fs_context *fc,
 	memset(s, 0, sizeof(*s));
 	s->s_journal_pages = cpu_to_le32(1);
 	ret = nova_alloc_free_lists(sb);
+	if (!ret)
+		ret = nova_alloc_inode_maps(sb);
 	if (ret)
 		return ret;
 	nova_init_free_lists(sb);
@@ -339,6 +342,9 @@ static int nova_format(struct super_block *sb, struct fs_context *fc,
 			return ret;
 		nova_store_le64(&nova_inode_table(sb, i)->log_head,
 				nova_block_off(blk));
+		ret = nova_inode_map_add_block(sb, i, nova_block_off(blk));
+		if (ret)
+			return ret;
 		ret = nova_new_blocks(sb, &blk, 1, i, true);
 		if (ret < 0)
 			return ret;
@@ -347,6 +353,11 @@ static int nova_format(struct super_block *sb, struct fs_context *fc,
 		nova_journal_ptr(sb, i)->journal_tail = cpu_to_le64(joff);
 		nova_persist(nova_journal_ptr(sb, i), sizeof(struct nova_journal_ptr));
 	}
+
+	/* the reserved inode numbers are never allocated from the tables */
+	for (i = 0; i < NOVA_NORMAL_INODE_START; i++)
+		nova_inode_map_set(sb, i);
+	atomic64_set(&sbi->inodes_used, 1);
 
 	nova_init_root_inode(sb, ctx->set & NOVA_SET_MODE ? ctx->mode : 0755,
 			     ctx->set & NOVA_SET_UID ? ctx->uid : current_fsuid(),
@@ -404,6 +415,8 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 		if (sb_rdonly(sb))
 			return invalfc(fc, "init needs a read-write mount");
 		ret = nova_format(sb, fc, ctx);
+		if (!ret)
+			ret = nova_journal_init(sb);
 		if (ret)
 			return ret;
 	} else {
@@ -415,9 +428,21 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 			return ret;
 		nova_apply_super(sbi);
 		ret = nova_alloc_free_lists(sb);
+		if (!ret)
+			ret = nova_alloc_inode_maps(sb);
+		if (!ret)
+			ret = nova_journal_init(sb);
 		if (ret)
 			return ret;
+		if (!sb_rdonly(sb)) {
+			ret = nova_journal_recover(sb);
+			if (ret)
+				return invalfc(fc, "%s: cannot recover the journals, run fsck.nova",
+					       sb->s_id);
+		}
 		ret = nova_rebuild_allocator(sb);
+		if (ret == -ENOMEM)
+			return ret;
 		if (ret)
 			return invalfc(fc, "%s: file system is corrupt, run fsck.nova",
 				       sb->s_id);
@@ -429,7 +454,9 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_time_gran = 1;
 	sb->s_time_min = S64_MIN / NSEC_PER_SEC;
 	sb->s_time_max = S64_MAX / NSEC_PER_SEC;
+	sb->s_max_links = NOVA_LINK_MAX;
 	sb->s_flags |= SB_NOSEC;
+	atomic_set(&sbi->next_generation, get_random_u32());
 	memcpy(&sb->s_uuid, sbi->s_super.s_uuid, sizeof(sb->s_uuid));
 
 	root = nova_iget(sb, NOVA_ROOT_INO);
@@ -520,6 +547,7 @@ static int nova_show_options(struct seq_file *seq, struct dentry *root)
 static const struct super_operations nova_sops = {
 	.alloc_inode	= nova_alloc_inode,
 	.free_inode	= nova_free_inode,
+	.evict_inode	= nova_evict_inode,
 	.put_super	= nova_put_super,
 	.statfs		= nova_statfs,
 	.sync_fs	= nova_sync_fs,
@@ -596,6 +624,8 @@ static void nova_kill_sb(struct super_block *sb)
 	kill_block_super(sb);
 	if (sbi) {
 		nova_free_free_lists(sb);
+		nova_free_inode_maps(sb);
+		nova_journal_free(sb);
 		fs_put_dax(sbi->s_dax_dev, NULL);
 		kfree(sbi);
 	}

@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NOVA inode logs.
+ *
+ * A log is a singly linked list of 4 KiB pages; the last 32 bytes of a
+ * page are its tail (next page, entry counts).  Entries never cross a
+ * page: when the next entry does not fit, a NOVA_NEXT_PAGE marker byte is
+ * written (if there is room) and the log continues at the next page.
+ * Logs grow by doubling up to NOVA_LOG_EXTEND_THRESHOLD pages, then by
+ * NOVA_LOG_EXTEND_STEP pages at a time.
+ *
+ * Ordering rule of an append: the caller builds entries with
+ * nova_log_append() (each copied with non-temporal stores) and then
+ * commits them all with nova_log_commit(), which fences and then makes
+ * the single 8-byte store of the inode's log_tail durable.  A crash
+ * before that store leaves the old tail: the new entries do not exist.
+ * New pages are linked into the chain before the commit; that is safe,
+ * since readers stop at the tail and the allocator rebuild counts every
+ * page reachable from log_head.
+ */
+#include "nova.h"
+
+static struct nova_log_page_tail *nova_page_tail(struct super_block *sb,
+						 u64 page)
+{
+	return nova_get_block(sb, page + NOVA_LOG_LAST_ENTRY);
+}
+
+/* Link @num fresh pages starting at block @blk into a chain, durable */
+static void nova_init_log_pages(struct super_block *sb, unsigned long blk,
+				unsigned long num)
+{
+	unsigned long i;
+
+	for (i = 0; i < num; i++) {
+		struct nova_log_page_tail *pt =
+			nova_page_tail(sb, nova_block_off(blk + i));
+
+		memset(pt, 0, sizeof(*pt));
+		if (i + 1 < num)
+			pt->next_page = cpu_to_le64(nova_block_off(blk + i + 1));
+		nova_flush(pt, sizeof(*pt));
+	}
+	nova_fence();
+}
+
+/*
+ * Allocate @want log pages (fewer if space is short, at least one) as
+ * one or more runs and link them.  Returns the first page's offset via
+ * @first, the last page's via @last, and the count, or -ENOSPC.
+ */
+static long nova_alloc_log_pages(struct super_block *sb, unsigned long want,
+				 u64 *first, u64 *last)
+{
+	unsigned long got = 0, blk, n = want;
+	u64 prev = 0;
+
+	while (got < want) {
+		int ret = nova_new_blocks(sb, &blk, n, -1, false);
+
+		if (ret < 0) {
+			if (n > 1) {
+				n /= 2;
+				continue;
+			}
+			break;
+		}
+		nova_init_log_pages(sb, blk, n);
+		if (prev)
+			nova_store_le64(&nova_page_tail(sb, prev)->next_page,
+					nova_block_off(blk));
+		else
+			*first = nova_block_off(blk);
+		prev = nova_block_off(blk + n - 1);
+		got += n;
+		n = min(n, want - got);
+	}
+	if (!got)
+		return -ENOSPC;
+	*last = prev;
+	return got;
+}
+
+/* Number of pages in a log chain (bounded by the device size) */
+unsigned long nova_log_count_pages(struct super_block *sb, u64 head)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned long n = 0;
+
+	while (head && n < sbi->num_blocks &&
+	       nova_range_valid(sbi, head, NOVA_BLOCK_SIZE)) {
+		n++;
+		head = le64_to_cpu(nova_page_tail(sb, head)->next_page);
+	}
+	return n;
+}
+
+/* Give the pages of a log chain back to the allocator */
+void nova_free_log(struct super_block *sb, u64 head)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned long guard = sbi->num_blocks;
+
+	while (head && guard--) {
+		u64 next;
+
+		if (!nova_range_valid(sbi, head, NOVA_BLOCK_SIZE) ||
+		    head & (NOVA_BLOCK_SIZE - 1)) {
+			nova_error(sb, "freeing a log with a bad page 0x%llx", head);
+			return;
+		}
+		next = le64_to_cpu(nova_page_tail(sb, head)->next_page);
+		nova_free_blocks(sb, head >> NOVA_BLOCK_SHIFT, 1);
+		head = next;
+	}
+}
+
+/*
+ * Make room for an entry of @size bytes at *@tail (an uncommitted working
+ * tail), moving to the next page and extending the log as needed.
+ */
+static int nova_log_make_room(struct super_block *sb,
+			      struct nova_inode_info_header *sih,
+			      struct nova_inode *pi, u64 *tail, size_t size)
+{
+	u64 cur = *tail, page, next, first, last;
+	long got;
+
+	if (!cur) {
+		/* empty log: its first page; head is set before any commit */
+		got = nova_alloc_log_pages(sb, 1, &first, &last);
+		if (got < 0)
+			return got;
+		nova_store_le64(&pi->log_head, first);
+		sih->log_head = first;
+		sih->log_pages = 1;
+		*tail = first;
+		return 0;
+	}
+	if ((cur & (NOVA_BLOCK_SIZE - 1)) + size <= NOVA_LOG_LAST_ENTRY)
+		return 0;
+
+	page = cur & ~(u64)(NOVA_BLOCK_SIZE - 1);
+	next = le64_to_cpu(nova_page_tail(sb, page)->next_page);
+	if (!next) {
+		unsigned long want = sih->log_pages < NOVA_LOG_EXTEND_THRESHOLD ?
+				     max(sih->log_pages, 1UL) :
+				     NOVA_LOG_EXTEND_STEP;
+
+		got = nova_alloc_log_pages(sb, want, &first, &last);
+		if (got < 0)
+			return got;
+		nova_store_le64(&nova_page_tail(sb, page)->next_page, first);
+		sih->log_pages += got;
+		next = first;
+	}
+	if ((cur & (NOVA_BLOCK_SIZE - 1)) < NOVA_LOG_LAST_ENTRY) {
+		u8 *mark = nova_get_block(sb, cur);
+
+		*mark = NOVA_NEXT_PAGE;
+		nova_flush(mark, 1);
+	}
+	*tail = next;
+	return 0;
+}
+
+/*
+ * Append one entry (already checksummed by the caller through
+ * nova_entry_csum()) at the working tail *@tail; on return *@tail is
+ * just past it and *@entry_off (if not NULL) is where it went.  Nothing
+ * is visible until nova_log_commit().
+ */
+int nova_log_append(struct super_block *sb, struct inode *inode,
+		    const void *entry, size_t size, u64 *tail, u64 *entry_off)
+{
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	struct nova_inode *pi = nova_get_block(sb, sih->pi_addr);
+	struct nova_log_page_tail *pt;
+	int ret;
+
+	ret = nova_log_make_room(sb, sih, pi, tail, size);
+	if (ret)
+		return ret;
+	nova_memcpy_nt(nova_get_block(sb, *tail), entry, size);
+	pt = nova_page_tail(sb, *tail & ~(u64)(NOVA_BLOCK_SIZE - 1));
+	le32_add_cpu(&pt->num_entries, 1);
+	nova_flush(&pt->num_entries, sizeof(pt->num_entries));
+	if (entry_off)
+		*entry_off = *tail;
+	*tail += size;
+	return 0;
+}
+
+/* Commit: entries durable first, then the 8-byte tail store */
+void nova_log_commit(struct super_block *sb, struct inode *inode, u64 tail)
+{
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	struct nova_inode *pi = nova_get_block(sb, sih->pi_addr);
+
+	nova_fence();
+	nova_store_le64(&pi->log_tail, tail);
+	sih->log_tail = tail;
+}
+
+/* Size of the entry at @p, or 0 if it is not a well-formed entry */
+static size_t nova_entry_size(const u8 *p, size_t room)
+{
+	const struct nova_dentry *de = (const void *)p;
+	size_t len;
+
+	switch (p[0]) {
+	case NOVA_FILE_WRITE:
+		return sizeof(struct nova_file_write_entry);
+	case NOVA_SET_ATTR:
+		return sizeof(struct nova_setattr_entry);
+	case NOVA_LINK_CHANGE:
+		return sizeof(struct nova_link_change_entry);
+	case NOVA_MMAP_WRITE:
+		return sizeof(struct nova_mmap_entry);
+	case NOVA_DIR_LOG:
+		if (room < NOVA_DENTRY_HEADER)
+			return 0;
+		len = le16_to_cpu(de->de_len);
+		if (!de->name_len || len != NOVA_DENTRY_LEN(de->name_len))
+			return 0;
+		return len;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Walk the committed entries of a log, calling @fn(sb, entry_off, entry,
+ * size, arg) for each.  Every step is validated: a page outside the
+ * device, a loop, a malformed entry or a bad checksum stops the walk with
+ * -EUCLEAN.
+ */
+int nova_log_walk(struct super_block *sb, unsigned long ino, u64 head,
+		  u64 tail, nova_entry_fn fn, void *arg)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	u64 cur = head;
+	unsigned long guard = sbi->num_blocks;
+	int ret;
+
+	if (!cur || !tail)
+		return 0;
+	if (!nova_range_valid(sbi, cur, NOVA_BLOCK_SIZE) ||
+	    cur & (NOVA_BLOCK_SIZE - 1))
+		goto corrupt;
+	while (cur != tail) {
+		u64 in_page = cur & (NOVA_BLOCK_SIZE - 1);
+		u8 *p = nova_get_block(sb, cur);
+		size_t size;
+
+		if (in_page >= NOVA_LOG_LAST_ENTRY || *p == NOVA_NEXT_PAGE) {
+			u64 page = cur - in_page;
+
+			cur = le64_to_cpu(nova_page_tail(sb, page)->next_page);
+			if (!cur || !nova_range_valid(sbi, cur, NOVA_BLOCK_SIZE) ||
+			    cur & (NOVA_BLOCK_SIZE - 1) || !guard--)
+				goto corrupt;
+			continue;
+		}
+		size = nova_entry_size(p, NOVA_LOG_LAST_ENTRY - in_page);
+		if (!size || in_page + size > NOVA_LOG_LAST_ENTRY)
+			goto corrupt;
+		/* the tail is in this page: the entry must end at or before it */
+		if ((tail & ~(u64)(NOVA_BLOCK_SIZE - 1)) == cur - in_page &&
+		    tail < cur + size)
+			goto corrupt;
+		if (!nova_entry_csum_ok(p, size)) {
+			nova_error(sb, "inode %lu: log entry at 0x%llx has a bad checksum",
+				   ino, cur);
+			return -EUCLEAN;
+		}
+		ret = fn(sb, cur, p, size, arg);
+		if (ret)
+			return ret;
+		cur += size;
+	}
+	return 0;
+corrupt:
+	nova_error(sb, "inode %lu: corrupt log near 0x%llx", ino, cur);
+	return -EUCLEAN;
+}
+
+/* Offset of the e_csum field of an entry type */
+static int nova_csum_offset(u8 type)
+{
+	switch (type) {
+	case NOVA_FILE_WRITE:
+		return offsetof(struct nova_file_write_entry, e_csum);
+	case NOVA_DIR_LOG:
+		return offsetof(struct nova_dentry, e_csum);
+	case NOVA_SET_ATTR:
+		return offsetof(struct nova_setattr_entry, e_csum);
+	case NOVA_LINK_CHANGE:
+		return offsetof(struct nova_link_change_entry, e_csum);
+	case NOVA_MMAP_WRITE:
+		return offsetof(struct nova_mmap_entry, e_csum);
+	default:
+		return -1;
+	}
+}
+
+/* CRC32C of an entry with its e_csum field taken as zero */
+static u32 nova_entry_crc(const void *entry, size_t size)
+{
+	const u8 *p = entry;
+	int off = nova_csum_offset(p[0]);
+	static const u8 zero[4];
+	u32 crc;
+
+	crc = nova_crc32c_update(~0U, p, off);
+	crc = nova_crc32c_update(crc, zero, 4);
+	crc = nova_crc32c_update(crc, p + off + 4, size - off - 4);
+	return ~crc;
+}
+
+void nova_entry_csum(void *entry, size_t size)
+{
+	u8 *p = entry;
+	__le32 *sum = (__le32 *)(p + nova_csum_offset(p[0]));
+
+	*sum = cpu_to_le32(nova_entry_crc(entry, size));
+}
+
+bool nova_entry_csum_ok(const void *entry, size_t size)
+{
+	const u8 *p = entry;
+	const __le32 *sum = (const __le32 *)(p + nova_csum_offset(p[0]));
+
+	return le32_to_cpu(*sum) == nova_entry_crc(entry, size);
+}
