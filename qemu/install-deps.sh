@@ -7,4 +7,4 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 ensure_pkgs gcc make libc6-dev bc flex bison libelf-dev \
 	qemu-system-x86 qemu-utils busybox-static cpio gzip zstd xz-utils kmod \
-	ndctl e2fsprogs xfsprogs util-linux
+	ndctl e2fsprogs xfsprogs util-linux libblkid-dev uuid-dev

@@ -8,10 +8,14 @@ mkdir -p "$out"
 make -s -C "$root/src/tools"
 cc -Wall -Wextra -Werror -O2 -I"$root/src/tools" -o "$out/test_format" \
 	"$root/tests/unit/test_format.c" "$root/src/tools/nova_tools.c"
+cc -Wall -Wextra -Werror -O2 -I"$root/src/tools" -o "$out/check_mkfs_image" \
+	"$root/tests/unit/check_mkfs_image.c" "$root/src/tools/nova_tools.c"
 rc=0
 "$out/test_format" "$root/src/tools/nova-probe" | tee "$out/test_format.log" || rc=$?
-passed=$(grep -c '^PASS ' "$out/test_format.log" || true)
-failed=$(grep -c '^FAIL ' "$out/test_format.log" || true)
+"$root/tests/unit/test_mkfs.sh" "$root/src/tools" "$out/check_mkfs_image" \
+	"$out/mkfs" | tee "$out/test_mkfs.log" || rc=$?
+passed=$(cat "$out/test_format.log" "$out/test_mkfs.log" | grep -c '^PASS ' || true)
+failed=$(cat "$out/test_format.log" "$out/test_mkfs.log" | grep -c '^FAIL ' || true)
 [ "$rc" -eq 0 ] || [ "$failed" -gt 0 ] || failed=1
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

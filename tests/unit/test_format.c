@@ -120,6 +120,68 @@ static void test_check_super(void)
 	CHECK("too small file system refused", nova_check_super(&s, SIZE_64M) != NULL);
 }
 
+/* nova_compute_layout(): hand-computed vectors of the kernel's arithmetic */
+static void test_compute_layout(void)
+{
+	struct nova_layout l;
+	__u64 s, e;
+
+	CHECK("layout: below NOVA_MIN_SIZE refused",
+	      nova_compute_layout(NOVA_MIN_SIZE - 1, 1, &l) == -EINVAL);
+	CHECK("layout: zero CPUs refused",
+	      nova_compute_layout(SIZE_64M, 0, &l) == -EINVAL);
+
+	CHECK("layout: minimum size, 8 CPUs -> 3 stripes",
+	      nova_compute_layout(NOVA_MIN_SIZE, 8, &l) == 0 &&
+	      l.num_blocks == 322 && l.data_start == 64 && l.data_end == 319 &&
+	      l.data_blocks == 256 && l.stripes == 3 && l.stripe_blocks == 85 &&
+	      l.itable_block_size == 4096 && l.itable_blocks == 1 &&
+	      l.journal_pages == 1);
+
+	CHECK("layout: size rounded down to 4 KiB",
+	      nova_compute_layout(SIZE_64M + 1000, 2, &l) == 0 &&
+	      l.size == SIZE_64M && l.num_blocks == 16384);
+
+	nova_compute_layout(SIZE_64M, 2, &l);
+	CHECK("layout: 64 MiB, 2 stripes", l.stripes == 2 &&
+	      l.stripe_blocks == 8159 && l.data_end == 16381);
+	nova_stripe_region(&l, 0, &s, &e);
+	CHECK("layout: 64 MiB region 0 is 64..8222", s == 64 && e == 8222);
+	nova_stripe_region(&l, 1, &s, &e);
+	CHECK("layout: 64 MiB region 1 is 8223..16381", s == 8223 && e == 16381);
+	CHECK("layout: 64 MiB stripe 1 inode table 8223, journal 8224",
+	      nova_stripe_itable_block(&l, 1) == 8223 &&
+	      nova_stripe_journal_block(&l, 1) == 8224);
+
+	CHECK("layout: 64 MiB, 1024 CPUs reduced to 226 stripes",
+	      nova_compute_layout(SIZE_64M, 1024, &l) == 0 && l.stripes == 226);
+	nova_stripe_region(&l, 225, &s, &e);
+	CHECK("layout: last region takes the remainder",
+	      s == 64 + 225 * 72 && e == 16381 && e - s + 1 == 118);
+
+	CHECK("layout: 512 MiB - 4 KiB uses 4 KiB inode table blocks",
+	      nova_compute_layout((512ULL << 20) - 4096, 1, &l) == 0 &&
+	      l.itable_block_size == NOVA_SMALL_ITABLE_SIZE && l.stripes == 1);
+	CHECK("layout: 512 MiB uses 2 MiB inode table blocks",
+	      nova_compute_layout(512ULL << 20, 1, &l) == 0 &&
+	      l.itable_block_size == NOVA_LARGE_ITABLE_SIZE &&
+	      l.itable_blocks == 512);
+	CHECK("layout: 512 MiB, 1024 CPUs reduced to 61 stripes",
+	      nova_compute_layout(512ULL << 20, 1024, &l) == 0 && l.stripes == 61);
+
+	nova_compute_layout(1ULL << 30, 3, &l);
+	CHECK("layout: 1 GiB, 3 stripes of 87359 blocks",
+	      l.stripes == 3 && l.stripe_blocks == 87359 && l.data_end == 262141);
+	CHECK("layout: 1 GiB stripe 2 inode table 174782, journal 175294",
+	      nova_stripe_itable_block(&l, 2) == 174782 &&
+	      nova_stripe_journal_block(&l, 2) == 175294);
+	CHECK("layout: 1 GiB, 1024 CPUs reduced to 123 stripes",
+	      nova_compute_layout(1ULL << 30, 1024, &l) == 0 && l.stripes == 123);
+	CHECK("layout: 1 TiB, 5000 CPUs capped at NOVA_MAX_STRIPES",
+	      nova_compute_layout(1ULL << 40, 5000, &l) == 0 &&
+	      l.stripes == NOVA_MAX_STRIPES && l.stripe_blocks == 262143);
+}
+
 static int write_image(const char *path, const struct nova_super_block *p,
 		       const struct nova_super_block *r, unsigned long long size)
 {
@@ -193,6 +255,7 @@ int main(int argc, char **argv)
 	test_crc();
 	test_layout();
 	test_check_super();
+	test_compute_layout();
 	test_probe(argc > 1 ? argv[1] : "../../src/tools/nova-probe");
 	printf("format: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

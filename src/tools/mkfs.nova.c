@@ -1,0 +1,757 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mkfs.nova: create a NOVA file system on a pmem block device or an image
+ * file.
+ *
+ *   mkfs.nova [-L label] [-U uuid|random|clear|time] [-c stripes]
+ *             [-E root_owner[=uid:gid],root_perms=mode] [-f] [-n] [-q] [-V]
+ *             device|image
+ *
+ * It writes exactly what the kernel's "mount -o init" (nova_format() in
+ * super.c) writes, block for block; only the UUID, the label, the root
+ * inode's owner and mode (when asked) and the time stamps differ.  The
+ * layout comes from nova_compute_layout() in nova_format.h, which the
+ * kernel uses too.  Ordering, as in the kernel: both super blocks are
+ * invalidated first, then every other structure is written and made
+ * durable, then the primary super block and finally the replica, so an
+ * interrupted mkfs leaves no valid NOVA super block behind.
+ *
+ * Exit status (as mke2fs): 0 success, 1 usage or operational error
+ * (including refusing to overwrite an existing file system without -f).
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <mntent.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+#include <blkid/blkid.h>
+#include <uuid/uuid.h>
+#include "nova_tools.h"
+
+#ifndef NOVA_VERSION
+#define NOVA_VERSION "unknown"
+#endif
+
+#define EXIT_OK		0
+#define EXIT_ERR	1
+
+static const char *prog = "mkfs.nova";
+
+struct opts {
+	const char *device;
+	const char *label;
+	const char *uuid_arg;
+	unsigned int stripes;		/* 0: one per online CPU */
+	__u32 root_uid, root_gid;
+	unsigned int root_mode;
+	bool force, dry_run, quiet;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: %s [-L label] [-U uuid|random|clear|time] [-c stripes]\n"
+		"       [-E extended-options] [-f] [-n] [-q] [-V] device|image\n"
+		"\n"
+		"  -L label     file system label (at most %d bytes)\n"
+		"  -U uuid      UUID, or random (default), clear, time\n"
+		"  -c stripes   number of per-CPU stripes (1-%u; default: one\n"
+		"               per online CPU, fewer on small devices)\n"
+		"  -E opts      root_owner[=uid:gid], root_perms=mode\n"
+		"  -f           overwrite an existing file system or partition table\n"
+		"  -n           show what would be done, write nothing\n"
+		"  -q           quiet\n"
+		"  -V           print the version and exit\n",
+		prog, NOVA_LABEL_LEN, (unsigned int)NOVA_MAX_STRIPES);
+}
+
+static void __attribute__((format(printf, 1, 2))) err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static bool parse_u32(const char *s, int base, __u32 *out)
+{
+	unsigned long v;
+	char *end;
+
+	if (!*s || !(isdigit((unsigned char)*s)))
+		return false;
+	errno = 0;
+	v = strtoul(s, &end, base);
+	if (errno || *end || v > UINT_MAX)
+		return false;
+	*out = (__u32)v;
+	return true;
+}
+
+/* -E root_owner[=uid:gid],root_perms=mode */
+static int parse_extended(char *arg, struct opts *o)
+{
+	char *tok, *save = NULL;
+
+	for (tok = strtok_r(arg, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char *val = strchr(tok, '=');
+
+		if (val)
+			*val++ = '\0';
+		if (!strcmp(tok, "root_owner")) {
+			char *colon;
+
+			if (!val) {
+				o->root_uid = getuid();
+				o->root_gid = getgid();
+				continue;
+			}
+			colon = strchr(val, ':');
+			if (!colon) {
+				err("root_owner: expected uid:gid, got '%s'", val);
+				return -1;
+			}
+			*colon = '\0';
+			if (!parse_u32(val, 10, &o->root_uid) ||
+			    !parse_u32(colon + 1, 10, &o->root_gid) ||
+			    o->root_uid == (__u32)-1 || o->root_gid == (__u32)-1) {
+				err("root_owner: invalid uid:gid '%s:%s'", val,
+				    colon + 1);
+				return -1;
+			}
+		} else if (!strcmp(tok, "root_perms")) {
+			__u32 mode;
+
+			if (!val || !parse_u32(val, 8, &mode) || mode & ~07777) {
+				err("root_perms: invalid mode '%s'", val ? val : "");
+				return -1;
+			}
+			o->root_mode = mode;
+		} else {
+			err("unknown extended option '%s'\n\n"
+			    "Extended options are separated by commas:\n"
+			    "\troot_owner[=uid:gid]\n"
+			    "\troot_perms=mode (octal)", tok);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int get_uuid(const char *arg, __u8 uuid[16])
+{
+	uuid_t u;
+
+	if (!arg || !strcasecmp(arg, "random")) {
+		uuid_generate_random(u);
+	} else if (!strcasecmp(arg, "time")) {
+		uuid_generate_time(u);
+	} else if (!strcasecmp(arg, "clear") || !strcasecmp(arg, "null")) {
+		uuid_clear(u);
+	} else if (uuid_parse(arg, u)) {
+		err("invalid UUID '%s'", arg);
+		return -1;
+	}
+	memcpy(uuid, u, 16);
+	return 0;
+}
+
+/* Does the mount-table or swap entry @name refer to our device? */
+static bool same_dev(const char *name, const struct stat *st,
+		     const char *real)
+{
+	struct stat nst;
+	char *r;
+	bool same;
+
+	if (name[0] != '/')
+		return false;
+	if (stat(name, &nst) == 0) {
+		if (S_ISBLK(st->st_mode) && S_ISBLK(nst.st_mode))
+			return st->st_rdev == nst.st_rdev;
+		if (S_ISREG(st->st_mode) && S_ISREG(nst.st_mode))
+			return st->st_dev == nst.st_dev &&
+			       st->st_ino == nst.st_ino;
+	}
+	r = realpath(name, NULL);
+	same = r && real && !strcmp(r, real);
+	free(r);
+	return same;
+}
+
+/* Is block device number @rdev a mounted file system's source? */
+static bool rdev_mounted(dev_t rdev)
+{
+	struct mntent *m;
+	bool found = false;
+	FILE *f = setmntent("/proc/self/mounts", "r");
+
+	if (!f)
+		return false;
+	while (!found && (m = getmntent(f))) {
+		struct stat nst;
+
+		found = m->mnt_fsname[0] == '/' && stat(m->mnt_fsname, &nst) == 0 &&
+			S_ISBLK(nst.st_mode) && nst.st_rdev == rdev;
+	}
+	endmntent(f);
+	return found;
+}
+
+/* For an image file: is it the backing file of a mounted loop device? */
+static bool loop_mounted(const struct stat *st, char *loopdev, size_t len)
+{
+	char path[PATH_MAX], buf[PATH_MAX];
+	struct dirent *de;
+	bool found = false;
+	DIR *d = opendir("/sys/block");
+
+	if (!d)
+		return false;
+	while (!found && (de = readdir(d))) {
+		unsigned int maj, min;
+		struct stat bst;
+		size_t l;
+		FILE *f;
+
+		if (strncmp(de->d_name, "loop", 4))
+			continue;
+		snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file",
+			 de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;	/* not attached */
+		l = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[l] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		if (stat(buf, &bst) || bst.st_dev != st->st_dev ||
+		    bst.st_ino != st->st_ino)
+			continue;
+		snprintf(path, sizeof(path), "/sys/block/%s/dev", de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fscanf(f, "%u:%u", &maj, &min) == 2 &&
+		    rdev_mounted(makedev(maj, min))) {
+			snprintf(loopdev, len, "/dev/%s", de->d_name);
+			found = true;
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return found;
+}
+
+/*
+ * Refuse a device that is mounted (directly or through a loop device) or
+ * in use as swap.  Never overridden by -f.
+ */
+static int check_mounted(const char *dev, const struct stat *st)
+{
+	char *real = realpath(dev, NULL);
+	char line[PATH_MAX + 128], name[PATH_MAX + 1], loopdev[NAME_MAX + 8];
+	struct mntent *m;
+	const char *why = NULL;
+	FILE *f;
+
+	f = setmntent("/proc/self/mounts", "r");
+	if (f) {
+		while (!why && (m = getmntent(f)))
+			if (same_dev(m->mnt_fsname, st, real))
+				why = "is mounted";
+		endmntent(f);
+	}
+	f = fopen("/proc/swaps", "r");
+	if (f && !why) {
+		while (!why && fgets(line, sizeof(line), f))
+			if (sscanf(line, "%4096s", name) == 1 &&
+			    same_dev(name, st, real))
+				why = "is in use as swap";
+	}
+	if (f)
+		fclose(f);
+	if (!why && S_ISREG(st->st_mode) &&
+	    loop_mounted(st, loopdev, sizeof(loopdev))) {
+		err("%s is mounted through %s; will not make a file system here!",
+		    dev, loopdev);
+		free(real);
+		return -1;
+	}
+	free(real);
+	if (why) {
+		err("%s %s; will not make a file system here!", dev, why);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Refuse to overwrite an existing NOVA file system or anything libblkid
+ * recognises (file systems, RAID members, partition tables, ...).
+ */
+static int check_existing(int fd, const char *dev)
+{
+	struct nova_super_block sb;
+	const char *why, *type = NULL, *label = NULL, *pttype = NULL;
+	blkid_probe pr;
+	char uuid[37];
+	int which, ret;
+
+	which = nova_read_super(fd, &sb, &why);
+	if (which >= 0) {
+		char lbl[NOVA_LABEL_LEN + 1];
+
+		memcpy(lbl, sb.s_label, NOVA_LABEL_LEN);
+		lbl[NOVA_LABEL_LEN] = '\0';
+		nova_uuid_str(sb.s_uuid, uuid);
+		if (lbl[0])
+			err("%s contains a NOVA file system labelled '%s' (UUID %s)",
+			    dev, lbl, uuid);
+		else
+			err("%s contains a NOVA file system (UUID %s)", dev, uuid);
+		goto refuse;
+	}
+
+	pr = blkid_new_probe();
+	if (!pr || blkid_probe_set_device(pr, fd, 0, 0)) {
+		err("%s: cannot probe for existing signatures", dev);
+		if (pr)
+			blkid_free_probe(pr);
+		goto refuse;
+	}
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE |
+					  BLKID_SUBLKS_LABEL |
+					  BLKID_SUBLKS_USAGE);
+	blkid_probe_enable_partitions(pr, 1);
+	ret = blkid_do_safeprobe(pr);
+	if (ret == 1) {
+		blkid_free_probe(pr);
+		return 0;
+	}
+	if (ret == -2) {
+		err("%s contains several conflicting signatures", dev);
+	} else if (ret < 0) {
+		err("%s: probing for existing signatures failed", dev);
+	} else {
+		blkid_probe_lookup_value(pr, "TYPE", &type, NULL);
+		blkid_probe_lookup_value(pr, "LABEL", &label, NULL);
+		blkid_probe_lookup_value(pr, "PTTYPE", &pttype, NULL);
+		if (type && label && *label)
+			err("%s contains a %s file system labelled '%s'", dev,
+			    type, label);
+		else if (type)
+			err("%s contains a %s file system", dev, type);
+		else if (pttype)
+			err("%s contains a partition table (%s)", dev, pttype);
+		else
+			err("%s contains an unknown signature", dev);
+	}
+	blkid_free_probe(pr);
+refuse:
+	fprintf(stderr, "%s: use -f to overwrite it\n", prog);
+	return -1;
+}
+
+static int pwrite_all(int fd, const void *buf, size_t len, __u64 off)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;
+			err("write of %zu bytes at offset %llu failed: %s", len,
+			    (unsigned long long)off, strerror(errno));
+			return -1;
+		}
+		p += n;
+		len -= n;
+		off += n;
+	}
+	return 0;
+}
+
+static int pread_all(int fd, void *buf, size_t len, __u64 off)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = pread(fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;
+			err("read of %zu bytes at offset %llu failed: %s", len,
+			    (unsigned long long)off, strerror(errno));
+			return -1;
+		}
+		p += n;
+		len -= n;
+		off += n;
+	}
+	return 0;
+}
+
+static char zeros[1 << 20];
+
+/* Zero @nblocks blocks from block @blk */
+static int zero_blocks(int fd, __u64 blk, __u64 nblocks)
+{
+	__u64 off = blk << NOVA_BLOCK_SHIFT, len = nblocks << NOVA_BLOCK_SHIFT;
+
+	while (len) {
+		size_t n = len < sizeof(zeros) ? (size_t)len : sizeof(zeros);
+
+		if (pwrite_all(fd, zeros, n, off))
+			return -1;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int sync_dev(int fd)
+{
+	if (fsync(fd)) {
+		err("fsync failed: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static __s64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (__s64)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Write the file system; the same steps, in the same order, as nova_format() */
+static int write_fs(int fd, const struct nova_layout *l, const struct opts *o,
+		    const __u8 uuid[16])
+{
+	struct nova_super_block sb;
+	struct nova_inode root;
+	static char blk1[NOVA_BLOCK_SIZE];
+	__u64 last = l->num_blocks - 1;
+	unsigned int i;
+	__s64 now;
+
+	/* invalidate the old super blocks first, then clear the fixed areas */
+	if (zero_blocks(fd, NOVA_SB_BLOCK, 1) || zero_blocks(fd, last, 1) ||
+	    sync_dev(fd))
+		return -1;
+	if (zero_blocks(fd, 0, NOVA_HEAD_RESERVED_BLOCKS) ||
+	    zero_blocks(fd, l->num_blocks - NOVA_TAIL_RESERVED_BLOCKS,
+			NOVA_TAIL_RESERVED_BLOCKS))
+		return -1;
+
+	if (!o->quiet) {
+		printf("Writing inode tables and journals: ");
+		fflush(stdout);
+	}
+	/* each stripe's first inode table block and journal page */
+	for (i = 0; i < l->stripes; i++) {
+		__u64 itab = nova_stripe_itable_block(l, i);
+		__u64 jblk = nova_stripe_journal_block(l, i);
+		struct nova_inode_table it = { 0 };
+		struct nova_journal_ptr jp = { 0 };
+
+		if (zero_blocks(fd, itab, l->itable_blocks))
+			return -1;
+		it.log_head = cpu_to_le64(itab << NOVA_BLOCK_SHIFT);
+		if (pwrite_all(fd, &it, sizeof(it),
+			       ((__u64)NOVA_INODE_TABLE_BLOCK << NOVA_BLOCK_SHIFT) +
+			       (__u64)i * NOVA_CACHELINE))
+			return -1;
+		if (zero_blocks(fd, jblk, l->journal_pages))
+			return -1;
+		jp.journal_head = cpu_to_le64(jblk << NOVA_BLOCK_SHIFT);
+		jp.journal_tail = jp.journal_head;
+		if (pwrite_all(fd, &jp, sizeof(jp),
+			       ((__u64)NOVA_JOURNAL_PTR_BLOCK << NOVA_BLOCK_SHIFT) +
+			       (__u64)i * NOVA_CACHELINE))
+			return -1;
+	}
+	if (!o->quiet)
+		printf("done\n");
+
+	/* the root inode (nova_init_root_inode) */
+	now = now_ns();
+	memset(&root, 0, sizeof(root));
+	root.i_mode = cpu_to_le16(S_IFDIR | (o->root_mode & 07777));
+	root.i_uid = cpu_to_le32(o->root_uid);
+	root.i_gid = cpu_to_le32(o->root_gid);
+	root.i_links_count = cpu_to_le32(2);
+	root.i_size = cpu_to_le64(NOVA_BLOCK_SIZE);
+	root.i_atime = cpu_to_le64(now);
+	root.i_mtime = cpu_to_le64(now);
+	root.i_ctime = cpu_to_le64(now);
+	root.i_btime = cpu_to_le64(now);
+	root.i_ino = cpu_to_le64(NOVA_ROOT_INO);
+	root.i_valid = NOVA_INODE_VALID;
+	if (pwrite_all(fd, &root, sizeof(root),
+		       ((__u64)NOVA_RESERVED_INODE_BLOCK << NOVA_BLOCK_SHIFT) +
+		       NOVA_ROOT_INO * sizeof(struct nova_inode)))
+		return -1;
+
+	/* replica of the reserved inodes */
+	if (pread_all(fd, blk1, sizeof(blk1),
+		      (__u64)NOVA_RESERVED_INODE_BLOCK << NOVA_BLOCK_SHIFT) ||
+	    pwrite_all(fd, blk1, sizeof(blk1),
+		       (l->num_blocks - 2) << NOVA_BLOCK_SHIFT) ||
+	    sync_dev(fd))
+		return -1;
+
+	/* the super block: primary, durable, then the replica */
+	if (!o->quiet) {
+		printf("Writing super blocks: ");
+		fflush(stdout);
+	}
+	memset(&sb, 0, sizeof(sb));
+	sb.s_journal_pages = cpu_to_le32(l->journal_pages);
+	sb.s_magic = cpu_to_le32(NOVA_SUPER_MAGIC);
+	sb.s_version = cpu_to_le32(NOVA_FORMAT_VERSION);
+	sb.s_blocksize = cpu_to_le32(NOVA_BLOCK_SIZE);
+	sb.s_size = cpu_to_le64(l->size);
+	sb.s_num_blocks = cpu_to_le64(l->num_blocks);
+	memcpy(sb.s_uuid, uuid, sizeof(sb.s_uuid));
+	if (o->label)
+		memcpy(sb.s_label, o->label, strlen(o->label));
+	sb.s_stripes = cpu_to_le32(l->stripes);
+	sb.s_inode_size = cpu_to_le32(sizeof(struct nova_inode));
+	sb.s_itable_block_size = cpu_to_le32(l->itable_block_size);
+	now = now_ns();
+	sb.s_mkfs_time = cpu_to_le64(now);
+	sb.s_write_time = cpu_to_le64(now);	/* nova_sync_super() sets it */
+	sb.s_sum = cpu_to_le32(nova_sb_csum(&sb));
+	if (pwrite_all(fd, &sb, sizeof(sb), NOVA_SB_BLOCK) || sync_dev(fd) ||
+	    pwrite_all(fd, &sb, sizeof(sb), last << NOVA_BLOCK_SHIFT) ||
+	    sync_dev(fd))
+		return -1;
+	if (!o->quiet)
+		printf("done\n");
+	return 0;
+}
+
+static void human_size(__u64 bytes, char *buf, size_t len)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double v = (double)bytes / 1024;
+	unsigned int u = 0;
+
+	while (v >= 1024 && u < sizeof(units) / sizeof(units[0]) - 1) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%.1f %s", v, units[u]);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { .root_mode = 0755 };
+	struct nova_layout l;
+	struct stat st;
+	unsigned int ncpus;
+	char uuid_str[37], hs[32];
+	__u8 uuid[16];
+	long long size;
+	int c, fd, flags;
+
+	if (argv[0] && *argv[0]) {
+		const char *b = strrchr(argv[0], '/');
+
+		prog = b ? b + 1 : argv[0];
+	}
+	while ((c = getopt(argc, argv, "L:U:c:E:fFnqVh")) != -1) {
+		switch (c) {
+		case 'L':
+			if (strlen(optarg) > NOVA_LABEL_LEN) {
+				err("label '%s' is too long (at most %d bytes)",
+				    optarg, NOVA_LABEL_LEN);
+				return EXIT_ERR;
+			}
+			o.label = optarg;
+			break;
+		case 'U':
+			o.uuid_arg = optarg;
+			break;
+		case 'c': {
+			__u32 v;
+
+			if (!parse_u32(optarg, 10, &v) || v < 1 ||
+			    v > NOVA_MAX_STRIPES) {
+				err("invalid stripe count '%s' (1-%u)", optarg,
+				    (unsigned int)NOVA_MAX_STRIPES);
+				return EXIT_ERR;
+			}
+			o.stripes = v;
+			break;
+		}
+		case 'E':
+			if (parse_extended(optarg, &o))
+				return EXIT_ERR;
+			break;
+		case 'f':
+		case 'F':
+			o.force = true;
+			break;
+		case 'n':
+			o.dry_run = true;
+			break;
+		case 'q':
+			o.quiet = true;
+			break;
+		case 'V':
+			printf("%s %s (NOVA format %d.%d)\n", prog, NOVA_VERSION,
+			       NOVA_FORMAT_MAJOR, NOVA_FORMAT_MINOR);
+			return EXIT_OK;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		default:
+			usage(stderr);
+			return EXIT_ERR;
+		}
+	}
+	if (optind != argc - 1) {
+		if (optind == argc)
+			err("no device or image given");
+		else
+			err("unexpected argument '%s'", argv[optind + 1]);
+		usage(stderr);
+		return EXIT_ERR;
+	}
+	o.device = argv[optind];
+	if (get_uuid(o.uuid_arg, uuid))
+		return EXIT_ERR;
+
+	if (stat(o.device, &st)) {
+		err("cannot access %s: %s", o.device, strerror(errno));
+		return EXIT_ERR;
+	}
+	if (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode)) {
+		err("%s is not a block device or a regular file", o.device);
+		return EXIT_ERR;
+	}
+	if (check_mounted(o.device, &st))
+		return EXIT_ERR;
+
+	/* -n opens read-only: nothing can be written */
+	flags = (o.dry_run ? O_RDONLY : O_RDWR) | O_CLOEXEC;
+	if (S_ISBLK(st.st_mode))
+		flags |= O_EXCL;
+	fd = open(o.device, flags);
+	if (fd < 0) {
+		if (errno == EBUSY)
+			err("%s is apparently in use by the system; will not make a file system here!",
+			    o.device);
+		else
+			err("cannot open %s: %s", o.device, strerror(errno));
+		return EXIT_ERR;
+	}
+	if (fstat(fd, &st) || (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode))) {
+		err("%s is not a block device or a regular file", o.device);
+		goto fail;
+	}
+	size = nova_dev_size(fd);
+	if (size < 0) {
+		err("cannot determine the size of %s", o.device);
+		goto fail;
+	}
+
+	if (o.stripes) {
+		ncpus = o.stripes;
+	} else {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		ncpus = n < 1 ? 1 : n > (long)NOVA_MAX_STRIPES ?
+			NOVA_MAX_STRIPES : (unsigned int)n;
+	}
+	if (nova_compute_layout((__u64)size, ncpus, &l)) {
+		err("%s is too small: %lld bytes, a NOVA file system needs at least %llu",
+		    o.device, size, NOVA_MIN_SIZE);
+		goto fail;
+	}
+	if (o.stripes && l.stripes != o.stripes) {
+		err("%s is too small for %u stripes (at most %u)", o.device,
+		    o.stripes, l.stripes);
+		goto fail;
+	}
+	if (!o.force && check_existing(fd, o.device))
+		goto fail;
+
+	nova_uuid_str(uuid, uuid_str);
+	human_size(l.size, hs, sizeof(hs));
+	if (!o.quiet) {
+		if (o.dry_run)
+			printf("%s %s: dry run (-n), nothing is written\n", prog,
+			       NOVA_VERSION);
+		else
+			printf("%s %s (NOVA format %d.%d)\n", prog, NOVA_VERSION,
+			       NOVA_FORMAT_MAJOR, NOVA_FORMAT_MINOR);
+		printf("Creating NOVA file system on %s\n", o.device);
+		printf("Size:                   %llu bytes (%s), %llu 4k blocks\n",
+		       (unsigned long long)l.size, hs,
+		       (unsigned long long)l.num_blocks);
+		if ((__u64)size != l.size)
+			printf("                        (%llu trailing bytes unused)\n",
+			       (unsigned long long)((__u64)size - l.size));
+		printf("Filesystem UUID:        %s\n", uuid_str);
+		if (o.label)
+			printf("Filesystem label:       %s\n", o.label);
+		printf("Stripes:                %u (regions of %llu blocks)\n",
+		       l.stripes, (unsigned long long)l.stripe_blocks);
+		printf("Inode table block size: %u bytes\n", l.itable_block_size);
+		printf("Root directory:         mode 0%o, owner %u:%u\n",
+		       o.root_mode, o.root_uid, o.root_gid);
+	}
+	if (o.dry_run) {
+		close(fd);
+		return EXIT_OK;
+	}
+
+	if (write_fs(fd, &l, &o, uuid))
+		goto fail;
+	{
+		struct nova_super_block check;
+		const char *why;
+
+		if (nova_read_super(fd, &check, &why) != 0) {
+			err("the new super block does not read back: %s", why);
+			goto fail;
+		}
+	}
+	if (close(fd)) {
+		err("closing %s failed: %s", o.device, strerror(errno));
+		return EXIT_ERR;
+	}
+	return EXIT_OK;
+fail:
+	close(fd);
+	return EXIT_ERR;
+}
