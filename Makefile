@@ -30,6 +30,7 @@ tools:
 guest-bin:
 	mkdir -p $(GUEST_BIN)
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/nova-fsctl tests/guest/src/nova-fsctl.c
+	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/t_namespace tests/guest/src/t_namespace.c
 	$(CC) $(CFLAGS_STATIC) -Isrc/tools -o $(GUEST_BIN)/nova-probe \
 		src/tools/nova-probe.c src/tools/nova_tools.c
 

@@ -215,6 +215,60 @@ int nova_new_blocks(struct super_block *sb, unsigned long *blocknr,
 	return ret;
 }
 
+/*
+ * Data blocks: up to @want contiguous blocks, fewer if no free range is
+ * that long (the longest one then).  Prefers the current CPU's stripe.
+ * Returns the count (>= 1) or -ENOSPC.  Not zeroed.
+ */
+int nova_new_data_blocks(struct super_block *sb, unsigned long *blocknr,
+			 unsigned long want)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned int stripe = raw_smp_processor_id() % sbi->stripes, i;
+	long best_len = 0;
+	int best_stripe = -1;
+
+	if (!want)
+		return -EINVAL;
+	for (i = 0; i < sbi->stripes; i++) {
+		struct nova_free_list *fl = &sbi->free_lists[(stripe + i) % sbi->stripes];
+		struct rb_node *n;
+		long ret = -ENOSPC;
+
+		spin_lock(&fl->lock);
+		if (fl->num_free_blocks >= want)
+			ret = nova_alloc_in_list(fl, want, blocknr);
+		if (ret < 0) {
+			for (n = rb_first(&fl->tree); n; n = rb_next(n)) {
+				struct nova_range_node *rn =
+					rb_entry(n, struct nova_range_node, node);
+				long len = rn->high - rn->low + 1;
+
+				if (len > best_len) {
+					best_len = len;
+					best_stripe = (stripe + i) % sbi->stripes;
+				}
+			}
+		}
+		spin_unlock(&fl->lock);
+		if (ret > 0)
+			return ret;
+	}
+	/* no run of @want anywhere: the longest run (retry if it went away) */
+	while (best_stripe >= 0 && best_len > 0) {
+		struct nova_free_list *fl = &sbi->free_lists[best_stripe];
+		long ret;
+
+		spin_lock(&fl->lock);
+		ret = nova_alloc_in_list(fl, best_len, blocknr);
+		spin_unlock(&fl->lock);
+		if (ret > 0)
+			return ret;
+		best_len /= 2;
+	}
+	return nova_new_blocks(sb, blocknr, 1, -1, false);
+}
+
 /* Return [blocknr, blocknr + num) to its stripe, merging neighbours */
 void nova_free_blocks(struct super_block *sb, unsigned long blocknr,
 		      unsigned long num)

@@ -26,6 +26,7 @@ struct nova_scan {
 	/* per inode, filled by the entry walk */
 	unsigned long ino;
 	u32 links;
+	struct xarray pages;		/* live page -> block number */
 };
 
 /* Mark [off, off + len) used; it must be a valid, unclaimed range */
@@ -80,11 +81,20 @@ static int nova_scan_log_pages(struct nova_scan *sc, struct nova_inode *pi,
 	return 0;
 }
 
-/* Entry walk: link count and data blocks */
+/*
+ * Entry walk: the last logged link count, and the live data pages: later
+ * write entries replace earlier ones page by page, hole entries and size
+ * cuts remove pages.
+ */
 static int nova_scan_entry(struct super_block *sb, u64 off, const void *entry,
 			   size_t size, void *arg)
 {
 	struct nova_scan *sc = arg;
+	const struct nova_file_write_entry *e = entry;
+	const struct nova_setattr_entry *sa = entry;
+	u64 pg, blk, i, n;
+	unsigned long index;
+	void *old;
 
 	switch (*(const u8 *)entry) {
 	case NOVA_DIR_LOG:
@@ -93,27 +103,38 @@ static int nova_scan_entry(struct super_block *sb, u64 off, const void *entry,
 	case NOVA_LINK_CHANGE:
 		sc->links = le32_to_cpu(((const struct nova_link_change_entry *)entry)->links);
 		break;
-	case NOVA_FILE_WRITE: {
-		const struct nova_file_write_entry *e = entry;
-
-		return nova_mark_used(sc, le64_to_cpu(e->block),
-				      (u64)le32_to_cpu(e->num_pages) << NOVA_BLOCK_SHIFT,
-				      "data", sc->ino);
+	case NOVA_SET_ATTR:
+		if (!(sa->attr & NOVA_ATTR_SIZE))
+			break;
+		pg = DIV_ROUND_UP(le64_to_cpu(sa->size), NOVA_BLOCK_SIZE);
+		xa_for_each_start(&sc->pages, index, old, pg)
+			xa_erase(&sc->pages, index);
+		break;
+	case NOVA_FILE_WRITE:
+		pg = le64_to_cpu(e->pgoff);
+		n = le32_to_cpu(e->num_pages);
+		blk = le64_to_cpu(e->block);
+		if (!n || pg + n < pg || pg + n > ULONG_MAX / 2 ||
+		    (blk && (blk & (NOVA_BLOCK_SIZE - 1) ||
+			     !nova_range_valid(NOVA_SB(sb), blk, n << NOVA_BLOCK_SHIFT)))) {
+			nova_error(sb, "inode %lu: bad write entry at 0x%llx",
+				   sc->ino, off);
+			return -EUCLEAN;
+		}
+		if (!blk) {
+			xa_for_each_range(&sc->pages, index, old, pg, pg + n - 1)
+				xa_erase(&sc->pages, index);
+			break;
+		}
+		blk >>= NOVA_BLOCK_SHIFT;
+		for (i = 0; i < n; i++) {
+			old = xa_store(&sc->pages, pg + i, xa_mk_value(blk + i),
+				       GFP_KERNEL);
+			if (xa_is_err(old))
+				return xa_err(old);
+		}
+		break;
 	}
-	}
-	return 0;
-}
-
-/* Orphan reclaim: give back the data blocks nova_scan_entry() marked */
-static int nova_unmark_entry(struct super_block *sb, u64 off,
-			     const void *entry, size_t size, void *arg)
-{
-	const struct nova_file_write_entry *e = entry;
-	struct nova_scan *sc = arg;
-
-	if (e->entry_type == NOVA_FILE_WRITE)
-		bitmap_clear(sc->used, le64_to_cpu(e->block) >> NOVA_BLOCK_SHIFT,
-			     le32_to_cpu(e->num_pages));
 	return 0;
 }
 
@@ -121,6 +142,8 @@ static int nova_scan_inode(struct nova_scan *sc, struct nova_inode *pi,
 			   unsigned long ino)
 {
 	u64 head = le64_to_cpu(pi->log_head), tail = le64_to_cpu(pi->log_tail);
+	unsigned long index;
+	void *v;
 	int ret;
 
 	if (pi->i_valid != NOVA_INODE_VALID)
@@ -132,24 +155,32 @@ static int nova_scan_inode(struct nova_scan *sc, struct nova_inode *pi,
 	}
 	sc->ino = ino;
 	sc->links = le32_to_cpu(pi->i_links_count);
+	xa_init(&sc->pages);
 	ret = nova_log_walk(sc->sb, ino, head, tail, nova_scan_entry, sc);
 	if (ret)
-		return ret;
+		goto out;
 	if (!sc->links && ino != NOVA_ROOT_INO) {
 		/* unlinked while still open at a crash: reclaim it */
-		nova_log_walk(sc->sb, ino, head, tail, nova_unmark_entry, sc);
 		pi->i_valid = NOVA_INODE_FREE;
 		nova_persist(pi, sizeof(*pi));
 		sc->orphans++;
-		return 0;
+		goto out;
+	}
+	xa_for_each(&sc->pages, index, v) {
+		ret = nova_mark_used(sc, (u64)xa_to_value(v) << NOVA_BLOCK_SHIFT,
+				     NOVA_BLOCK_SIZE, "data", ino);
+		if (ret)
+			goto out;
 	}
 	ret = nova_scan_log_pages(sc, pi, ino);
 	if (ret)
-		return ret;
+		goto out;
 	sc->inodes++;
 	if (ino >= NOVA_NORMAL_INODE_START)
 		nova_inode_map_set(sc->sb, ino);
-	return 0;
+out:
+	xa_destroy(&sc->pages);
+	return ret;
 }
 
 static int nova_scan_inode_table(struct nova_scan *sc, unsigned int stripe)

@@ -1,14 +1,198 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * NOVA regular files: file and inode operations.
+ * NOVA regular files: file operations, lseek with SEEK_DATA/SEEK_HOLE,
+ * fsync, and DAX mmap through the kernel's iomap DAX fault path.
+ *
+ * mmap maps file blocks directly; a write fault on a hole allocates a
+ * zeroed block through the log (nova_fault_alloc()).  Writes through
+ * write() to a file that is mapped go in place, so every mapping stays
+ * coherent.  Metadata is durable when each operation returns, so MAP_SYNC
+ * needs nothing more than that (IOMAP_F_DIRTY is never set); fsync writes
+ * back CPU cache lines dirtied through mappings.
  */
+#include <linux/iomap.h>
+#include <linux/dax.h>
+#include <linux/mman.h>
+#include <linux/pfn_t.h>
+#include <linux/pagemap.h>
+#include <linux/writeback.h>
 #include "nova.h"
 
+static loff_t nova_seek_data_hole(struct file *file, loff_t offset, int whence)
+{
+	struct inode *inode = file_inode(file);
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	loff_t size;
+	unsigned long index;
+	void *e;
+
+	inode_lock_shared(inode);
+	size = i_size_read(inode);
+	if (offset < 0 || offset >= size) {
+		inode_unlock_shared(inode);
+		return -ENXIO;
+	}
+	index = offset >> NOVA_BLOCK_SHIFT;
+	if (whence == SEEK_DATA) {
+		e = xa_find(&sih->pages, &index, ULONG_MAX, XA_PRESENT);
+		if (!e || ((loff_t)index << NOVA_BLOCK_SHIFT) >= size)
+			offset = -ENXIO;
+		else
+			offset = max_t(loff_t, offset,
+				       (loff_t)index << NOVA_BLOCK_SHIFT);
+	} else {
+		while (xa_load(&sih->pages, index) &&
+		       ((loff_t)index << NOVA_BLOCK_SHIFT) < size)
+			index++;
+		offset = min_t(loff_t, size,
+			       max_t(loff_t, offset, (loff_t)index << NOVA_BLOCK_SHIFT));
+	}
+	inode_unlock_shared(inode);
+	if (offset < 0)
+		return offset;
+	return vfs_setpos(file, offset, inode->i_sb->s_maxbytes);
+}
+
+static loff_t nova_llseek(struct file *file, loff_t offset, int whence)
+{
+	switch (whence) {
+	case SEEK_DATA:
+	case SEEK_HOLE:
+		return nova_seek_data_hole(file, offset, whence);
+	default:
+		return generic_file_llseek(file, offset, whence);
+	}
+}
+
+/*
+ * Every write(), truncate and metadata change is durable on return; what
+ * fsync adds is writing back the cache lines that stores through DAX
+ * mappings dirtied.
+ */
+static int nova_fsync(struct file *file, loff_t start, loff_t end, int datasync)
+{
+	int ret;
+
+	ret = file_write_and_wait_range(file, start, end);
+	nova_fence();
+	return ret;
+}
+
+static int nova_dax_writepages(struct address_space *mapping,
+			       struct writeback_control *wbc)
+{
+	return dax_writeback_mapping_range(mapping,
+					   NOVA_SB(mapping->host->i_sb)->s_dax_dev,
+					   wbc);
+}
+
+const struct address_space_operations nova_dax_aops = {
+	.writepages	= nova_dax_writepages,
+	.direct_IO	= noop_direct_IO,
+	.dirty_folio	= noop_dirty_folio,
+};
+
+/* Map [offset, offset + length) to the longest contiguous run of blocks */
+static int nova_iomap_begin(struct inode *inode, loff_t offset, loff_t length,
+			    unsigned int flags, struct iomap *iomap,
+			    struct iomap *srcmap)
+{
+	struct nova_sb_info *sbi = NOVA_SB(inode->i_sb);
+	pgoff_t pg = offset >> NOVA_BLOCK_SHIFT, last;
+	u64 blk = nova_find_page(inode, pg), next;
+	bool new = false;
+	int ret;
+
+	if (!blk && (flags & IOMAP_WRITE)) {
+		ret = nova_fault_alloc(inode, pg, &blk);
+		if (ret)
+			return ret;
+		new = true;
+	}
+	iomap->flags = new ? IOMAP_F_NEW : 0;
+	iomap->offset = (loff_t)pg << NOVA_BLOCK_SHIFT;
+	iomap->dax_dev = sbi->s_dax_dev;
+	iomap->bdev = inode->i_sb->s_bdev;
+	if (!blk) {
+		iomap->type = IOMAP_HOLE;
+		iomap->addr = IOMAP_NULL_ADDR;
+		iomap->length = NOVA_BLOCK_SIZE;
+		return 0;
+	}
+	last = (offset + length - 1) >> NOVA_BLOCK_SHIFT;
+	next = blk;
+	while (pg < last && !new) {
+		u64 b = nova_find_page(inode, pg + 1);
+
+		if (b != next + NOVA_BLOCK_SIZE)
+			break;
+		next = b;
+		pg++;
+	}
+	iomap->type = IOMAP_MAPPED;
+	iomap->addr = blk + sbi->s_dax_part_off;
+	iomap->length = next + NOVA_BLOCK_SIZE - blk;
+	return 0;
+}
+
+const struct iomap_ops nova_iomap_ops = {
+	.iomap_begin	= nova_iomap_begin,
+};
+
+static vm_fault_t nova_dax_huge_fault(struct vm_fault *vmf,
+				      enum page_entry_size pe_size)
+{
+	struct inode *inode = file_inode(vmf->vma->vm_file);
+	bool write = (vmf->flags & FAULT_FLAG_WRITE) &&
+		     (vmf->vma->vm_flags & VM_SHARED);
+	vm_fault_t ret;
+	pfn_t pfn;
+
+	if (write)
+		sb_start_pagefault(inode->i_sb);
+	filemap_invalidate_lock_shared(inode->i_mapping);
+	ret = dax_iomap_fault(vmf, pe_size, &pfn, NULL, &nova_iomap_ops);
+	if (ret & VM_FAULT_NEEDDSYNC)
+		ret = dax_finish_sync_fault(vmf, pe_size, pfn);
+	filemap_invalidate_unlock_shared(inode->i_mapping);
+	if (write)
+		sb_end_pagefault(inode->i_sb);
+	return ret;
+}
+
+static vm_fault_t nova_dax_fault(struct vm_fault *vmf)
+{
+	return nova_dax_huge_fault(vmf, PE_SIZE_PTE);
+}
+
+static const struct vm_operations_struct nova_dax_vm_ops = {
+	.fault		= nova_dax_fault,
+	.huge_fault	= nova_dax_huge_fault,
+	.page_mkwrite	= nova_dax_fault,
+	.pfn_mkwrite	= nova_dax_fault,
+};
+
+static int nova_dax_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	file_accessed(file);
+	vma->vm_ops = &nova_dax_vm_ops;
+	vma->vm_flags |= VM_HUGEPAGE;
+	return 0;
+}
+
 const struct file_operations nova_file_operations = {
-	.llseek		= generic_file_llseek,
+	.llseek		= nova_llseek,
+	.read_iter	= nova_dax_read_iter,
+	.write_iter	= nova_dax_write_iter,
 	.open		= generic_file_open,
-	.fsync		= noop_fsync,
+	.fsync		= nova_fsync,
 	.unlocked_ioctl	= nova_ioctl,
+	.fallocate	= nova_fallocate,
+	.mmap		= nova_dax_mmap,
+	.get_unmapped_area = thp_get_unmapped_area,
+	.mmap_supported_flags = MAP_SYNC,
+	.splice_read	= generic_file_splice_read,
+	.splice_write	= iter_file_splice_write,
 };
 
 const struct inode_operations nova_file_inode_operations = {

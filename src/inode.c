@@ -52,6 +52,8 @@ struct inode *nova_alloc_inode(struct super_block *sb)
 	memset(&vi->header, 0, sizeof(vi->header));
 	vi->header.dir_tree = RB_ROOT;
 	xa_init(&vi->header.dir_cookies);
+	xa_init(&vi->header.pages);
+	mutex_init(&vi->header.log_mutex);
 	vi->header.trans_id = 1;
 	return &vi->vfs_inode;
 }
@@ -312,7 +314,7 @@ static int nova_replay_entry(struct super_block *sb, u64 off,
 	struct inode *inode = arg;
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	u64 tid = nova_entry_trans_id(entry);
-	int ret = 0;
+	long ret = 0;
 
 	if (tid >= sih->trans_id)
 		sih->trans_id = tid + 1;
@@ -325,6 +327,9 @@ static int nova_replay_entry(struct super_block *sb, u64 off,
 		break;
 	case NOVA_SET_ATTR:
 		nova_apply_setattr(inode, entry);
+		if (S_ISREG(inode->i_mode) &&
+		    (((const struct nova_setattr_entry *)entry)->attr & NOVA_ATTR_SIZE))
+			ret = nova_index_truncate(sb, inode, inode->i_size, false);
 		break;
 	case NOVA_LINK_CHANGE: {
 		const struct nova_link_change_entry *e = entry;
@@ -336,8 +341,12 @@ static int nova_replay_entry(struct super_block *sb, u64 off,
 		break;
 	}
 	case NOVA_FILE_WRITE: {
-		const struct nova_file_write_entry *e = entry;
+		struct nova_file_write_entry *e = (void *)entry;
 
+		if (S_ISREG(inode->i_mode)) {
+			ret = nova_replay_write_entry(sb, inode, e);
+			break;
+		}
 		if (!S_ISLNK(inode->i_mode) || le64_to_cpu(e->pgoff) ||
 		    le32_to_cpu(e->num_pages) != 1 ||
 		    !nova_range_valid(NOVA_SB(sb), le64_to_cpu(e->block),
@@ -345,12 +354,13 @@ static int nova_replay_entry(struct super_block *sb, u64 off,
 			goto bad;
 		sih->symlink_block = le64_to_cpu(e->block);
 		inode->i_size = le64_to_cpu(e->size);
+		inode->i_blocks = NOVA_BLOCK_SIZE >> 9;
 		break;
 	}
 	default:
 		goto bad;
 	}
-	return ret;
+	return ret < 0 ? ret : 0;
 bad:
 	nova_error(sb, "inode %lu: unexpected log entry type %u at 0x%llx",
 		   inode->i_ino, *(const u8 *)entry, off);
@@ -399,6 +409,8 @@ static int nova_read_inode(struct super_block *sb, struct inode *inode,
 	case S_IFREG:
 		inode->i_op = &nova_file_inode_operations;
 		inode->i_fop = &nova_file_operations;
+		inode->i_mapping->a_ops = &nova_dax_aops;
+		inode->i_flags |= S_DAX;
 		break;
 	case S_IFLNK:
 		inode->i_op = &nova_symlink_inode_operations;
@@ -549,6 +561,8 @@ struct inode *nova_new_inode(struct inode *dir, umode_t mode, dev_t rdev,
 	case S_IFREG:
 		inode->i_op = &nova_file_inode_operations;
 		inode->i_fop = &nova_file_operations;
+		inode->i_mapping->a_ops = &nova_dax_aops;
+		inode->i_flags |= S_DAX;
 		break;
 	case S_IFLNK:
 		inode->i_op = &nova_symlink_inode_operations;
@@ -612,36 +626,19 @@ int nova_getattr(struct user_namespace *mnt_userns, const struct path *path,
 }
 
 /*
- * Attribute changes are one NOVA_SET_ATTR entry committed by the tail
- * store; the DRAM inode changes only after the commit.
+ * Log the inode's current attributes (mode, owner, times, size) as one
+ * NOVA_SET_ATTR entry and commit it.  Caller holds the log mutex.
  */
-int nova_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
-		 struct iattr *attr)
+int nova_log_attr(struct inode *inode)
 {
-	struct inode *inode = d_inode(dentry);
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	struct nova_setattr_entry e = { .entry_type = NOVA_SET_ATTR };
-	unsigned int valid = attr->ia_valid;
 	u64 tail = sih->log_tail;
 	int ret;
 
-	ret = setattr_prepare(mnt_userns, dentry, attr);
-	if (ret)
-		return ret;
-	if ((valid & ATTR_SIZE) && !S_ISREG(inode->i_mode))
-		return -EINVAL;
-	if ((valid & ATTR_SIZE) && attr->ia_size != inode->i_size &&
-	    (sih->log_head && S_ISREG(inode->i_mode)))
-		return -EOPNOTSUPP;	/* file data: the data path's job */
-
-	setattr_copy(mnt_userns, inode, attr);
-	if (valid & ATTR_SIZE)
-		i_size_write(inode, attr->ia_size);
-
 	e.attr = NOVA_ATTR_MODE | NOVA_ATTR_UID | NOVA_ATTR_GID |
-		 NOVA_ATTR_ATIME | NOVA_ATTR_MTIME | NOVA_ATTR_CTIME;
-	if (valid & ATTR_SIZE)
-		e.attr |= NOVA_ATTR_SIZE;
+		 NOVA_ATTR_ATIME | NOVA_ATTR_MTIME | NOVA_ATTR_CTIME |
+		 NOVA_ATTR_SIZE;
 	e.mode = cpu_to_le16(inode->i_mode);
 	e.uid = cpu_to_le32(i_uid_read(inode));
 	e.gid = cpu_to_le32(i_gid_read(inode));
@@ -659,6 +656,60 @@ int nova_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 	return 0;
 }
 
+/*
+ * Attribute changes: one NOVA_SET_ATTR entry committed by the tail store.
+ * A size change of a regular file zeroes what growing would expose
+ * before the commit and frees what shrinking cuts off after it.
+ */
+int nova_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
+		 struct iattr *attr)
+{
+	struct inode *inode = d_inode(dentry);
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	struct iattr saved;
+	bool resize;
+	loff_t old;
+	int ret;
+
+	ret = setattr_prepare(mnt_userns, dentry, attr);
+	if (ret)
+		return ret;
+	resize = (attr->ia_valid & ATTR_SIZE) && attr->ia_size != inode->i_size;
+	if ((attr->ia_valid & ATTR_SIZE) && !S_ISREG(inode->i_mode))
+		return -EINVAL;
+	if (resize) {
+		/* a size change always changes mtime and ctime */
+		if (!(attr->ia_valid & (ATTR_MTIME | ATTR_CTIME))) {
+			attr->ia_mtime = attr->ia_ctime = current_time(inode);
+			attr->ia_valid |= ATTR_MTIME | ATTR_CTIME;
+		}
+		filemap_invalidate_lock(inode->i_mapping);
+	}
+	mutex_lock(&sih->log_mutex);
+	old = inode->i_size;
+	saved.ia_mode = inode->i_mode;
+	if (resize)
+		nova_truncate_prepare(inode, attr->ia_size);
+	setattr_copy(mnt_userns, inode, attr);
+	if (attr->ia_valid & ATTR_SIZE)
+		inode->i_size = attr->ia_size;
+	ret = nova_log_attr(inode);
+	if (ret) {
+		/* nothing committed; the DRAM inode is re-read on next iget */
+		inode->i_size = old;
+		inode->i_mode = saved.ia_mode;
+	}
+	mutex_unlock(&sih->log_mutex);
+	if (resize) {
+		if (!ret) {
+			i_size_write(inode, attr->ia_size);
+			nova_truncate_blocks(inode, old, attr->ia_size);
+		}
+		filemap_invalidate_unlock(inode->i_mapping);
+	}
+	return ret;
+}
+
 /* ---- FS_IOC_GETFLAGS / SETFLAGS ---- */
 
 int nova_fileattr_get(struct dentry *dentry, struct fileattr *fa)
@@ -673,7 +724,7 @@ int nova_fileattr_set(struct user_namespace *mnt_userns,
 	struct inode *inode = d_inode(dentry);
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	u32 old = sih->flags;
-	u64 tail = sih->log_tail;
+	u64 tail;
 	int ret;
 
 	if (fileattr_has_fsx(fa))
@@ -683,16 +734,19 @@ int nova_fileattr_set(struct user_namespace *mnt_userns,
 	if (!S_ISDIR(inode->i_mode) && (fa->flags & FS_DIRSYNC_FL))
 		return -EINVAL;
 
+	mutex_lock(&sih->log_mutex);
+	tail = sih->log_tail;
 	sih->flags = fa->flags;
 	inode->i_ctime = current_time(inode);
 	ret = nova_append_link_change(inode, &tail);
 	if (ret) {
 		sih->flags = old;
-		return ret;
+	} else {
+		nova_log_commit(inode->i_sb, inode, tail);
+		nova_set_inode_flags(inode, fa->flags);
 	}
-	nova_log_commit(inode->i_sb, inode, tail);
-	nova_set_inode_flags(inode, fa->flags);
-	return 0;
+	mutex_unlock(&sih->log_mutex);
+	return ret;
 }
 
 /* ---- deleting inodes ---- */
@@ -715,12 +769,15 @@ void nova_evict_inode(struct inode *inode)
 
 		pi->i_valid = NOVA_INODE_FREE;
 		nova_persist(pi, sizeof(*pi));
+		if (S_ISREG(inode->i_mode))
+			nova_free_file_data(sb, inode);
 		nova_free_log(sb, sih->log_head);
 		if (sih->symlink_block)
 			nova_free_blocks(sb, sih->symlink_block >> NOVA_BLOCK_SHIFT, 1);
 		nova_release_ino(sb, inode->i_ino);
 	}
 	nova_dir_index_free(inode);
+	nova_index_free(inode);
 	clear_inode(inode);
 }
 

@@ -245,8 +245,9 @@ int nova_log_walk(struct super_block *sb, unsigned long ino, u64 head,
 
 	if (!cur || !tail)
 		return 0;
-	if (!nova_range_valid(sbi, cur, NOVA_BLOCK_SIZE) ||
-	    cur & (NOVA_BLOCK_SIZE - 1))
+	/* @head may be a page start or a position inside a page */
+	if (!nova_range_valid(sbi, cur & ~(u64)(NOVA_BLOCK_SIZE - 1),
+			      NOVA_BLOCK_SIZE))
 		goto corrupt;
 	while (cur != tail) {
 		u64 in_page = cur & (NOVA_BLOCK_SIZE - 1);

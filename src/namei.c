@@ -37,9 +37,18 @@ static u64 *nova_op_tail(struct nova_op *op, struct inode *inode)
 			return &op->tail[i];
 	if (WARN_ON_ONCE(op->n == ARRAY_SIZE(op->inode)))
 		return &op->tail[0];
+	/* log appends of one inode are serialised against page faults */
+	mutex_lock_nested(&NOVA_I(inode)->header.log_mutex, op->n);
 	op->inode[op->n] = inode;
 	op->tail[op->n] = NOVA_I(inode)->header.log_tail;
 	return &op->tail[op->n++];
+}
+
+/* Drop the log mutexes of an operation that commits nothing */
+static void nova_op_abort(struct nova_op *op)
+{
+	while (op->n--)
+		mutex_unlock(&NOVA_I(op->inode[op->n])->header.log_mutex);
 }
 
 static void nova_op_commit(struct super_block *sb, struct nova_op *op)
@@ -66,6 +75,7 @@ static void nova_op_commit(struct super_block *sb, struct nova_op *op)
 		nova_persist(pi, sizeof(pi->i_valid));
 	}
 	nova_journal_commit(sb, &tx);
+	nova_op_abort(op);
 }
 
 static struct dentry *nova_lookup(struct inode *dir, struct dentry *dentry,
@@ -148,6 +158,7 @@ static int nova_create_object(struct inode *dir, struct dentry *dentry,
 					 dentry->d_name.len, inode->i_ino,
 					 fs_umode_to_dtype(mode), cookie, de_off);
 	if (ret) {
+		nova_op_abort(&op);
 		if (S_ISDIR(mode))
 			drop_nlink(dir);
 		goto fail;
@@ -209,6 +220,7 @@ static int nova_link(struct dentry *old_dentry, struct inode *dir,
 					 fs_umode_to_dtype(inode->i_mode),
 					 cookie, de_off);
 	if (ret) {
+		nova_op_abort(&op);
 		drop_nlink(inode);
 		return ret;
 	}
@@ -250,6 +262,7 @@ static int nova_remove(struct inode *dir, struct dentry *dentry)
 	if (!ret)
 		ret = nova_append_link_change(inode, nova_op_tail(&op, inode));
 	if (ret) {
+		nova_op_abort(&op);
 		set_nlink(inode, old_nlink);
 		if (isdir)
 			inc_nlink(dir);
@@ -362,6 +375,7 @@ static int nova_rename(struct user_namespace *mnt_userns,
 					 fs_umode_to_dtype(new->i_mode), ck2, off2);
 	if (ret) {
 		/* nothing committed: put the DRAM state back */
+		nova_op_abort(&op);
 		set_nlink(old_dir, nl_old_dir);
 		set_nlink(new_dir, nl_new_dir);
 		if (new)

@@ -27,6 +27,7 @@
 #define NOVA_MOUNT_ERRORS_RO		0x0004
 #define NOVA_MOUNT_ERRORS_PANIC		0x0008
 #define NOVA_MOUNT_DAX			0x0010
+#define NOVA_MOUNT_INPLACE		0x0020
 #define NOVA_MOUNT_ERRORS_MASK \
 	(NOVA_MOUNT_ERRORS_CONT | NOVA_MOUNT_ERRORS_RO | NOVA_MOUNT_ERRORS_PANIC)
 
@@ -148,6 +149,10 @@ struct nova_inode_info_header {
 	u64 parent_ino;
 	/* symlinks */
 	u64 symlink_block;
+	/* regular files */
+	struct mutex log_mutex;		/* log appends vs. page faults */
+	struct xarray pages;		/* page -> live write entry */
+	unsigned long data_pages;
 };
 
 struct nova_inode_info {
@@ -261,6 +266,8 @@ int nova_build_free_lists_from_bitmap(struct super_block *sb,
 				      const unsigned long *used);
 int nova_new_blocks(struct super_block *sb, unsigned long *blocknr,
 		    unsigned long num, int stripe, bool zero);
+int nova_new_data_blocks(struct super_block *sb, unsigned long *blocknr,
+			 unsigned long want);
 void nova_free_blocks(struct super_block *sb, unsigned long blocknr,
 		      unsigned long num);
 unsigned long nova_count_free_blocks(struct super_block *sb);
@@ -314,6 +321,7 @@ struct inode *nova_new_inode(struct inode *dir, umode_t mode, dev_t rdev,
 			     u64 *valid_word);
 void nova_evict_inode(struct inode *inode);
 int nova_append_link_change(struct inode *inode, u64 *tail);
+int nova_log_attr(struct inode *inode);
 void nova_set_inode_flags(struct inode *inode, u32 flags);
 int nova_fileattr_get(struct dentry *dentry, struct fileattr *fa);
 int nova_fileattr_set(struct user_namespace *mnt_userns,
@@ -323,6 +331,23 @@ extern const struct inode_operations nova_special_inode_operations;
 /* file.c */
 extern const struct file_operations nova_file_operations;
 extern const struct inode_operations nova_file_inode_operations;
+extern const struct address_space_operations nova_dax_aops;
+extern const struct iomap_ops nova_iomap_ops;
+
+/* dax.c */
+u64 nova_find_page(struct inode *inode, pgoff_t pg);
+int nova_replay_write_entry(struct super_block *sb, struct inode *inode,
+			    struct nova_file_write_entry *e);
+long nova_index_truncate(struct super_block *sb, struct inode *inode,
+			 loff_t size, bool free_old);
+void nova_index_free(struct inode *inode);
+void nova_free_file_data(struct super_block *sb, struct inode *inode);
+void nova_truncate_prepare(struct inode *inode, loff_t size);
+void nova_truncate_blocks(struct inode *inode, loff_t old, loff_t size);
+long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len);
+ssize_t nova_dax_read_iter(struct kiocb *iocb, struct iov_iter *to);
+ssize_t nova_dax_write_iter(struct kiocb *iocb, struct iov_iter *from);
+int nova_fault_alloc(struct inode *inode, pgoff_t pg, u64 *blk);
 
 /* symlink.c */
 extern const struct inode_operations nova_symlink_inode_operations;

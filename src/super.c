@@ -75,7 +75,7 @@ int nova_sync_super(struct super_block *sb)
 /* Mount options */
 enum {
 	Opt_init, Opt_mode, Opt_uid, Opt_gid, Opt_errors, Opt_dbgmask,
-	Opt_dax, Opt_dax_enum,
+	Opt_dax, Opt_dax_enum, Opt_inplace,
 };
 
 enum { Opt_dax_always, Opt_dax_never, Opt_dax_inode };
@@ -103,6 +103,7 @@ static const struct fs_parameter_spec nova_fs_parameters[] = {
 	fsparam_u32("dbgmask",		Opt_dbgmask),
 	fsparam_flag("dax",		Opt_dax),
 	fsparam_enum("dax",		Opt_dax_enum, nova_param_dax),
+	fsparam_u32("inplace_data_updates", Opt_inplace),
 	{}
 };
 
@@ -120,6 +121,7 @@ struct nova_fs_context {
 #define NOVA_SET_GID		0x04
 #define NOVA_SET_ERRORS		0x08
 #define NOVA_SET_DBGMASK	0x10
+#define NOVA_SET_INPLACE	0x20
 
 static int nova_parse_param(struct fs_context *fc, struct fs_parameter *param)
 {
@@ -164,6 +166,14 @@ static int nova_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		break;
 	case Opt_dax:
 		ctx->mount_opt |= NOVA_MOUNT_DAX;
+		break;
+	case Opt_inplace:
+		if (result.uint_32 > 1)
+			return invalfc(fc, "inplace_data_updates must be 0 or 1");
+		ctx->mount_opt &= ~NOVA_MOUNT_INPLACE;
+		if (result.uint_32)
+			ctx->mount_opt |= NOVA_MOUNT_INPLACE;
+		ctx->set |= NOVA_SET_INPLACE;
 		break;
 	case Opt_dax_enum:
 		if (result.uint_32 != Opt_dax_always)
@@ -540,6 +550,8 @@ static int nova_show_options(struct seq_file *seq, struct dentry *root)
 		seq_puts(seq, ",errors=continue");
 	if (nova_dbgmask)
 		seq_printf(seq, ",dbgmask=%u", nova_dbgmask);
+	if (nova_test_opt(sbi, INPLACE))
+		seq_puts(seq, ",inplace_data_updates=1");
 	seq_puts(seq, ",dax");
 	return 0;
 }
@@ -577,6 +589,10 @@ static int nova_reconfigure(struct fs_context *fc)
 	}
 	if (ctx->set & NOVA_SET_DBGMASK)
 		nova_dbgmask = ctx->dbgmask;
+	if (ctx->set & NOVA_SET_INPLACE) {
+		sbi->s_mount_opt &= ~NOVA_MOUNT_INPLACE;
+		sbi->s_mount_opt |= ctx->mount_opt & NOVA_MOUNT_INPLACE;
+	}
 
 	mutex_lock(&sbi->s_lock);
 	if ((fc->sb_flags & SB_RDONLY) && !sb_rdonly(sb))
@@ -610,7 +626,7 @@ static int nova_init_fs_context(struct fs_context *fc)
 		return -ENOMEM;
 	if (fc->purpose == FS_CONTEXT_FOR_RECONFIGURE) {
 		ctx->mount_opt = NOVA_SB(fc->root->d_sb)->s_mount_opt &
-				 NOVA_MOUNT_ERRORS_MASK;
+				 (NOVA_MOUNT_ERRORS_MASK | NOVA_MOUNT_INPLACE);
 	}
 	fc->fs_private = ctx;
 	fc->ops = &nova_context_ops;

@@ -1,0 +1,775 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NOVA file data: the per-file DRAM index, read, copy-on-write and
+ * in-place write, truncate, fallocate and hole punching.
+ *
+ * File data lives outside the log.  Each NOVA_FILE_WRITE entry maps
+ * num_pages file pages starting at pgoff to consecutive blocks starting
+ * at block (block 0: a hole, written by hole punching).  The DRAM index
+ * (an xarray, page -> the pmem address of the live write entry) is
+ * rebuilt from the log when the inode is read.
+ *
+ * Copy-on-write (default) ordering: new blocks are filled with
+ * non-temporal stores (partial head and tail pages completed from the old
+ * blocks), the write entries of all runs are appended, then one fence and
+ * one durable 8-byte log_tail store commit the whole write: after a crash
+ * a file shows all of a write or none of it.  Only then are the replaced
+ * blocks freed (DRAM allocator state) and the index updated.
+ *
+ * In-place mode (inplace_data_updates=1): pages that already have a
+ * block are overwritten where they are (durable before the call
+ * returns, not atomic), pages without one take the copy-on-write path.
+ */
+#include <linux/uio.h>
+#include <linux/slab.h>
+#include <linux/falloc.h>
+#include "nova.h"
+
+static inline u64 nova_entry_block(const struct nova_file_write_entry *e,
+				   pgoff_t pg)
+{
+	u64 blk = le64_to_cpu(e->block);
+
+	return blk ? blk + ((u64)(pg - le64_to_cpu(e->pgoff)) << NOVA_BLOCK_SHIFT)
+		   : 0;
+}
+
+/* Block offset of file page @pg, 0 for a hole */
+u64 nova_find_page(struct inode *inode, pgoff_t pg)
+{
+	struct nova_file_write_entry *e;
+
+	e = xa_load(&NOVA_I(inode)->header.pages, pg);
+	return e ? nova_entry_block(e, pg) : 0;
+}
+
+/*
+ * Point pages [pg, pg + n) at entry @e (NULL: holes).  Replaced blocks go
+ * back to the allocator when @free_old (never during a replay: there the
+ * allocator is rebuilt from the final state).  Returns the number of
+ * blocks freed, or -ENOMEM (only possible for new indexes that were not
+ * reserved).
+ */
+static long nova_index_set(struct super_block *sb, struct inode *inode,
+			   pgoff_t pg, unsigned long n,
+			   struct nova_file_write_entry *e, bool free_old)
+{
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	unsigned long run_start = 0, run_len = 0, i, index;
+	bool hole = !e || !le64_to_cpu(e->block);
+	long freed = 0;
+
+	for (i = 0; i < n; i++) {
+		struct nova_file_write_entry *old;
+		u64 oblk;
+
+		if (hole) {
+			/* only the mapped pages of the range matter */
+			index = pg + i;
+			old = xa_find(&sih->pages, &index, pg + n - 1, XA_PRESENT);
+			if (!old)
+				break;
+			i = index - pg;
+			xa_erase(&sih->pages, index);
+		} else {
+			old = xa_store(&sih->pages, pg + i, e, GFP_KERNEL);
+			if (xa_is_err(old))
+				return xa_err(old);
+			sih->data_pages++;
+		}
+		if (!old)
+			continue;
+		sih->data_pages--;
+		if (!free_old)
+			continue;
+		oblk = nova_entry_block(old, pg + i) >> NOVA_BLOCK_SHIFT;
+		if (run_len && oblk == run_start + run_len) {
+			run_len++;
+			continue;
+		}
+		if (run_len)
+			nova_free_blocks(sb, run_start, run_len);
+		freed += run_len;
+		run_start = oblk;
+		run_len = 1;
+	}
+	if (run_len)
+		nova_free_blocks(sb, run_start, run_len);
+	freed += run_len;
+	inode->i_blocks = sih->data_pages << (NOVA_BLOCK_SHIFT - 9);
+	return freed;
+}
+
+/* Log replay of a write entry (inode.c) */
+int nova_replay_write_entry(struct super_block *sb, struct inode *inode,
+			    struct nova_file_write_entry *e)
+{
+	u64 blk = le64_to_cpu(e->block);
+	u32 n = le32_to_cpu(e->num_pages);
+	u64 pg = le64_to_cpu(e->pgoff);
+	long ret;
+
+	if (!n || pg + n < pg || pg + n > (MAX_LFS_FILESIZE >> NOVA_BLOCK_SHIFT) + 1 ||
+	    (blk && !nova_range_valid(NOVA_SB(sb), blk,
+				      (u64)n << NOVA_BLOCK_SHIFT))) {
+		nova_error(sb, "inode %lu: bad write entry (page %llu, %u pages, block 0x%llx)",
+			   inode->i_ino, pg, n, blk);
+		return -EUCLEAN;
+	}
+	ret = nova_index_set(sb, inode, pg, n, e, false);
+	if (ret < 0)
+		return ret;
+	inode->i_size = le64_to_cpu(e->size);
+	inode->i_mtime = inode->i_ctime = nova_ns_to_ts(le64_to_cpu(e->mtime));
+	return 0;
+}
+
+/* Drop index entries of pages at or past @size (replay or truncate) */
+long nova_index_truncate(struct super_block *sb, struct inode *inode,
+			 loff_t size, bool free_old)
+{
+	pgoff_t first = DIV_ROUND_UP(size, NOVA_BLOCK_SIZE);
+
+	return nova_index_set(sb, inode, first,
+			      (MAX_LFS_FILESIZE >> NOVA_BLOCK_SHIFT) + 1 - first,
+			      NULL, free_old);
+}
+
+void nova_index_free(struct inode *inode)
+{
+	xa_destroy(&NOVA_I(inode)->header.pages);
+}
+
+/* Free every data block of a file being deleted */
+void nova_free_file_data(struct super_block *sb, struct inode *inode)
+{
+	nova_index_truncate(sb, inode, 0, true);
+}
+
+ssize_t nova_dax_read_iter(struct kiocb *iocb, struct iov_iter *to)
+{
+	struct inode *inode = file_inode(iocb->ki_filp);
+	struct super_block *sb = inode->i_sb;
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	loff_t pos = iocb->ki_pos, size;
+	ssize_t done = 0;
+	size_t count;
+
+	if (!iov_iter_count(to))
+		return 0;
+	inode_lock_shared(inode);
+	size = i_size_read(inode);
+	if (pos >= size)
+		goto out;
+	count = min_t(u64, iov_iter_count(to), size - pos);
+	while (count) {
+		pgoff_t pg = pos >> NOVA_BLOCK_SHIFT;
+		size_t off = pos & (NOVA_BLOCK_SIZE - 1);
+		struct nova_file_write_entry *e = xa_load(&sih->pages, pg);
+		size_t n = min_t(size_t, count, NOVA_BLOCK_SIZE - off), got;
+
+		if (e) {
+			/* extend over following pages of the same entry */
+			pgoff_t end = le64_to_cpu(e->pgoff) + le32_to_cpu(e->num_pages);
+
+			while (n < count && pg + 1 < end &&
+			       xa_load(&sih->pages, pg + 1) == e) {
+				pg++;
+				n = min_t(size_t, count, n + NOVA_BLOCK_SIZE);
+			}
+			got = _copy_mc_to_iter(nova_get_block(sb,
+					nova_entry_block(e, pos >> NOVA_BLOCK_SHIFT)) + off,
+					n, to);
+		} else {
+			got = iov_iter_zero(n, to);
+		}
+		done += got;
+		pos += got;
+		count -= got;
+		if (got < n) {
+			if (!done)
+				done = iov_iter_count(to) ? -EIO : -EFAULT;
+			break;
+		}
+	}
+out:
+	iocb->ki_pos = pos;
+	inode_unlock_shared(inode);
+	file_accessed(iocb->ki_filp);
+	return done;
+}
+
+/*
+ * Fill bytes [from, to) of a new block at @dst for file page @pg: the old
+ * contents where the page had a block and the bytes are below @size,
+ * zeros elsewhere.  Non-temporal stores: durable after the next fence.
+ */
+static int nova_fill_partial(struct super_block *sb, struct inode *inode,
+			     pgoff_t pg, void *dst, size_t from, size_t to,
+			     loff_t size)
+{
+	u64 oblk = nova_find_page(inode, pg);
+	loff_t pstart = (loff_t)pg << NOVA_BLOCK_SHIFT;
+	size_t valid = size <= pstart ? 0 :
+		       min_t(loff_t, size - pstart, NOVA_BLOCK_SIZE);
+	static const char zeros[NOVA_BLOCK_SIZE];
+	char *buf = NULL;
+
+	if (to <= from)
+		return 0;
+	if (oblk && valid > from) {
+		size_t end = min(valid, to);
+
+		buf = kmalloc(NOVA_BLOCK_SIZE, GFP_KERNEL);
+		if (!buf)
+			return -ENOMEM;
+		if (nova_read_pmem(buf, nova_get_block(sb, oblk) + from, end - from)) {
+			kfree(buf);
+			return -EIO;
+		}
+		nova_memcpy_nt(dst + from, buf, end - from);
+		kfree(buf);
+		from = end;
+	}
+	if (to > from)
+		nova_memcpy_nt(dst + from, zeros, to - from);
+	return 0;
+}
+
+/* Reserve index slots for new pages so the post-commit update cannot fail */
+static void nova_release_pages(struct inode *inode, pgoff_t pg,
+			       unsigned long n);
+
+static int nova_reserve_pages(struct inode *inode, pgoff_t pg, unsigned long n)
+{
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	unsigned long i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		if (xa_load(&sih->pages, pg + i))
+			continue;
+		ret = xa_reserve(&sih->pages, pg + i, GFP_KERNEL);
+		if (ret) {
+			while (i--)
+				xa_release(&sih->pages, pg + i);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* Give back reservations that were not used (present entries stay) */
+static void nova_release_pages(struct inode *inode, pgoff_t pg,
+			       unsigned long n)
+{
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	unsigned long i;
+
+	for (i = 0; i < n; i++)
+		xa_release(&sih->pages, pg + i);
+}
+
+/* Post-commit: apply the new write entries in [from, to) to the index */
+struct nova_apply_arg {
+	struct inode *inode;
+};
+
+static int nova_apply_entry(struct super_block *sb, u64 off, const void *entry,
+			    size_t size, void *arg)
+{
+	struct inode *inode = ((struct nova_apply_arg *)arg)->inode;
+	struct nova_file_write_entry *e = nova_get_block(sb, off);
+	long ret;
+
+	if (e->entry_type != NOVA_FILE_WRITE)
+		return 0;
+	ret = nova_index_set(sb, inode, le64_to_cpu(e->pgoff),
+			     le32_to_cpu(e->num_pages), e, true);
+	return ret < 0 ? ret : 0;
+}
+
+static void nova_apply_new_entries(struct super_block *sb, struct inode *inode,
+				   u64 old_tail, u64 new_tail)
+{
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	struct nova_apply_arg arg = { .inode = inode };
+	int ret;
+
+	ret = nova_log_walk(sb, inode->i_ino, old_tail ? old_tail : sih->log_head,
+			    new_tail, nova_apply_entry, &arg);
+	if (ret)
+		nova_error(sb, "inode %lu: cannot index committed writes (%d)",
+			   inode->i_ino, ret);
+}
+
+static int nova_append_write_entry(struct inode *inode, pgoff_t pg,
+				   unsigned long n, u64 block, loff_t new_size,
+				   u64 *tail)
+{
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	struct nova_file_write_entry e = {
+		.entry_type = NOVA_FILE_WRITE,
+		.num_pages = cpu_to_le32(n),
+		.block = cpu_to_le64(block),
+		.pgoff = cpu_to_le64(pg),
+		.mtime = cpu_to_le64(nova_ts_to_ns(inode->i_mtime)),
+		.size = cpu_to_le64(new_size),
+		.trans_id = cpu_to_le64(sih->trans_id++),
+	};
+
+	nova_entry_csum(&e, sizeof(e));
+	return nova_log_append(inode->i_sb, inode, &e, sizeof(e), tail, NULL);
+}
+
+/* Should writes to existing pages of @inode go in place? */
+static bool nova_write_inplace_mode(struct inode *inode)
+{
+	/* mapped files: in place keeps every mapping coherent with write() */
+	return READ_ONCE(inplace_data_updates) ||
+	       nova_test_opt(NOVA_SB(inode->i_sb), INPLACE) ||
+	       mapping_mapped(inode->i_mapping);
+}
+
+/* A run of new blocks filled by a copy-on-write write */
+struct nova_run {
+	pgoff_t pg;
+	unsigned long n;
+	unsigned long blk;
+	loff_t start;		/* file offset of the first data byte */
+	loff_t end;		/* file offset just past the data */
+	bool short_copy;	/* the user buffer faulted */
+};
+
+/*
+ * Phase 2 of a write or fallocate: append the entries of @runs, commit
+ * them with one tail store, zap user mappings of the range, then switch
+ * the index (which frees replaced blocks).  Runs whose entry does not
+ * fit in the log (ENOSPC) are dropped with their blocks.  Returns the
+ * number of runs committed.  Caller holds the inode lock.
+ */
+static int nova_commit_runs(struct inode *inode, struct nova_run *runs,
+			    int nr, loff_t keep_size, bool extend)
+{
+	struct super_block *sb = inode->i_sb;
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	struct address_space *mapping = inode->i_mapping;
+	u64 old_tail, tail;
+	loff_t size = keep_size;
+	int i, done = 0;
+
+	filemap_invalidate_lock(mapping);
+	mutex_lock(&sih->log_mutex);
+	old_tail = tail = sih->log_tail;
+	for (i = 0; i < nr; i++) {
+		if (extend)
+			size = max(size, runs[i].end);
+		if (nova_append_write_entry(inode, runs[i].pg, runs[i].n,
+					    runs[i].blk ?
+					    nova_block_off(runs[i].blk) : 0,
+					    size, &tail))
+			break;
+		done++;
+	}
+	for (i = done; i < nr; i++) {
+		if (!runs[i].blk)
+			continue;	/* a hole run reserves nothing */
+		nova_free_blocks(sb, runs[i].blk, runs[i].n);
+		nova_release_pages(inode, runs[i].pg, runs[i].n);
+	}
+	if (done) {
+		nova_log_commit(sb, inode, tail);
+		inode->i_size = size;
+		if (mapping_mapped(mapping))
+			unmap_mapping_range(mapping,
+					    (loff_t)runs[0].pg << NOVA_BLOCK_SHIFT,
+					    (loff_t)(runs[done - 1].pg + runs[done - 1].n -
+						     runs[0].pg) << NOVA_BLOCK_SHIFT,
+					    0);
+		nova_apply_new_entries(sb, inode, old_tail, tail);
+	}
+	mutex_unlock(&sih->log_mutex);
+	filemap_invalidate_unlock(mapping);
+	return done;
+}
+
+static int nova_push_run(struct nova_run **runs, int *nr, int *cap,
+			 struct nova_run r)
+{
+	if (*nr == *cap) {
+		int ncap = *cap ? *cap * 2 : 8;
+		struct nova_run *n = krealloc(*runs, ncap * sizeof(*n), GFP_KERNEL);
+
+		if (!n)
+			return -ENOMEM;
+		*runs = n;
+		*cap = ncap;
+	}
+	(*runs)[(*nr)++] = r;
+	return 0;
+}
+
+/*
+ * Phase 1 of a copy-on-write chunk: allocate blocks for the pages of
+ * [p, p + len) (as many as one contiguous run gives), complete partial
+ * head and tail pages from the old data and copy the user data.
+ */
+static ssize_t nova_cow_chunk(struct inode *inode, struct iov_iter *from,
+			      loff_t p, size_t len, pgoff_t limit,
+			      struct nova_run *run)
+{
+	struct super_block *sb = inode->i_sb;
+	pgoff_t pg = p >> NOVA_BLOCK_SHIFT;
+	size_t off = p & (NOVA_BLOCK_SIZE - 1), bytes, got, tail_off;
+	unsigned long want = ((p + len - 1) >> NOVA_BLOCK_SHIFT) - pg + 1;
+	unsigned long n, used, blk;
+	void *addr;
+	int ret;
+
+	want = min_t(unsigned long, want, limit - pg);
+	ret = nova_new_data_blocks(sb, &blk, want);
+	if (ret < 0)
+		return ret;
+	n = ret;
+	ret = nova_reserve_pages(inode, pg, n);
+	if (ret)
+		goto fail;
+	addr = nova_get_block(sb, nova_block_off(blk));
+	bytes = min_t(size_t, len, (n << NOVA_BLOCK_SHIFT) - off);
+	ret = nova_fill_partial(sb, inode, pg, addr, 0, off, inode->i_size);
+	if (ret)
+		goto fail_release;
+	got = _copy_from_iter_flushcache(addr + off, bytes, from);
+	if (!got) {
+		ret = -EFAULT;
+		goto fail_release;
+	}
+	used = DIV_ROUND_UP(off + got, NOVA_BLOCK_SIZE);
+	tail_off = (off + got) & (NOVA_BLOCK_SIZE - 1);
+	if (tail_off) {
+		ret = nova_fill_partial(sb, inode, pg + used - 1,
+					addr + ((used - 1) << NOVA_BLOCK_SHIFT),
+					tail_off, NOVA_BLOCK_SIZE, inode->i_size);
+		if (ret)
+			goto fail_release;
+	}
+	if (used < n) {
+		nova_free_blocks(sb, blk + used, n - used);
+		nova_release_pages(inode, pg + used, n - used);
+	}
+	run->pg = pg;
+	run->n = used;
+	run->blk = blk;
+	run->start = p;
+	run->end = p + got;
+	run->short_copy = got < bytes;
+	return got;
+fail_release:
+	nova_release_pages(inode, pg, n);
+fail:
+	nova_free_blocks(sb, blk, n);
+	return ret;
+}
+
+/*
+ * The write path; the caller holds the inode lock and has done the
+ * generic checks.  Returns bytes written or an error.
+ */
+static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
+			     loff_t pos)
+{
+	struct super_block *sb = inode->i_sb;
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	size_t count = iov_iter_count(from), written = 0;
+	bool inplace = nova_write_inplace_mode(inode);
+	struct nova_run *runs = NULL, run;
+	int nr = 0, cap = 0, done;
+	loff_t end_inplace = 0;
+	ssize_t ret = 0;
+
+	inode->i_mtime = inode->i_ctime = current_time(inode);
+	while (written < count) {
+		loff_t p = pos + written;
+		pgoff_t pg = p >> NOVA_BLOCK_SHIFT, limit;
+		size_t got;
+
+		if (inplace && nova_find_page(inode, pg)) {
+			size_t off = p & (NOVA_BLOCK_SIZE - 1);
+			size_t n = min(count - written, NOVA_BLOCK_SIZE - off);
+
+			got = _copy_from_iter_flushcache(nova_get_block(sb,
+					nova_find_page(inode, pg)) + off, n, from);
+			written += got;
+			end_inplace = p + got;
+			if (got < n) {
+				ret = -EFAULT;
+				break;
+			}
+			continue;
+		}
+		/* copy-on-write, in place mode: up to the next mapped page */
+		limit = ((p + (count - written) - 1) >> NOVA_BLOCK_SHIFT) + 1;
+		if (inplace) {
+			pgoff_t q;
+
+			for (q = pg + 1; q < limit && !nova_find_page(inode, q); q++)
+				;
+			limit = q;
+		}
+		ret = nova_cow_chunk(inode, from, p, count - written, limit, &run);
+		if (ret <= 0)
+			break;
+		got = ret;
+		ret = nova_push_run(&runs, &nr, &cap, run);
+		if (ret) {
+			nova_free_blocks(sb, run.blk, run.n);
+			nova_release_pages(inode, run.pg, run.n);
+			break;
+		}
+		written += got;
+		if (run.short_copy)
+			break;
+	}
+
+	if (nr) {
+		done = nova_commit_runs(inode, runs, nr,
+					max_t(loff_t, inode->i_size, end_inplace),
+					true);
+		if (done < nr) {
+			/* the log is full: the write ends before that run */
+			written = runs[done].start - pos;
+			ret = -ENOSPC;
+		}
+	} else if (written) {
+		/* in place only: record the new times and size */
+		mutex_lock(&sih->log_mutex);
+		if (end_inplace > inode->i_size)
+			inode->i_size = end_inplace;
+		ret = nova_log_attr(inode);
+		mutex_unlock(&sih->log_mutex);
+	}
+	kfree(runs);
+	i_size_write(inode, inode->i_size);
+	nova_fence();
+	return written ? written : ret;
+}
+
+ssize_t nova_dax_write_iter(struct kiocb *iocb, struct iov_iter *from)
+{
+	struct file *file = iocb->ki_filp;
+	struct inode *inode = file_inode(file);
+	ssize_t ret;
+
+	inode_lock(inode);
+	ret = generic_write_checks(iocb, from);
+	if (ret <= 0)
+		goto out;
+	ret = file_remove_privs(file);
+	if (ret)
+		goto out;
+	ret = nova_do_write(inode, from, iocb->ki_pos);
+	if (ret > 0)
+		iocb->ki_pos += ret;
+out:
+	inode_unlock(inode);
+	return ret;
+}
+
+/* Zero [start, end) of one page in place, if the page has a block */
+static void nova_zero_in_page(struct inode *inode, loff_t start, loff_t end)
+{
+	u64 blk = nova_find_page(inode, start >> NOVA_BLOCK_SHIFT);
+
+	if (blk && end > start)
+		nova_memset_persist(nova_get_block(inode->i_sb, blk) +
+				    (start & (NOVA_BLOCK_SIZE - 1)), 0, end - start);
+}
+
+/*
+ * Truncate, before the new size is committed: growing zeroes the old
+ * last page's bytes past the old size, so no stale bytes ever become
+ * part of the file (a crash before the commit leaves them past EOF).
+ */
+void nova_truncate_prepare(struct inode *inode, loff_t size)
+{
+	loff_t old = inode->i_size;
+
+	if (size > old && (old & (NOVA_BLOCK_SIZE - 1)))
+		nova_zero_in_page(inode, old, round_up(old, NOVA_BLOCK_SIZE));
+}
+
+/*
+ * Truncate, after the new size is committed: drop mappings and cached
+ * DAX entries past it, then free the blocks.
+ */
+void nova_truncate_blocks(struct inode *inode, loff_t old, loff_t size)
+{
+	if (size >= old)
+		return;
+	truncate_pagecache(inode, size);
+	nova_index_truncate(inode->i_sb, inode, size, true);
+	if (size & (NOVA_BLOCK_SIZE - 1))
+		nova_zero_in_page(inode, size, round_up(size, NOVA_BLOCK_SIZE));
+}
+
+/*
+ * fallocate: the default mode and KEEP_SIZE allocate zeroed blocks for
+ * the holes in the range; PUNCH_HOLE and ZERO_RANGE zero partial edge
+ * pages in place and log a hole entry (block 0) for the whole pages, so
+ * they read as zeros.  Each is committed by one tail store.
+ */
+long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
+{
+	struct inode *inode = file_inode(file);
+	struct super_block *sb = inode->i_sb;
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	bool keep = mode & FALLOC_FL_KEEP_SIZE;
+	loff_t end = offset + len, new_size;
+	struct nova_run *runs = NULL;
+	int nr = 0, cap = 0;
+	long ret;
+
+	if (mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE |
+		     FALLOC_FL_ZERO_RANGE))
+		return -EOPNOTSUPP;
+	if ((mode & FALLOC_FL_PUNCH_HOLE) && !keep)
+		return -EOPNOTSUPP;
+	if ((mode & FALLOC_FL_PUNCH_HOLE) && (mode & FALLOC_FL_ZERO_RANGE))
+		return -EOPNOTSUPP;
+	if (!S_ISREG(inode->i_mode))
+		return -ENODEV;
+
+	inode_lock(inode);
+	ret = inode_newsize_ok(inode, end);
+	if (ret)
+		goto out;
+	ret = file_modified(file);
+	if (ret)
+		goto out;
+	new_size = keep ? inode->i_size : max_t(loff_t, inode->i_size, end);
+
+	if (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) {
+		pgoff_t hp = offset >> NOVA_BLOCK_SHIFT, tp = end >> NOVA_BLOCK_SHIFT;
+		pgoff_t first = DIV_ROUND_UP(offset, NOVA_BLOCK_SIZE);
+		struct nova_run hole = { .pg = first, .n = tp - first };
+
+		filemap_invalidate_lock(inode->i_mapping);
+		truncate_pagecache_range(inode, offset, end - 1);
+		filemap_invalidate_unlock(inode->i_mapping);
+		if (offset & (NOVA_BLOCK_SIZE - 1))
+			nova_zero_in_page(inode, offset,
+					  min_t(loff_t, end, (loff_t)(hp + 1) <<
+						NOVA_BLOCK_SHIFT));
+		if ((end & (NOVA_BLOCK_SIZE - 1)) &&
+		    (tp != hp || !(offset & (NOVA_BLOCK_SIZE - 1))))
+			nova_zero_in_page(inode, (loff_t)tp << NOVA_BLOCK_SHIFT, end);
+		if (tp > first) {
+			ret = nova_push_run(&runs, &nr, &cap, hole);
+			if (ret)
+				goto out;
+		}
+	} else {
+		pgoff_t pg = offset >> NOVA_BLOCK_SHIFT;
+		pgoff_t last = (end - 1) >> NOVA_BLOCK_SHIFT;
+
+		/* zeroed blocks for every hole in the range */
+		while (pg <= last) {
+			struct nova_run r = { .pg = pg };
+			unsigned long n;
+
+			if (nova_find_page(inode, pg)) {
+				pg++;
+				continue;
+			}
+			for (n = 1; pg + n <= last && !nova_find_page(inode, pg + n); n++)
+				;
+			ret = nova_new_data_blocks(sb, &r.blk, n);
+			if (ret < 0)
+				break;
+			r.n = ret;
+			ret = nova_reserve_pages(inode, pg, r.n);
+			if (!ret) {
+				nova_memset_persist(nova_get_block(sb, nova_block_off(r.blk)),
+						    0, r.n << NOVA_BLOCK_SHIFT);
+				ret = nova_push_run(&runs, &nr, &cap, r);
+				if (ret)
+					nova_release_pages(inode, pg, r.n);
+			}
+			if (ret) {
+				nova_free_blocks(sb, r.blk, r.n);
+				break;
+			}
+			pg += r.n;
+		}
+		if (ret < 0)
+			goto out_free;
+	}
+	inode->i_mtime = inode->i_ctime = current_time(inode);
+	if (nr) {
+		if (nova_commit_runs(inode, runs, nr, new_size, false) < nr)
+			ret = -ENOSPC;
+	} else if (new_size != inode->i_size ||
+		   (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE))) {
+		mutex_lock(&sih->log_mutex);
+		inode->i_size = new_size;
+		ret = nova_log_attr(inode);
+		mutex_unlock(&sih->log_mutex);
+	}
+	i_size_write(inode, inode->i_size);
+	goto out;
+out_free:
+	while (nr--) {
+		if (!runs[nr].blk)
+			continue;
+		nova_free_blocks(sb, runs[nr].blk, runs[nr].n);
+		nova_release_pages(inode, runs[nr].pg, runs[nr].n);
+	}
+out:
+	kfree(runs);
+	inode_unlock(inode);
+	return ret;
+}
+
+/*
+ * A write fault on a hole of a shared mapping: one zeroed block, logged
+ * and committed like a one-page write (the file size does not change).
+ * Caller holds the mapping's invalidate lock shared.
+ */
+int nova_fault_alloc(struct inode *inode, pgoff_t pg, u64 *blk)
+{
+	struct super_block *sb = inode->i_sb;
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	unsigned long b;
+	u64 old_tail, tail;
+	int ret;
+
+	mutex_lock(&sih->log_mutex);
+	*blk = nova_find_page(inode, pg);
+	if (*blk)
+		goto out;	/* another fault got there first */
+	ret = nova_new_blocks(sb, &b, 1, -1, true);
+	if (ret < 0)
+		goto out_err;
+	ret = xa_reserve(&sih->pages, pg, GFP_KERNEL);
+	if (ret)
+		goto out_free;
+	old_tail = tail = sih->log_tail;
+	inode->i_mtime = inode->i_ctime = current_time(inode);
+	ret = nova_append_write_entry(inode, pg, 1, nova_block_off(b),
+				      inode->i_size, &tail);
+	if (ret) {
+		xa_release(&sih->pages, pg);
+		goto out_free;
+	}
+	nova_log_commit(sb, inode, tail);
+	nova_apply_new_entries(sb, inode, old_tail, tail);
+	*blk = nova_block_off(b);
+out:
+	mutex_unlock(&sih->log_mutex);
+	return 0;
+out_free:
+	nova_free_blocks(sb, b, 1);
+out_err:
+	mutex_unlock(&sih->log_mutex);
+	return ret;
+}
