@@ -38,7 +38,7 @@ unit: tools
 	tests/run-unit-tests.sh
 
 guest: module guest-bin
-	tests/run-guest-tests.sh --no-build
+	tests/run-guest-tests.sh --no-build --scratch
 
 check:
 	tests/check.sh

@@ -101,16 +101,19 @@ static int nova_scan_entry(struct super_block *sb, u64 off, const void *entry,
 		sc->links = le32_to_cpu(((const struct nova_dentry *)entry)->links_count);
 		break;
 	case NOVA_LINK_CHANGE:
-		sc->links = le32_to_cpu(((const struct nova_link_change_entry *)entry)->links);
+		if (!nova_entry_is_invalid(entry))
+			sc->links = le32_to_cpu(((const struct nova_link_change_entry *)entry)->links);
 		break;
 	case NOVA_SET_ATTR:
-		if (!(sa->attr & NOVA_ATTR_SIZE))
+		if (!(sa->attr & NOVA_ATTR_SIZE) || nova_entry_is_invalid(entry))
 			break;
 		pg = DIV_ROUND_UP(le64_to_cpu(sa->size), NOVA_BLOCK_SIZE);
 		xa_for_each_start(&sc->pages, index, old, pg)
 			xa_erase(&sc->pages, index);
 		break;
 	case NOVA_FILE_WRITE:
+		if (nova_entry_is_invalid(entry))
+			break;	/* every page superseded */
 		pg = le64_to_cpu(e->pgoff);
 		n = le32_to_cpu(e->num_pages);
 		blk = le64_to_cpu(e->block);

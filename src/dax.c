@@ -82,6 +82,7 @@ static long nova_index_set(struct super_block *sb, struct inode *inode,
 		sih->data_pages--;
 		if (!free_old)
 			continue;
+		nova_invalidate_pages(sb, old, 1);
 		oblk = nova_entry_block(old, pg + i) >> NOVA_BLOCK_SHIFT;
 		if (run_len && oblk == run_start + run_len) {
 			run_len++;
@@ -155,6 +156,8 @@ ssize_t nova_dax_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	ssize_t done = 0;
 	size_t count;
 
+	NOVA_TIMER_BEGIN(t);
+
 	if (!iov_iter_count(to))
 		return 0;
 	inode_lock_shared(inode);
@@ -196,6 +199,10 @@ out:
 	iocb->ki_pos = pos;
 	inode_unlock_shared(inode);
 	file_accessed(iocb->ki_filp);
+	atomic64_inc(&NOVA_SB(sb)->stats.read_calls);
+	if (done > 0)
+		atomic64_add(done, &NOVA_SB(sb)->stats.read_bytes);
+	NOVA_TIMER_END(NOVA_SB(sb), T_READ, t);
 	return done;
 }
 
@@ -387,6 +394,7 @@ static int nova_commit_runs(struct inode *inode, struct nova_run *runs,
 						     runs[0].pg) << NOVA_BLOCK_SHIFT,
 					    0);
 		nova_apply_new_entries(sb, inode, old_tail, tail);
+		nova_gc_if_pending(inode);
 	}
 	mutex_unlock(&sih->log_mutex);
 	filemap_invalidate_unlock(mapping);
@@ -463,6 +471,7 @@ static ssize_t nova_cow_chunk(struct inode *inode, struct iov_iter *from,
 	run->start = p;
 	run->end = p + got;
 	run->short_copy = got < bytes;
+	atomic64_add(used, &NOVA_SB(sb)->stats.cow_pages);
 	return got;
 fail_release:
 	nova_release_pages(inode, pg, n);
@@ -501,6 +510,7 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 					nova_find_page(inode, pg)) + off, n, from);
 			written += got;
 			end_inplace = p + got;
+			atomic64_add(got, &NOVA_SB(sb)->stats.inplace_bytes);
 			if (got < n) {
 				ret = -EFAULT;
 				break;
@@ -545,7 +555,7 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 		mutex_lock(&sih->log_mutex);
 		if (end_inplace > inode->i_size)
 			inode->i_size = end_inplace;
-		ret = nova_log_attr(inode);
+		ret = nova_log_attr(inode, false);
 		mutex_unlock(&sih->log_mutex);
 	}
 	kfree(runs);
@@ -558,7 +568,9 @@ ssize_t nova_dax_write_iter(struct kiocb *iocb, struct iov_iter *from)
 {
 	struct file *file = iocb->ki_filp;
 	struct inode *inode = file_inode(file);
+	struct nova_sb_info *sbi = NOVA_SB(inode->i_sb);
 	ssize_t ret;
+	NOVA_TIMER_BEGIN(t);
 
 	inode_lock(inode);
 	ret = generic_write_checks(iocb, from);
@@ -572,6 +584,10 @@ ssize_t nova_dax_write_iter(struct kiocb *iocb, struct iov_iter *from)
 		iocb->ki_pos += ret;
 out:
 	inode_unlock(inode);
+	atomic64_inc(&sbi->stats.write_calls);
+	if (ret > 0)
+		atomic64_add(ret, &sbi->stats.write_bytes);
+	NOVA_TIMER_END(sbi, T_WRITE, t);
 	return ret;
 }
 
@@ -712,7 +728,7 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 		   (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE))) {
 		mutex_lock(&sih->log_mutex);
 		inode->i_size = new_size;
-		ret = nova_log_attr(inode);
+		ret = nova_log_attr(inode, false);
 		mutex_unlock(&sih->log_mutex);
 	}
 	i_size_write(inode, inode->i_size);
@@ -764,6 +780,7 @@ int nova_fault_alloc(struct inode *inode, pgoff_t pg, u64 *blk)
 	nova_log_commit(sb, inode, tail);
 	nova_apply_new_entries(sb, inode, old_tail, tail);
 	*blk = nova_block_off(b);
+	atomic64_inc(&NOVA_SB(sb)->stats.fault_allocs);
 out:
 	mutex_unlock(&sih->log_mutex);
 	return 0;

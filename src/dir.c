@@ -123,37 +123,46 @@ void nova_dir_index_free(struct inode *dir)
 }
 
 /*
- * Append a directory entry for @name -> @ino (0: removal) to @dir's log
- * at the working tail; it records the directory's link count, times and
- * size as they are after the operation, so the caller updates those
- * first.  Not visible before the caller commits.
+ * Append a directory entry for @name -> @ino (0: removal) with readdir
+ * cookie @cookie to @dir's log at the working tail; it records the
+ * directory's link count and times as they are after the operation, so
+ * the caller updates those first.  Not visible before the caller commits.
  */
-int nova_append_dentry(struct inode *dir, const struct qstr *name, u64 ino,
-		       umode_t mode, u64 *tail, u64 *de_off, u64 *cookie)
+int nova_write_dentry(struct inode *dir, const char *name, int len, u64 ino,
+		      u8 ftype, u64 cookie, u64 *tail, u64 *de_off)
 {
 	struct nova_inode_info_header *sih = &NOVA_I(dir)->header;
 	struct nova_dentry buf;
 	struct nova_dentry *de = &buf;
-	u16 len = NOVA_DENTRY_LEN(name->len);
-	u64 tid = sih->trans_id++;
+	u16 de_len = NOVA_DENTRY_LEN(len);
 
-	if (name->len > NOVA_NAME_LEN || !name->len)
+	if (len > NOVA_NAME_LEN || !len)
 		return -ENAMETOOLONG;
-	memset(de, 0, len);
+	memset(de, 0, de_len);
 	de->entry_type = NOVA_DIR_LOG;
-	de->name_len = name->len;
-	de->de_len = cpu_to_le16(len);
-	de->file_type = ino ? fs_umode_to_dtype(mode) : DT_UNKNOWN;
+	de->name_len = len;
+	de->de_len = cpu_to_le16(de_len);
+	de->file_type = ino ? ftype : DT_UNKNOWN;
 	de->links_count = cpu_to_le32(dir->i_nlink);
 	de->mtime = cpu_to_le64(nova_ts_to_ns(dir->i_mtime));
 	de->ino = cpu_to_le64(ino);
-	de->size = cpu_to_le64(dir->i_size);
-	de->trans_id = cpu_to_le64(tid);
-	memcpy(de->name, name->name, name->len);
-	nova_entry_csum(de, len);
+	de->cookie = cpu_to_le64(cookie);
+	de->trans_id = cpu_to_le64(sih->trans_id++);
+	memcpy(de->name, name, len);
+	nova_entry_csum(de, de_len);
+	return nova_log_append(dir->i_sb, dir, de, de_len, tail, de_off);
+}
+
+/* A new name (or removal): its cookie is the entry's trans_id */
+int nova_append_dentry(struct inode *dir, const struct qstr *name, u64 ino,
+		       umode_t mode, u64 *tail, u64 *de_off, u64 *cookie)
+{
+	u64 ck = NOVA_I(dir)->header.trans_id;
+
 	if (cookie)
-		*cookie = tid;
-	return nova_log_append(dir->i_sb, dir, de, len, tail, de_off);
+		*cookie = ck;
+	return nova_write_dentry(dir, name->name, name->len, ino,
+				 fs_umode_to_dtype(mode), ck, tail, de_off);
 }
 
 /* Log replay: one directory entry (called from the inode's log walk) */
@@ -181,6 +190,8 @@ int nova_rebuild_entry(struct super_block *sb, u64 off, const void *entry,
 			sih->parent_ino = ino;
 		return 0;
 	}
+	if (de->invalid)
+		return 0;
 	if (!ino) {
 		dn = nova_dir_find(dir, de->name, len);
 		if (dn)
@@ -188,7 +199,7 @@ int nova_rebuild_entry(struct super_block *sb, u64 off, const void *entry,
 		return 0;
 	}
 	return nova_dir_index_add(dir, de->name, len, ino, de->file_type,
-				  le64_to_cpu(de->trans_id), off);
+				  le64_to_cpu(de->cookie), off);
 }
 
 static int nova_readdir(struct file *file, struct dir_context *ctx)

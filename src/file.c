@@ -71,10 +71,14 @@ static loff_t nova_llseek(struct file *file, loff_t offset, int whence)
  */
 static int nova_fsync(struct file *file, loff_t start, loff_t end, int datasync)
 {
+	struct nova_sb_info *sbi = NOVA_SB(file_inode(file)->i_sb);
 	int ret;
+	NOVA_TIMER_BEGIN(t);
 
 	ret = file_write_and_wait_range(file, start, end);
 	nova_fence();
+	atomic64_inc(&sbi->stats.fsync_calls);
+	NOVA_TIMER_END(sbi, T_FSYNC, t);
 	return ret;
 }
 
@@ -147,6 +151,7 @@ static vm_fault_t nova_dax_huge_fault(struct vm_fault *vmf,
 		     (vmf->vma->vm_flags & VM_SHARED);
 	vm_fault_t ret;
 	pfn_t pfn;
+	NOVA_TIMER_BEGIN(t);
 
 	if (write)
 		sb_start_pagefault(inode->i_sb);
@@ -157,6 +162,7 @@ static vm_fault_t nova_dax_huge_fault(struct vm_fault *vmf,
 	filemap_invalidate_unlock_shared(inode->i_mapping);
 	if (write)
 		sb_end_pagefault(inode->i_sb);
+	NOVA_TIMER_END(NOVA_SB(inode->i_sb), T_FAULT, t);
 	return ret;
 }
 

@@ -314,6 +314,7 @@ static int nova_replay_entry(struct super_block *sb, u64 off,
 	struct inode *inode = arg;
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	u64 tid = nova_entry_trans_id(entry);
+	bool dead = nova_entry_is_invalid(entry);
 	long ret = 0;
 
 	if (tid >= sih->trans_id)
@@ -323,28 +324,42 @@ static int nova_replay_entry(struct super_block *sb, u64 off,
 	case NOVA_DIR_LOG:
 		if (!S_ISDIR(inode->i_mode))
 			goto bad;
+		/* a dead dentry still carries the directory's attributes */
 		ret = nova_rebuild_entry(sb, off, entry, size, inode);
 		break;
-	case NOVA_SET_ATTR:
-		nova_apply_setattr(inode, entry);
-		if (S_ISREG(inode->i_mode) &&
-		    (((const struct nova_setattr_entry *)entry)->attr & NOVA_ATTR_SIZE))
+	case NOVA_SET_ATTR: {
+		const struct nova_setattr_entry *e = entry;
+		loff_t before = inode->i_size;
+
+		if (dead)
+			break;
+		nova_apply_setattr(inode, e);
+		sih->last_sa = off;
+		sih->last_sa_cut = (e->attr & NOVA_ATTR_SIZE) &&
+				   inode->i_size < before;
+		if (S_ISREG(inode->i_mode) && (e->attr & NOVA_ATTR_SIZE))
 			ret = nova_index_truncate(sb, inode, inode->i_size, false);
 		break;
+	}
 	case NOVA_LINK_CHANGE: {
 		const struct nova_link_change_entry *e = entry;
 
+		if (dead)
+			break;
 		set_nlink(inode, le32_to_cpu(e->links));
 		inode->i_ctime = nova_ns_to_ts(le64_to_cpu(e->ctime));
 		inode->i_generation = le32_to_cpu(e->generation);
 		nova_set_inode_flags(inode, le32_to_cpu(e->flags));
+		sih->last_lc = off;
 		break;
 	}
 	case NOVA_FILE_WRITE: {
 		struct nova_file_write_entry *e = (void *)entry;
 
 		if (S_ISREG(inode->i_mode)) {
-			ret = nova_replay_write_entry(sb, inode, e);
+			/* a dead write entry's pages are all superseded */
+			if (!dead)
+				ret = nova_replay_write_entry(sb, inode, e);
 			break;
 		}
 		if (!S_ISLNK(inode->i_mode) || le64_to_cpu(e->pgoff) ||
@@ -598,7 +613,21 @@ int nova_append_link_change(struct inode *inode, u64 *tail)
 	};
 
 	nova_entry_csum(&e, sizeof(e));
-	return nova_log_append(inode->i_sb, inode, &e, sizeof(e), tail, NULL);
+	return nova_log_append(inode->i_sb, inode, &e, sizeof(e), tail,
+			       &sih->pending_lc);
+}
+
+/* After the commit: the new link-change entry supersedes the previous */
+void nova_link_change_committed(struct inode *inode)
+{
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+
+	if (!sih->pending_lc)
+		return;
+	if (sih->last_lc)
+		nova_invalidate_entry(inode->i_sb, sih->last_lc);
+	sih->last_lc = sih->pending_lc;
+	sih->pending_lc = 0;
 }
 
 int nova_getattr(struct user_namespace *mnt_userns, const struct path *path,
@@ -629,11 +658,11 @@ int nova_getattr(struct user_namespace *mnt_userns, const struct path *path,
  * Log the inode's current attributes (mode, owner, times, size) as one
  * NOVA_SET_ATTR entry and commit it.  Caller holds the log mutex.
  */
-int nova_log_attr(struct inode *inode)
+int nova_log_attr(struct inode *inode, bool cut)
 {
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	struct nova_setattr_entry e = { .entry_type = NOVA_SET_ATTR };
-	u64 tail = sih->log_tail;
+	u64 tail = sih->log_tail, off;
 	int ret;
 
 	e.attr = NOVA_ATTR_MODE | NOVA_ATTR_UID | NOVA_ATTR_GID |
@@ -649,10 +678,15 @@ int nova_log_attr(struct inode *inode)
 	e.trans_id = cpu_to_le64(sih->trans_id++);
 	nova_entry_csum(&e, sizeof(e));
 
-	ret = nova_log_append(inode->i_sb, inode, &e, sizeof(e), &tail, NULL);
+	ret = nova_log_append(inode->i_sb, inode, &e, sizeof(e), &tail, &off);
 	if (ret)
 		return ret;
 	nova_log_commit(inode->i_sb, inode, tail);
+	/* a superseded entry dies, unless it cut the file (see gc.c) */
+	if (sih->last_sa && !sih->last_sa_cut)
+		nova_invalidate_entry(inode->i_sb, sih->last_sa);
+	sih->last_sa = off;
+	sih->last_sa_cut = cut;
 	return 0;
 }
 
@@ -693,7 +727,7 @@ int nova_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 	setattr_copy(mnt_userns, inode, attr);
 	if (attr->ia_valid & ATTR_SIZE)
 		inode->i_size = attr->ia_size;
-	ret = nova_log_attr(inode);
+	ret = nova_log_attr(inode, resize && attr->ia_size < old);
 	if (ret) {
 		/* nothing committed; the DRAM inode is re-read on next iget */
 		inode->i_size = old;
@@ -743,6 +777,7 @@ int nova_fileattr_set(struct user_namespace *mnt_userns,
 		sih->flags = old;
 	} else {
 		nova_log_commit(inode->i_sb, inode, tail);
+		nova_link_change_committed(inode);
 		nova_set_inode_flags(inode, fa->flags);
 	}
 	mutex_unlock(&sih->log_mutex);

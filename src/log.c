@@ -20,7 +20,7 @@
  */
 #include "nova.h"
 
-static struct nova_log_page_tail *nova_page_tail(struct super_block *sb,
+struct nova_log_page_tail *nova_page_tail(struct super_block *sb,
 						 u64 page)
 {
 	return nova_get_block(sb, page + NOVA_LOG_LAST_ENTRY);
@@ -119,7 +119,7 @@ void nova_free_log(struct super_block *sb, u64 head)
  * Make room for an entry of @size bytes at *@tail (an uncommitted working
  * tail), moving to the next page and extending the log as needed.
  */
-static int nova_log_make_room(struct super_block *sb,
+static int nova_log_make_room(struct super_block *sb, struct inode *inode,
 			      struct nova_inode_info_header *sih,
 			      struct nova_inode *pi, u64 *tail, size_t size)
 {
@@ -143,9 +143,13 @@ static int nova_log_make_room(struct super_block *sb,
 	page = cur & ~(u64)(NOVA_BLOCK_SIZE - 1);
 	next = le64_to_cpu(nova_page_tail(sb, page)->next_page);
 	if (!next) {
-		unsigned long want = sih->log_pages < NOVA_LOG_EXTEND_THRESHOLD ?
-				     max(sih->log_pages, 1UL) :
-				     NOVA_LOG_EXTEND_STEP;
+		unsigned long want;
+
+		/* before growing: drop dead pages, see if a rewrite pays */
+		nova_fast_gc(sb, inode, cur);
+		nova_gc_check(sb, inode);
+		want = sih->log_pages < NOVA_LOG_EXTEND_THRESHOLD ?
+		       max(sih->log_pages, 1UL) : NOVA_LOG_EXTEND_STEP;
 
 		got = nova_alloc_log_pages(sb, want, &first, &last);
 		if (got < 0)
@@ -178,7 +182,7 @@ int nova_log_append(struct super_block *sb, struct inode *inode,
 	struct nova_log_page_tail *pt;
 	int ret;
 
-	ret = nova_log_make_room(sb, sih, pi, tail, size);
+	ret = nova_log_make_room(sb, inode, sih, pi, tail, size);
 	if (ret)
 		return ret;
 	nova_memcpy_nt(nova_get_block(sb, *tail), entry, size);
@@ -286,51 +290,107 @@ corrupt:
 	return -EUCLEAN;
 }
 
-/* Offset of the e_csum field of an entry type */
-static int nova_csum_offset(u8 type)
+/* Offsets of an entry type's checksum and mutable fields, -1 if none */
+struct nova_entry_layout {
+	int csum;
+	int flag;
+	int pages;	/* invalid_pages of a write entry */
+};
+
+static struct nova_entry_layout nova_layout_of(u8 type)
 {
 	switch (type) {
 	case NOVA_FILE_WRITE:
-		return offsetof(struct nova_file_write_entry, e_csum);
+		return (struct nova_entry_layout){
+			offsetof(struct nova_file_write_entry, e_csum),
+			offsetof(struct nova_file_write_entry, reassigned),
+			offsetof(struct nova_file_write_entry, invalid_pages) };
 	case NOVA_DIR_LOG:
-		return offsetof(struct nova_dentry, e_csum);
+		return (struct nova_entry_layout){
+			offsetof(struct nova_dentry, e_csum),
+			offsetof(struct nova_dentry, invalid), -1 };
 	case NOVA_SET_ATTR:
-		return offsetof(struct nova_setattr_entry, e_csum);
+		return (struct nova_entry_layout){
+			offsetof(struct nova_setattr_entry, e_csum),
+			offsetof(struct nova_setattr_entry, invalid), -1 };
 	case NOVA_LINK_CHANGE:
-		return offsetof(struct nova_link_change_entry, e_csum);
+		return (struct nova_entry_layout){
+			offsetof(struct nova_link_change_entry, e_csum),
+			offsetof(struct nova_link_change_entry, invalid), -1 };
 	case NOVA_MMAP_WRITE:
-		return offsetof(struct nova_mmap_entry, e_csum);
+		return (struct nova_entry_layout){
+			offsetof(struct nova_mmap_entry, e_csum),
+			offsetof(struct nova_mmap_entry, invalid), -1 };
 	default:
-		return -1;
+		return (struct nova_entry_layout){ -1, -1, -1 };
 	}
 }
 
-/* CRC32C of an entry with its e_csum field taken as zero */
+/* CRC32C of an entry with its checksum and mutable fields taken as zero */
 static u32 nova_entry_crc(const void *entry, size_t size)
 {
-	const u8 *p = entry;
-	int off = nova_csum_offset(p[0]);
-	static const u8 zero[4];
-	u32 crc;
+	struct nova_entry_layout l = nova_layout_of(*(const u8 *)entry);
+	u8 buf[NOVA_DENTRY_HEADER + NOVA_NAME_LEN + 1];
 
-	crc = nova_crc32c_update(~0U, p, off);
-	crc = nova_crc32c_update(crc, zero, 4);
-	crc = nova_crc32c_update(crc, p + off + 4, size - off - 4);
-	return ~crc;
+	if (size > sizeof(buf) || l.csum < 0)
+		return 0;
+	memcpy(buf, entry, size);
+	memset(buf + l.csum, 0, 4);
+	buf[l.flag] = 0;
+	if (l.pages >= 0)
+		memset(buf + l.pages, 0, 4);
+	return nova_crc32c(buf, size);
 }
 
 void nova_entry_csum(void *entry, size_t size)
 {
-	u8 *p = entry;
-	__le32 *sum = (__le32 *)(p + nova_csum_offset(p[0]));
+	struct nova_entry_layout l = nova_layout_of(*(u8 *)entry);
 
-	*sum = cpu_to_le32(nova_entry_crc(entry, size));
+	*(__le32 *)((u8 *)entry + l.csum) = cpu_to_le32(nova_entry_crc(entry, size));
 }
 
 bool nova_entry_csum_ok(const void *entry, size_t size)
 {
-	const u8 *p = entry;
-	const __le32 *sum = (const __le32 *)(p + nova_csum_offset(p[0]));
+	struct nova_entry_layout l = nova_layout_of(*(const u8 *)entry);
 
-	return le32_to_cpu(*sum) == nova_entry_crc(entry, size);
+	return le32_to_cpu(*(const __le32 *)((const u8 *)entry + l.csum)) ==
+	       nova_entry_crc(entry, size);
+}
+
+bool nova_entry_is_invalid(const void *entry)
+{
+	struct nova_entry_layout l = nova_layout_of(*(const u8 *)entry);
+
+	return l.flag >= 0 && READ_ONCE(((const u8 *)entry)[l.flag]);
+}
+
+/*
+ * Mark the entry at @off dead: its flag, then its page's invalid count,
+ * each durable.  Only after the entry that supersedes it is committed.
+ */
+void nova_invalidate_entry(struct super_block *sb, u64 off)
+{
+	u8 *p = nova_get_block(sb, off);
+	struct nova_entry_layout l = nova_layout_of(p[0]);
+	struct nova_log_page_tail *pt;
+
+	if (l.flag < 0 || p[l.flag])
+		return;
+	p[l.flag] = 1;
+	nova_persist(p + l.flag, 1);
+	pt = nova_page_tail(sb, off & ~(u64)(NOVA_BLOCK_SIZE - 1));
+	le32_add_cpu(&pt->invalid_entries, 1);
+	nova_persist(&pt->invalid_entries, sizeof(pt->invalid_entries));
+}
+
+/* A write entry lost @n pages; dead when all are gone */
+void nova_invalidate_pages(struct super_block *sb,
+			   struct nova_file_write_entry *e, unsigned int n)
+{
+	u32 dead = le32_to_cpu(e->invalid_pages) + n;
+
+	e->invalid_pages = cpu_to_le32(dead);
+	nova_flush(&e->invalid_pages, sizeof(e->invalid_pages));
+	if (dead >= le32_to_cpu(e->num_pages) && le64_to_cpu(e->block))
+		nova_invalidate_entry(sb, nova_get_addr_off(NOVA_SB(sb), e));
 }

@@ -44,11 +44,15 @@ static u64 *nova_op_tail(struct nova_op *op, struct inode *inode)
 	return &op->tail[op->n++];
 }
 
-/* Drop the log mutexes of an operation that commits nothing */
+/* Drop the log mutexes (and anything appended but not committed) */
 static void nova_op_abort(struct nova_op *op)
 {
-	while (op->n--)
-		mutex_unlock(&NOVA_I(op->inode[op->n])->header.log_mutex);
+	while (op->n--) {
+		struct nova_inode_info_header *sih = &NOVA_I(op->inode[op->n])->header;
+
+		sih->pending_lc = 0;
+		mutex_unlock(&sih->log_mutex);
+	}
 }
 
 static void nova_op_commit(struct super_block *sb, struct nova_op *op)
@@ -75,6 +79,18 @@ static void nova_op_commit(struct super_block *sb, struct nova_op *op)
 		nova_persist(pi, sizeof(pi->i_valid));
 	}
 	nova_journal_commit(sb, &tx);
+	for (i = 0; i < op->n; i++)
+		nova_link_change_committed(op->inode[i]);
+}
+
+/* End of a committed operation: garbage-collect logs that asked for it */
+static void nova_op_done(struct nova_op *op)
+{
+	int i;
+
+	for (i = 0; i < op->n; i++)
+		if (S_ISDIR(op->inode[i]->i_mode))
+			nova_gc_if_pending(op->inode[i]);
 	nova_op_abort(op);
 }
 
@@ -164,6 +180,7 @@ static int nova_create_object(struct inode *dir, struct dentry *dentry,
 		goto fail;
 	}
 	nova_op_commit(sb, &op);
+	nova_op_done(&op);
 	d_instantiate_new(dentry, inode);
 	return 0;
 fail:
@@ -172,32 +189,47 @@ fail:
 	return ret;
 }
 
+/* Run a namespace operation under its timer */
+#define NOVA_TIMED(dir, cat, call)					\
+	({								\
+		int __ret;						\
+		NOVA_TIMER_BEGIN(__t);					\
+		__ret = (call);						\
+		NOVA_TIMER_END(NOVA_SB((dir)->i_sb), cat, __t);		\
+		__ret;							\
+	})
+
 static int nova_create(struct user_namespace *mnt_userns, struct inode *dir,
 		       struct dentry *dentry, umode_t mode, bool excl)
 {
-	return nova_create_object(dir, dentry, mode, 0, NULL);
+	return NOVA_TIMED(dir, T_CREATE,
+			  nova_create_object(dir, dentry, mode, 0, NULL));
 }
 
 static int nova_mknod(struct user_namespace *mnt_userns, struct inode *dir,
 		      struct dentry *dentry, umode_t mode, dev_t rdev)
 {
-	return nova_create_object(dir, dentry, mode, rdev, NULL);
+	return NOVA_TIMED(dir, T_MKNOD,
+			  nova_create_object(dir, dentry, mode, rdev, NULL));
 }
 
 static int nova_symlink(struct user_namespace *mnt_userns, struct inode *dir,
 			struct dentry *dentry, const char *symname)
 {
-	return nova_create_object(dir, dentry, S_IFLNK | 0777, 0, symname);
+	return NOVA_TIMED(dir, T_SYMLINK,
+			  nova_create_object(dir, dentry, S_IFLNK | 0777, 0,
+					     symname));
 }
 
 static int nova_mkdir(struct user_namespace *mnt_userns, struct inode *dir,
 		      struct dentry *dentry, umode_t mode)
 {
-	return nova_create_object(dir, dentry, S_IFDIR | mode, 0, NULL);
+	return NOVA_TIMED(dir, T_MKDIR,
+			  nova_create_object(dir, dentry, S_IFDIR | mode, 0, NULL));
 }
 
-static int nova_link(struct dentry *old_dentry, struct inode *dir,
-		     struct dentry *dentry)
+static int __nova_link(struct dentry *old_dentry, struct inode *dir,
+		       struct dentry *dentry)
 {
 	struct inode *inode = d_inode(old_dentry);
 	struct nova_op op = { };
@@ -225,6 +257,7 @@ static int nova_link(struct dentry *old_dentry, struct inode *dir,
 		return ret;
 	}
 	nova_op_commit(dir->i_sb, &op);
+	nova_op_done(&op);
 	ihold(inode);
 	d_instantiate(dentry, inode);
 	return 0;
@@ -269,18 +302,20 @@ static int nova_remove(struct inode *dir, struct dentry *dentry)
 		return ret;
 	}
 	nova_op_commit(dir->i_sb, &op);
+	nova_invalidate_entry(dir->i_sb, dn->de_off);
 	nova_dir_index_remove(dir, dn);
+	nova_op_done(&op);
 	return 0;
 }
 
 static int nova_unlink(struct inode *dir, struct dentry *dentry)
 {
-	return nova_remove(dir, dentry);
+	return NOVA_TIMED(dir, T_UNLINK, nova_remove(dir, dentry));
 }
 
 static int nova_rmdir(struct inode *dir, struct dentry *dentry)
 {
-	return nova_remove(dir, dentry);
+	return NOVA_TIMED(dir, T_RMDIR, nova_remove(dir, dentry));
 }
 
 /* A moved directory's ".." entry */
@@ -292,7 +327,7 @@ static int nova_append_dotdot(struct inode *inode, struct inode *parent,
 				  NULL, NULL);
 }
 
-static int nova_rename(struct user_namespace *mnt_userns,
+static int __nova_rename(struct user_namespace *mnt_userns,
 		       struct inode *old_dir, struct dentry *old_dentry,
 		       struct inode *new_dir, struct dentry *new_dentry,
 		       unsigned int flags)
@@ -305,7 +340,7 @@ static int nova_rename(struct user_namespace *mnt_userns,
 	unsigned int nl_new = new ? new->i_nlink : 0;
 	struct nova_dir_node *old_dn;
 	struct nova_op op = { };
-	u64 off1, ck1, off2 = 0, ck2 = 0;
+	u64 off1, ck1, off2 = 0, ck2 = 0, dead_new = 0, dead_old;
 	bool added = false;
 	int ret;
 
@@ -317,8 +352,17 @@ static int nova_rename(struct user_namespace *mnt_userns,
 			       old_dentry->d_name.len);
 	if (!old_dn || old_dn->ino != old->i_ino)
 		return -EUCLEAN;
+	dead_old = old_dn->de_off;	/* removed, or superseded in an exchange */
 	if (!exchange && new_isdir && NOVA_I(new)->header.dir_entries)
 		return -ENOTEMPTY;
+	if (new) {
+		struct nova_dir_node *dn = nova_dir_find(new_dir,
+							 new_dentry->d_name.name,
+							 new_dentry->d_name.len);
+
+		if (dn)
+			dead_new = dn->de_off;
+	}
 
 	/* link counts and times as they are after the rename */
 	nova_touch_dir(old_dir);
@@ -395,10 +439,32 @@ static int nova_rename(struct user_namespace *mnt_userns,
 		return ret;
 	}
 	nova_op_commit(old_dir->i_sb, &op);
+	/* the replaced and removed names' entries are dead now */
+	if (dead_new)
+		nova_invalidate_entry(old_dir->i_sb, dead_new);
+	if (dead_old)
+		nova_invalidate_entry(old_dir->i_sb, dead_old);
 	/* nodes never move in memory, so old_dn is still the old name */
 	if (!exchange)
 		nova_dir_index_remove(old_dir, old_dn);
+	nova_op_done(&op);
 	return 0;
+}
+
+static int nova_link(struct dentry *old_dentry, struct inode *dir,
+		     struct dentry *dentry)
+{
+	return NOVA_TIMED(dir, T_LINK, __nova_link(old_dentry, dir, dentry));
+}
+
+static int nova_rename(struct user_namespace *mnt_userns,
+		       struct inode *old_dir, struct dentry *old_dentry,
+		       struct inode *new_dir, struct dentry *new_dentry,
+		       unsigned int flags)
+{
+	return NOVA_TIMED(old_dir, T_RENAME,
+			  __nova_rename(mnt_userns, old_dir, old_dentry,
+					new_dir, new_dentry, flags));
 }
 
 const struct inode_operations nova_dir_inode_operations = {

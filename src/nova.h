@@ -17,6 +17,7 @@
 
 #include "nova_format.h"
 #include "pmem.h"
+#include "stats.h"
 
 #define NOVA_FS_NAME	"NOVA"
 #define NOVA_LINK_MAX	65000
@@ -91,6 +92,9 @@ struct nova_sb_info {
 	struct mutex *journal_locks;		/* one per stripe */
 	atomic64_t inodes_used;
 	atomic_t next_generation;
+
+	struct nova_stats stats;
+	struct proc_dir_entry *s_proc;
 };
 
 /*
@@ -142,6 +146,12 @@ struct nova_inode_info_header {
 	unsigned long ino;
 	u64 trans_id;			/* next entry's trans_id */
 	u32 flags;			/* FS_*_FL */
+	/* latest attribute entries: invalidated when superseded */
+	u64 last_sa;			/* set-attribute entry */
+	bool last_sa_cut;		/* it cut the file: keep it */
+	u64 last_lc;			/* link-change entry */
+	u64 pending_lc;			/* appended, not yet committed */
+	bool gc_pending;		/* thorough GC wanted */
 	/* directories */
 	struct rb_root dir_tree;
 	struct xarray dir_cookies;	/* cookie -> nova_dir_node */
@@ -294,6 +304,11 @@ void nova_free_log(struct super_block *sb, u64 head);
 unsigned long nova_log_count_pages(struct super_block *sb, u64 head);
 void nova_entry_csum(void *entry, size_t size);
 bool nova_entry_csum_ok(const void *entry, size_t size);
+bool nova_entry_is_invalid(const void *entry);
+void nova_invalidate_entry(struct super_block *sb, u64 off);
+void nova_invalidate_pages(struct super_block *sb,
+			   struct nova_file_write_entry *e, unsigned int n);
+struct nova_log_page_tail *nova_page_tail(struct super_block *sb, u64 page);
 
 /* journal.c */
 int nova_journal_init(struct super_block *sb);
@@ -321,7 +336,8 @@ struct inode *nova_new_inode(struct inode *dir, umode_t mode, dev_t rdev,
 			     u64 *valid_word);
 void nova_evict_inode(struct inode *inode);
 int nova_append_link_change(struct inode *inode, u64 *tail);
-int nova_log_attr(struct inode *inode);
+void nova_link_change_committed(struct inode *inode);
+int nova_log_attr(struct inode *inode, bool cut);
 void nova_set_inode_flags(struct inode *inode, u32 flags);
 int nova_fileattr_get(struct dentry *dentry, struct fileattr *fa);
 int nova_fileattr_set(struct user_namespace *mnt_userns,
@@ -365,11 +381,25 @@ void nova_dir_index_remove(struct inode *dir, struct nova_dir_node *dn);
 void nova_dir_index_free(struct inode *dir);
 int nova_append_dentry(struct inode *dir, const struct qstr *name, u64 ino,
 		       umode_t mode, u64 *tail, u64 *de_off, u64 *cookie);
+int nova_write_dentry(struct inode *dir, const char *name, int len, u64 ino,
+		      u8 ftype, u64 cookie, u64 *tail, u64 *de_off);
 int nova_rebuild_entry(struct super_block *sb, u64 off, const void *entry,
 		       size_t size, void *arg);
 
 /* namei.c */
 extern const struct inode_operations nova_dir_inode_operations;
+
+/* gc.c */
+void nova_fast_gc(struct super_block *sb, struct inode *inode, u64 keep);
+void nova_gc_check(struct super_block *sb, struct inode *inode);
+int nova_thorough_gc(struct super_block *sb, struct inode *inode);
+void nova_gc_if_pending(struct inode *inode);
+
+/* stats.c */
+int nova_stats_init(void);
+void nova_stats_exit(void);
+void nova_sysfs_init(struct super_block *sb);
+void nova_sysfs_exit(struct super_block *sb);
 
 /* ioctl.c */
 long nova_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);

@@ -212,18 +212,24 @@ enum nova_entry_type {
 };
 
 /*
- * Every entry starts with its type byte and carries a CRC32C (e_csum,
- * computed with the e_csum field zero) and the per-inode trans_id.
+ * Every entry starts with its type byte and carries a CRC32C (e_csum) and
+ * the per-inode trans_id, strictly increasing along a log.  The checksum
+ * covers the entry with e_csum and the mutable fields taken as zero: the
+ * invalid flag (reassigned for write entries) and, for write entries,
+ * invalid_pages.  Those are updated in place when an entry dies: an
+ * entry with its flag set no longer has any effect (a dentry's directory
+ * link count and time still apply), and log pages whose entries are all
+ * invalid may be unlinked from the log by garbage collection.
  */
 struct nova_file_write_entry {
 	__u8	entry_type;		/* NOVA_FILE_WRITE */
-	__u8	reassigned;		/* superseded by a later write */
+	__u8	reassigned;		/* 1: every page superseded (dead) */
 	__u8	updating;
 	__u8	pad;
 	__le32	num_pages;
 	__le64	block;			/* offset of the first data block */
 	__le64	pgoff;			/* first file page */
-	__le32	invalid_pages;
+	__le32	invalid_pages;		/* pages superseded so far */
 	__le32	e_csum;
 	__le64	mtime;
 	__le64	size;			/* file size after this write */
@@ -235,8 +241,8 @@ struct nova_file_write_entry {
 struct nova_dentry {
 	__u8	entry_type;		/* NOVA_DIR_LOG */
 	__u8	name_len;
-	__u8	reassigned;		/* removed or superseded */
-	__u8	invalid;
+	__u8	reassigned;		/* unused, 0 */
+	__u8	invalid;		/* 1: name removed or superseded */
 	__le16	de_len;			/* bytes of this entry */
 	__u8	file_type;		/* DT_* of the target */
 	__u8	pad;
@@ -244,7 +250,7 @@ struct nova_dentry {
 	__le32	e_csum;
 	__le64	mtime;			/* directory mtime/ctime after op */
 	__le64	ino;			/* target inode, 0 for a removal */
-	__le64	size;			/* directory size after op */
+	__le64	cookie;			/* readdir position - 2; kept by GC */
 	__le64	trans_id;
 	char	name[NOVA_NAME_LEN + 1];	/* NUL terminated */
 };

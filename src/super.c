@@ -21,7 +21,25 @@ module_param(nova_dbgmask, uint, 0644);
 MODULE_PARM_DESC(nova_dbgmask, "Debug output mask (see dbgmask= mount option)");
 
 int measure_timing;
-module_param(measure_timing, int, 0444);
+
+static int nova_set_measure_timing(const char *val, const struct kernel_param *kp)
+{
+	int ret = param_set_int(val, kp);
+
+	if (ret)
+		return ret;
+	if (measure_timing)
+		static_branch_enable(&nova_timing_key);
+	else
+		static_branch_disable(&nova_timing_key);
+	return 0;
+}
+
+static const struct kernel_param_ops nova_measure_timing_ops = {
+	.set = nova_set_measure_timing,
+	.get = param_get_int,
+};
+module_param_cb(measure_timing, &nova_measure_timing_ops, &measure_timing, 0644);
 MODULE_PARM_DESC(measure_timing, "Measure the timing of file system operations (default 0)");
 
 int inplace_data_updates;
@@ -492,6 +510,7 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 		nova_sync_super(sb);
 		mutex_unlock(&sbi->s_lock);
 	}
+	nova_sysfs_init(sb);
 	pr_info("NOVA (%s): mounted, %lu blocks, %lu free, %u stripes\n",
 		sb->s_id, sbi->num_blocks, nova_count_free_blocks(sb),
 		sbi->stripes);
@@ -502,6 +521,7 @@ static void nova_put_super(struct super_block *sb)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 
+	nova_sysfs_exit(sb);
 	if (!sb_rdonly(sb)) {
 		mutex_lock(&sbi->s_lock);
 		sbi->s_super.s_state |= cpu_to_le32(NOVA_STATE_CLEAN);
@@ -661,9 +681,12 @@ static int __init init_nova_fs(void)
 {
 	int ret;
 
-	ret = nova_init_range_cache();
+	ret = nova_stats_init();
 	if (ret)
 		return ret;
+	ret = nova_init_range_cache();
+	if (ret)
+		goto out_stats;
 	ret = nova_init_inode_cache();
 	if (ret)
 		goto out_range;
@@ -675,6 +698,8 @@ out_inode:
 	nova_destroy_inode_cache();
 out_range:
 	nova_destroy_range_cache();
+out_stats:
+	nova_stats_exit();
 	return ret;
 }
 
@@ -683,6 +708,7 @@ static void __exit exit_nova_fs(void)
 	unregister_filesystem(&nova_fs_type);
 	nova_destroy_inode_cache();
 	nova_destroy_range_cache();
+	nova_stats_exit();
 }
 
 module_init(init_nova_fs);

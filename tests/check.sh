@@ -38,7 +38,7 @@ if ! make -s deps; then
 fi
 run_tier unit make -s unit
 if make -s module guest-bin; then
-	run_tier guest tests/run-guest-tests.sh --no-build
+	run_tier guest tests/run-guest-tests.sh --no-build --scratch
 else
 	echo "=== guest: module or test binaries failed to build"
 	total_fail=$((total_fail + 1))

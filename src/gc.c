@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NOVA log garbage collection, in two phases (seeds' patches 010/011).
+ *
+ * Entries die when what they describe is superseded: a write entry when
+ * every page it maps has been overwritten, punched or truncated; a
+ * dentry when its name is removed or re-pointed; a set-attribute or
+ * link-change entry when a newer one of its kind is committed.  Dead
+ * entries carry a flag and are counted in their page's tail
+ * (log.c: nova_invalidate_entry()).  Removal dentries, hole entries and
+ * set-attribute entries that shrank a file stay valid: dropping them
+ * could bring back what they removed.
+ *
+ * Fast GC (when a log must grow): unlink and free every page whose
+ * entries are all dead, except the page holding the committed tail and
+ * any page after it.  Each unlink is one durable 8-byte store (the
+ * previous page's next pointer, or log_head) and the page held only dead
+ * entries, so every crash point leaves the same file system.
+ *
+ * Thorough GC (when the live state would fit in less than half of the
+ * log's pages): write a new log that describes the inode's current state
+ * - its live dentries (readdir cookies kept) or its live page runs, one
+ * set-attribute and one link-change entry - into new pages; mark the end
+ * of the old log with a NEXT_PAGE marker and link the new pages after the
+ * tail page; commit with the 8-byte tail store (now old + new log, whose
+ * replay gives the same state); switch log_head to the new pages with one
+ * more 8-byte store; re-point the DRAM indexes; then free the old pages.
+ * A crash at any point leaves either the old log, old + new, or the new
+ * log: all replay to the same state.
+ */
+#include "nova.h"
+
+/* Fast GC of the log of @inode; @keep is the working tail's position */
+void nova_fast_gc(struct super_block *sb, struct inode *inode, u64 keep)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	struct nova_inode *pi = nova_get_block(sb, sih->pi_addr);
+	u64 stop1 = sih->log_tail & ~(u64)(NOVA_BLOCK_SIZE - 1);
+	u64 stop2 = keep & ~(u64)(NOVA_BLOCK_SIZE - 1);
+	u64 prev = 0, page = sih->log_head;
+	unsigned long freed = 0, guard = sbi->num_blocks;
+
+	while (page && page != stop1 && page != stop2 && guard--) {
+		struct nova_log_page_tail *pt = nova_page_tail(sb, page);
+		u32 n = le32_to_cpu(pt->num_entries);
+		u64 next = le64_to_cpu(pt->next_page);
+
+		if (!n || le32_to_cpu(pt->invalid_entries) < n || !next) {
+			prev = page;
+			page = next;
+			continue;
+		}
+		/* every entry of this page is dead: unlink it */
+		if (prev) {
+			nova_store_le64(&nova_page_tail(sb, prev)->next_page, next);
+		} else {
+			nova_store_le64(&pi->log_head, next);
+			sih->log_head = next;
+		}
+		nova_free_blocks(sb, page >> NOVA_BLOCK_SHIFT, 1);
+		freed++;
+		page = next;
+	}
+	if (freed) {
+		sih->log_pages -= freed;
+		atomic64_inc(&sbi->stats.fast_gc_runs);
+		atomic64_add(freed, &sbi->stats.fast_gc_pages);
+	}
+}
+
+/* Bytes the regenerated log of @inode would take */
+static u64 nova_live_log_bytes(struct inode *inode)
+{
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	u64 bytes = sizeof(struct nova_setattr_entry) +
+		    sizeof(struct nova_link_change_entry);
+	struct nova_file_write_entry *e, *prev = NULL;
+	struct nova_dir_node *dn;
+	unsigned long index;
+
+	if (S_ISDIR(inode->i_mode)) {
+		bytes += NOVA_DENTRY_LEN(1) + NOVA_DENTRY_LEN(2);
+		xa_for_each(&sih->dir_cookies, index, dn)
+			bytes += NOVA_DENTRY_LEN(dn->name_len);
+	} else if (S_ISREG(inode->i_mode)) {
+		xa_for_each(&sih->pages, index, e) {
+			if (e != prev)
+				bytes += sizeof(*e);
+			prev = e;
+		}
+	} else if (S_ISLNK(inode->i_mode)) {
+		bytes += sizeof(struct nova_file_write_entry);
+	}
+	return bytes;
+}
+
+/* Called when a log grew: is a thorough GC worth it? */
+void nova_gc_check(struct super_block *sb, struct inode *inode)
+{
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	u64 need = DIV_ROUND_UP(nova_live_log_bytes(inode),
+				NOVA_LOG_LAST_ENTRY - 2 * sizeof(struct nova_dentry));
+
+	if (sih->log_pages >= 4 && need * 2 < sih->log_pages)
+		sih->gc_pending = true;
+}
+
+/* A log under construction in fresh pages */
+struct nova_new_log {
+	struct super_block *sb;
+	u64 head;
+	u64 tail;		/* next write position */
+	unsigned long pages;
+};
+
+static int nova_new_log_append(struct nova_new_log *nl, const void *entry,
+			       size_t size, u64 *off)
+{
+	struct super_block *sb = nl->sb;
+	struct nova_log_page_tail *pt;
+	unsigned long blk;
+	int ret;
+
+	if (!nl->tail ||
+	    (nl->tail & (NOVA_BLOCK_SIZE - 1)) + size > NOVA_LOG_LAST_ENTRY) {
+		u64 page;
+
+		ret = nova_new_blocks(sb, &blk, 1, -1, false);
+		if (ret < 0)
+			return ret;
+		page = nova_block_off(blk);
+		pt = nova_page_tail(sb, page);
+		memset(pt, 0, sizeof(*pt));
+		nova_flush(pt, sizeof(*pt));
+		if (nl->tail) {
+			u64 cur = nl->tail & ~(u64)(NOVA_BLOCK_SIZE - 1);
+
+			if ((nl->tail & (NOVA_BLOCK_SIZE - 1)) < NOVA_LOG_LAST_ENTRY) {
+				u8 *mark = nova_get_block(sb, nl->tail);
+
+				*mark = NOVA_NEXT_PAGE;
+				nova_flush(mark, 1);
+			}
+			nova_page_tail(sb, cur)->next_page = cpu_to_le64(page);
+			nova_flush(&nova_page_tail(sb, cur)->next_page, 8);
+		} else {
+			nl->head = page;
+		}
+		nl->tail = page;
+		nl->pages++;
+	}
+	nova_memcpy_nt(nova_get_block(sb, nl->tail), entry, size);
+	pt = nova_page_tail(sb, nl->tail & ~(u64)(NOVA_BLOCK_SIZE - 1));
+	le32_add_cpu(&pt->num_entries, 1);
+	nova_flush(&pt->num_entries, sizeof(pt->num_entries));
+	if (off)
+		*off = nl->tail;
+	nl->tail += size;
+	return 0;
+}
+
+static void nova_new_log_free(struct nova_new_log *nl)
+{
+	nova_free_log(nl->sb, nl->head);
+}
+
+static int nova_gc_write_attrs(struct inode *inode, struct nova_new_log *nl,
+			       u64 *sa_off, u64 *lc_off)
+{
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	struct nova_setattr_entry sa = {
+		.entry_type = NOVA_SET_ATTR,
+		.attr = NOVA_ATTR_MODE | NOVA_ATTR_UID | NOVA_ATTR_GID |
+			NOVA_ATTR_ATIME | NOVA_ATTR_MTIME | NOVA_ATTR_CTIME |
+			NOVA_ATTR_SIZE,
+		.mode = cpu_to_le16(inode->i_mode),
+		.uid = cpu_to_le32(i_uid_read(inode)),
+		.gid = cpu_to_le32(i_gid_read(inode)),
+		.atime = cpu_to_le64(nova_ts_to_ns(inode->i_atime)),
+		.mtime = cpu_to_le64(nova_ts_to_ns(inode->i_mtime)),
+		.ctime = cpu_to_le64(nova_ts_to_ns(inode->i_ctime)),
+		.size = cpu_to_le64(inode->i_size),
+	};
+	struct nova_link_change_entry lc = {
+		.entry_type = NOVA_LINK_CHANGE,
+		.links = cpu_to_le32(inode->i_nlink),
+		.ctime = cpu_to_le64(nova_ts_to_ns(inode->i_ctime)),
+		.flags = cpu_to_le32(sih->flags),
+		.generation = cpu_to_le32(inode->i_generation),
+	};
+	int ret;
+
+	sa.trans_id = cpu_to_le64(sih->trans_id++);
+	nova_entry_csum(&sa, sizeof(sa));
+	ret = nova_new_log_append(nl, &sa, sizeof(sa), sa_off);
+	if (ret)
+		return ret;
+	lc.trans_id = cpu_to_le64(sih->trans_id++);
+	nova_entry_csum(&lc, sizeof(lc));
+	return nova_new_log_append(nl, &lc, sizeof(lc), lc_off);
+}
+
+static int nova_gc_write_dentry(struct inode *dir, struct nova_new_log *nl,
+				const char *name, int len, u64 ino, u8 ftype,
+				u64 cookie, u64 *off)
+{
+	struct nova_inode_info_header *sih = &NOVA_I(dir)->header;
+	struct nova_dentry de;
+	u16 de_len = NOVA_DENTRY_LEN(len);
+
+	memset(&de, 0, de_len);
+	de.entry_type = NOVA_DIR_LOG;
+	de.name_len = len;
+	de.de_len = cpu_to_le16(de_len);
+	de.file_type = ftype;
+	de.links_count = cpu_to_le32(dir->i_nlink);
+	de.mtime = cpu_to_le64(nova_ts_to_ns(dir->i_mtime));
+	de.ino = cpu_to_le64(ino);
+	de.cookie = cpu_to_le64(cookie);
+	de.trans_id = cpu_to_le64(sih->trans_id++);
+	memcpy(de.name, name, len);
+	nova_entry_csum(&de, de_len);
+	return nova_new_log_append(nl, &de, de_len, off);
+}
+
+/* The new log's entries, in an order whose replay gives today's state */
+static int nova_gc_write_state(struct inode *inode, struct nova_new_log *nl,
+			       u64 *sa_off, u64 *lc_off)
+{
+	struct super_block *sb = inode->i_sb;
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	unsigned long index;
+	int ret = 0;
+
+	if (S_ISDIR(inode->i_mode)) {
+		struct nova_dir_node *dn;
+
+		ret = nova_gc_write_dentry(inode, nl, ".", 1, inode->i_ino,
+					   DT_DIR, 0, NULL);
+		if (!ret)
+			ret = nova_gc_write_dentry(inode, nl, "..", 2,
+						   sih->parent_ino ? sih->parent_ino :
+						   inode->i_ino, DT_DIR, 0, NULL);
+		xa_for_each(&sih->dir_cookies, index, dn) {
+			if (ret)
+				break;
+			ret = nova_gc_write_dentry(inode, nl, dn->name,
+						   dn->name_len, dn->ino,
+						   dn->file_type, dn->cookie, NULL);
+		}
+	} else if (S_ISREG(inode->i_mode) || S_ISLNK(inode->i_mode)) {
+		struct nova_file_write_entry *e, we = {
+			.entry_type = NOVA_FILE_WRITE,
+			.mtime = cpu_to_le64(nova_ts_to_ns(inode->i_mtime)),
+			.size = cpu_to_le64(inode->i_size),
+		};
+		u64 start = 0, blk = 0, n = 0;
+
+		if (S_ISLNK(inode->i_mode)) {
+			we.num_pages = cpu_to_le32(1);
+			we.block = cpu_to_le64(sih->symlink_block);
+			we.trans_id = cpu_to_le64(sih->trans_id++);
+			nova_entry_csum(&we, sizeof(we));
+			ret = nova_new_log_append(nl, &we, sizeof(we), NULL);
+		}
+		/* one entry per run of pages with consecutive blocks */
+		xa_for_each(&sih->pages, index, e) {
+			u64 b = nova_find_page(inode, index);
+
+			if (ret)
+				break;
+			if (n && index == start + n && b == blk + (n << NOVA_BLOCK_SHIFT) &&
+			    n < U32_MAX) {
+				n++;
+				continue;
+			}
+			if (n) {
+				we.pgoff = cpu_to_le64(start);
+				we.num_pages = cpu_to_le32(n);
+				we.block = cpu_to_le64(blk);
+				we.trans_id = cpu_to_le64(sih->trans_id++);
+				nova_entry_csum(&we, sizeof(we));
+				ret = nova_new_log_append(nl, &we, sizeof(we), NULL);
+			}
+			start = index;
+			blk = b;
+			n = 1;
+		}
+		if (!ret && n) {
+			we.pgoff = cpu_to_le64(start);
+			we.num_pages = cpu_to_le32(n);
+			we.block = cpu_to_le64(blk);
+			we.trans_id = cpu_to_le64(sih->trans_id++);
+			nova_entry_csum(&we, sizeof(we));
+			ret = nova_new_log_append(nl, &we, sizeof(we), NULL);
+		}
+	}
+	if (!ret)
+		ret = nova_gc_write_attrs(inode, nl, sa_off, lc_off);
+	(void)sb;
+	return ret;
+}
+
+/* Re-point the DRAM indexes at the new log's entries */
+static int nova_gc_repoint(struct super_block *sb, u64 off, const void *entry,
+			   size_t size, void *arg)
+{
+	struct inode *inode = arg;
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	const struct nova_dentry *de = entry;
+	struct nova_file_write_entry *we = nova_get_block(sb, off);
+	struct nova_dir_node *dn;
+	u64 i;
+
+	switch (*(const u8 *)entry) {
+	case NOVA_DIR_LOG:
+		if (!le64_to_cpu(de->ino) || !le64_to_cpu(de->cookie))
+			break;
+		dn = nova_dir_find(inode, de->name, de->name_len);
+		if (dn)
+			dn->de_off = off;
+		break;
+	case NOVA_FILE_WRITE:
+		if (!S_ISREG(inode->i_mode))
+			break;
+		for (i = 0; i < le32_to_cpu(we->num_pages); i++)
+			xa_store(&sih->pages, le64_to_cpu(we->pgoff) + i, we,
+				 GFP_NOWAIT);
+		break;
+	}
+	return 0;
+}
+
+/*
+ * Thorough GC of @inode's log.  Caller holds the inode's locks (and for
+ * a regular file the mapping's invalidate lock) and its log mutex.
+ */
+int nova_thorough_gc(struct super_block *sb, struct inode *inode)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	struct nova_inode *pi = nova_get_block(sb, sih->pi_addr);
+	struct nova_new_log nl = { .sb = sb };
+	u64 old_head = sih->log_head, old_tail = sih->log_tail, tail_page;
+	u64 sa_off = 0, lc_off = 0, extra, page;
+	unsigned long old_pages = sih->log_pages, guard = sbi->num_blocks;
+	int ret;
+	NOVA_TIMER_BEGIN(t);
+
+	if (!old_head || !old_tail)
+		return 0;
+	ret = nova_gc_write_state(inode, &nl, &sa_off, &lc_off);
+	if (ret) {
+		nova_new_log_free(&nl);
+		return ret;
+	}
+	nova_fence();
+
+	/* end the old log where it stands and link the new pages after it */
+	tail_page = old_tail & ~(u64)(NOVA_BLOCK_SIZE - 1);
+	extra = le64_to_cpu(nova_page_tail(sb, tail_page)->next_page);
+	if ((old_tail & (NOVA_BLOCK_SIZE - 1)) < NOVA_LOG_LAST_ENTRY) {
+		u8 *mark = nova_get_block(sb, old_tail);
+
+		*mark = NOVA_NEXT_PAGE;
+		nova_flush(mark, 1);
+	}
+	nova_fence();
+	nova_store_le64(&nova_page_tail(sb, tail_page)->next_page, nl.head);
+	/* commit: old log + new log */
+	nova_store_le64(&pi->log_tail, nl.tail);
+	/* switch: new log only */
+	nova_store_le64(&pi->log_head, nl.head);
+	sih->log_head = nl.head;
+	sih->log_tail = nl.tail;
+	sih->log_pages = nl.pages;
+
+	/* DRAM indexes now point into the new log */
+	nova_log_walk(sb, inode->i_ino, nl.head, nl.tail, nova_gc_repoint, inode);
+	sih->last_sa = sa_off;
+	sih->last_sa_cut = false;
+	sih->last_lc = lc_off;
+
+	/* free the old pages, and any unused ones that hung after them */
+	page = old_head;
+	while (page && guard--) {
+		u64 next = le64_to_cpu(nova_page_tail(sb, page)->next_page);
+
+		nova_free_blocks(sb, page >> NOVA_BLOCK_SHIFT, 1);
+		if (page == tail_page)
+			break;
+		page = next;
+	}
+	nova_free_log(sb, extra);
+
+	atomic64_inc(&sbi->stats.thorough_gc_runs);
+	atomic64_add(nl.pages, &sbi->stats.thorough_gc_pages_written);
+	atomic64_add(old_pages, &sbi->stats.thorough_gc_pages_freed);
+	NOVA_TIMER_END(sbi, T_THOROUGH_GC, t);
+	return 0;
+}
+
+/* Run a thorough GC that a log extension asked for */
+void nova_gc_if_pending(struct inode *inode)
+{
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+
+	if (!sih->gc_pending)
+		return;
+	sih->gc_pending = false;
+	nova_thorough_gc(inode->i_sb, inode);
+}

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NOVA statistics in /proc/fs/NOVA/<device>/:
+ *
+ *   timing_stats  per-operation counts and times (with measure_timing=1);
+ *                 writing 1 clears them
+ *   IO_stats      read/write calls and bytes, copy-on-write pages, in-place
+ *                 bytes, fsyncs, allocating faults; writing 1 clears them
+ *   allocator     per-stripe free blocks, free ranges, allocations, frees
+ *   gc            GC counts; writing an inode number runs a thorough GC of
+ *                 that inode's log
+ */
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+#include <linux/uaccess.h>
+#include "nova.h"
+
+DEFINE_STATIC_KEY_FALSE(nova_timing_key);
+
+static struct proc_dir_entry *nova_proc_root;
+
+static const char * const nova_timing_names[T_NUM] = {
+	[T_CREATE] = "create", [T_MKDIR] = "mkdir", [T_LINK] = "link",
+	[T_UNLINK] = "unlink", [T_RMDIR] = "rmdir", [T_RENAME] = "rename",
+	[T_SYMLINK] = "symlink", [T_MKNOD] = "mknod", [T_LOOKUP] = "lookup",
+	[T_READDIR] = "readdir", [T_SETATTR] = "setattr", [T_READ] = "read",
+	[T_WRITE] = "write", [T_FSYNC] = "fsync", [T_FAULT] = "dax_fault",
+	[T_FALLOCATE] = "fallocate", [T_FAST_GC] = "fast_gc",
+	[T_THOROUGH_GC] = "thorough_gc", [T_REBUILD] = "mount_rebuild",
+};
+
+static int nova_timing_show(struct seq_file *m, void *v)
+{
+	struct nova_sb_info *sbi = m->private;
+	int i;
+
+	seq_printf(m, "measure_timing: %d\n", measure_timing);
+	seq_printf(m, "%-16s %12s %16s %12s\n", "operation", "count",
+		   "total_ns", "avg_ns");
+	for (i = 0; i < T_NUM; i++) {
+		u64 n = atomic64_read(&sbi->stats.timing_count[i]);
+		u64 ns = atomic64_read(&sbi->stats.timing_ns[i]);
+
+		seq_printf(m, "%-16s %12llu %16llu %12llu\n", nova_timing_names[i],
+			   n, ns, n ? div64_u64(ns, n) : 0);
+	}
+	return 0;
+}
+
+#define NOVA_IO(m, s, f) \
+	seq_printf(m, "%-16s %llu\n", #f, (u64)atomic64_read(&(s)->stats.f))
+
+static int nova_io_show(struct seq_file *m, void *v)
+{
+	struct nova_sb_info *sbi = m->private;
+
+	NOVA_IO(m, sbi, read_calls);
+	NOVA_IO(m, sbi, read_bytes);
+	NOVA_IO(m, sbi, write_calls);
+	NOVA_IO(m, sbi, write_bytes);
+	NOVA_IO(m, sbi, cow_pages);
+	NOVA_IO(m, sbi, inplace_bytes);
+	NOVA_IO(m, sbi, fsync_calls);
+	NOVA_IO(m, sbi, fault_allocs);
+	return 0;
+}
+
+static int nova_allocator_show(struct seq_file *m, void *v)
+{
+	struct nova_sb_info *sbi = m->private;
+	unsigned long free = 0, nodes = 0;
+	unsigned int i;
+
+	seq_printf(m, "%-6s %12s %12s %10s %12s %12s\n", "stripe", "blocks",
+		   "free", "ranges", "allocs", "frees");
+	for (i = 0; i < sbi->stripes; i++) {
+		struct nova_free_list *fl = &sbi->free_lists[i];
+
+		spin_lock(&fl->lock);
+		seq_printf(m, "%-6u %12lu %12lu %10lu %12lu %12lu\n", i,
+			   fl->block_end - fl->block_start + 1,
+			   fl->num_free_blocks, fl->num_nodes, fl->alloc_count,
+			   fl->free_count);
+		free += fl->num_free_blocks;
+		nodes += fl->num_nodes;
+		spin_unlock(&fl->lock);
+	}
+	seq_printf(m, "total: %lu blocks, %lu free in %lu ranges, %lld inodes in use\n",
+		   sbi->num_blocks, free, nodes,
+		   (long long)atomic64_read(&sbi->inodes_used));
+	return 0;
+}
+
+static int nova_gc_show(struct seq_file *m, void *v)
+{
+	struct nova_sb_info *sbi = m->private;
+
+	NOVA_IO(m, sbi, fast_gc_runs);
+	NOVA_IO(m, sbi, fast_gc_pages);
+	NOVA_IO(m, sbi, thorough_gc_runs);
+	NOVA_IO(m, sbi, thorough_gc_pages_written);
+	NOVA_IO(m, sbi, thorough_gc_pages_freed);
+	return 0;
+}
+
+static int nova_timing_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, nova_timing_show, pde_data(inode));
+}
+
+static int nova_io_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, nova_io_show, pde_data(inode));
+}
+
+static int nova_allocator_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, nova_allocator_show, pde_data(inode));
+}
+
+static int nova_gc_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, nova_gc_show, pde_data(inode));
+}
+
+/* Parse a decimal number written to a proc file */
+static int nova_proc_number(const char __user *buf, size_t len, u64 *val)
+{
+	char kbuf[24];
+
+	if (!len || len >= sizeof(kbuf))
+		return -EINVAL;
+	if (copy_from_user(kbuf, buf, len))
+		return -EFAULT;
+	kbuf[len] = '\0';
+	return kstrtou64(strim(kbuf), 10, val);
+}
+
+static ssize_t nova_timing_write(struct file *file, const char __user *buf,
+				 size_t len, loff_t *ppos)
+{
+	struct nova_sb_info *sbi = pde_data(file_inode(file));
+	u64 v;
+	int i, ret = nova_proc_number(buf, len, &v);
+
+	if (ret)
+		return ret;
+	if (v != 1)
+		return -EINVAL;
+	for (i = 0; i < T_NUM; i++) {
+		atomic64_set(&sbi->stats.timing_count[i], 0);
+		atomic64_set(&sbi->stats.timing_ns[i], 0);
+	}
+	return len;
+}
+
+static ssize_t nova_io_write(struct file *file, const char __user *buf,
+			     size_t len, loff_t *ppos)
+{
+	struct nova_sb_info *sbi = pde_data(file_inode(file));
+	struct nova_stats *s = &sbi->stats;
+	u64 v;
+	int ret = nova_proc_number(buf, len, &v);
+
+	if (ret)
+		return ret;
+	if (v != 1)
+		return -EINVAL;
+	atomic64_set(&s->read_calls, 0);
+	atomic64_set(&s->read_bytes, 0);
+	atomic64_set(&s->write_calls, 0);
+	atomic64_set(&s->write_bytes, 0);
+	atomic64_set(&s->cow_pages, 0);
+	atomic64_set(&s->inplace_bytes, 0);
+	atomic64_set(&s->fsync_calls, 0);
+	atomic64_set(&s->fault_allocs, 0);
+	return len;
+}
+
+/* Writing an inode number runs a thorough GC of its log */
+static ssize_t nova_gc_write(struct file *file, const char __user *buf,
+			     size_t len, loff_t *ppos)
+{
+	struct nova_sb_info *sbi = pde_data(file_inode(file));
+	struct super_block *sb = sbi->sb;
+	struct inode *inode;
+	u64 ino;
+	int ret = nova_proc_number(buf, len, &ino);
+
+	if (ret)
+		return ret;
+	if (ino != NOVA_ROOT_INO && ino < NOVA_NORMAL_INODE_START)
+		return -ENOENT;
+	if (sb_rdonly(sb))
+		return -EROFS;
+	inode = nova_iget(sb, ino);
+	if (IS_ERR(inode))
+		return PTR_ERR(inode) == -ESTALE ? -ENOENT : PTR_ERR(inode);
+	inode_lock(inode);
+	if (S_ISREG(inode->i_mode))
+		filemap_invalidate_lock(inode->i_mapping);
+	mutex_lock(&NOVA_I(inode)->header.log_mutex);
+	ret = inode->i_nlink ? nova_thorough_gc(sb, inode) : -ENOENT;
+	mutex_unlock(&NOVA_I(inode)->header.log_mutex);
+	if (S_ISREG(inode->i_mode))
+		filemap_invalidate_unlock(inode->i_mapping);
+	inode_unlock(inode);
+	iput(inode);
+	return ret ? ret : len;
+}
+
+static const struct proc_ops nova_timing_fops = {
+	.proc_open	= nova_timing_open,
+	.proc_read	= seq_read,
+	.proc_lseek	= seq_lseek,
+	.proc_release	= single_release,
+	.proc_write	= nova_timing_write,
+};
+
+static const struct proc_ops nova_io_fops = {
+	.proc_open	= nova_io_open,
+	.proc_read	= seq_read,
+	.proc_lseek	= seq_lseek,
+	.proc_release	= single_release,
+	.proc_write	= nova_io_write,
+};
+
+static const struct proc_ops nova_allocator_fops = {
+	.proc_open	= nova_allocator_open,
+	.proc_read	= seq_read,
+	.proc_lseek	= seq_lseek,
+	.proc_release	= single_release,
+};
+
+static const struct proc_ops nova_gc_fops = {
+	.proc_open	= nova_gc_open,
+	.proc_read	= seq_read,
+	.proc_lseek	= seq_lseek,
+	.proc_release	= single_release,
+	.proc_write	= nova_gc_write,
+};
+
+int nova_stats_init(void)
+{
+	nova_proc_root = proc_mkdir("fs/NOVA", NULL);
+	if (!nova_proc_root)
+		return -ENOMEM;
+	if (measure_timing)
+		static_branch_enable(&nova_timing_key);
+	return 0;
+}
+
+void nova_stats_exit(void)
+{
+	proc_remove(nova_proc_root);
+}
+
+void nova_sysfs_init(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+
+	if (!nova_proc_root)
+		return;
+	sbi->s_proc = proc_mkdir(sb->s_id, nova_proc_root);
+	if (!sbi->s_proc) {
+		pr_warn("NOVA (%s): cannot create /proc/fs/NOVA/%s\n", sb->s_id,
+			sb->s_id);
+		return;
+	}
+	proc_create_data("timing_stats", 0644, sbi->s_proc, &nova_timing_fops, sbi);
+	proc_create_data("IO_stats", 0644, sbi->s_proc, &nova_io_fops, sbi);
+	proc_create_data("allocator", 0444, sbi->s_proc, &nova_allocator_fops, sbi);
+	proc_create_data("gc", 0644, sbi->s_proc, &nova_gc_fops, sbi);
+}
+
+void nova_sysfs_exit(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+
+	proc_remove(sbi->s_proc);
+	sbi->s_proc = NULL;
+}

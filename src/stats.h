@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * NOVA statistics: per-operation timing (measure_timing=1), I/O counts,
+ * GC counts; shown in /proc/fs/NOVA/<device>/.
+ */
+#ifndef NOVA_STATS_H
+#define NOVA_STATS_H
+
+#include <linux/atomic.h>
+#include <linux/jump_label.h>
+#include <linux/ktime.h>
+
+enum nova_timing {
+	T_CREATE, T_MKDIR, T_LINK, T_UNLINK, T_RMDIR, T_RENAME, T_SYMLINK,
+	T_MKNOD, T_LOOKUP, T_READDIR, T_SETATTR, T_READ, T_WRITE, T_FSYNC,
+	T_FAULT, T_FALLOCATE, T_FAST_GC, T_THOROUGH_GC, T_REBUILD,
+	T_NUM
+};
+
+struct nova_stats {
+	atomic64_t timing_count[T_NUM];
+	atomic64_t timing_ns[T_NUM];
+	/* I/O */
+	atomic64_t read_calls, read_bytes;
+	atomic64_t write_calls, write_bytes;
+	atomic64_t cow_pages, inplace_bytes;
+	atomic64_t fsync_calls, fault_allocs;
+	/* GC */
+	atomic64_t fast_gc_runs, fast_gc_pages;
+	atomic64_t thorough_gc_runs, thorough_gc_pages_written;
+	atomic64_t thorough_gc_pages_freed;
+};
+
+DECLARE_STATIC_KEY_FALSE(nova_timing_key);
+
+/* Zero cost when measure_timing=0: a patched-out branch */
+#define NOVA_TIMER_BEGIN(t) \
+	u64 t = static_branch_unlikely(&nova_timing_key) ? ktime_get_ns() : 0
+
+#define NOVA_TIMER_END(sbi, cat, t)					\
+	do {								\
+		if (static_branch_unlikely(&nova_timing_key) && (t)) {	\
+			atomic64_inc(&(sbi)->stats.timing_count[cat]);	\
+			atomic64_add(ktime_get_ns() - (t),		\
+				     &(sbi)->stats.timing_ns[cat]);	\
+		}							\
+	} while (0)
+
+#endif /* NOVA_STATS_H */

@@ -1,0 +1,375 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libnova: user-space access to a NOVA image or device, shared by
+ * mkfs.nova (-d), fsck.nova and the host tests.
+ *
+ * The whole device is mapped (read-only, shared read-write, or private
+ * copy-on-write for checks that must never write).  Every reader
+ * validates what it follows, exactly as the kernel does (log.c
+ * nova_log_walk(), inode.c nova_replay_entry(), bbuild.c); the writers
+ * produce the kernel's formats: entry layouts and checksums, NEXT_PAGE
+ * markers, page tails, log growth, per-inode trans_ids, dentry link
+ * counts, cookies and times.
+ *
+ * Offsets are byte offsets from the start of the device, as on pmem.
+ */
+#ifndef LIBNOVA_H
+#define LIBNOVA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "nova_tools.h"
+
+#ifndef S_IFMT
+#include <sys/stat.h>
+#endif
+
+/* nv_open() modes */
+#define NV_OPEN_RO	0	/* read-only shared mapping */
+#define NV_OPEN_RW	1	/* read-write shared mapping: writes hit the device */
+#define NV_OPEN_PRIVATE	2	/* read-only device, private writable mapping */
+
+#define NV_MAX_DEAD_LIST 0
+
+struct nv_itable {
+	uint64_t *blocks;		/* offsets of the chain's blocks, in order */
+	size_t n, cap;
+	/* set by nv_load_itables() when the chain stops at a bad pointer */
+	int err;			/* NV_CHAIN_* */
+	uint64_t err_block;		/* block whose next pointer is bad, 0: head */
+	uint64_t err_ptr;		/* the bad pointer */
+	uint64_t hint;			/* allocation: next slot to try */
+};
+
+struct nv_fs {
+	int fd;
+	int mode;
+	const char *path;
+	uint8_t *map;
+	uint64_t dev_size;		/* bytes of the device or image */
+	uint64_t map_size;
+
+	struct nova_super_block sb;	/* the copy in use */
+	uint64_t size;			/* s_size */
+	uint64_t nblocks;
+	uint32_t stripes;
+	uint32_t itbs;			/* inode table block size, bytes */
+	uint32_t itb_blocks;
+	uint64_t per_block;		/* inode slots per table block */
+	uint64_t data_start, data_end;	/* blocks, inclusive */
+	uint32_t journal_pages;
+
+	struct nv_itable *itab;		/* one per stripe */
+
+	/* block allocator (nv_alloc_init) */
+	uint8_t *used;			/* bitmap, bit set = used */
+	uint64_t *alloc_hint;		/* per stripe: no free block below */
+	int cur_stripe;			/* preferred stripe, -1: rotate */
+	unsigned int rr;		/* round-robin counter */
+	uint32_t next_generation;
+};
+
+/* ---- opening ---- */
+int nv_open(struct nv_fs *fs, const char *path, int mode, char *err,
+	    size_t errlen);
+void nv_close(struct nv_fs *fs);
+int nv_sync(struct nv_fs *fs);
+
+/* Geometry from a (valid) super block copy; map must be set */
+void nv_set_geometry(struct nv_fs *fs, const struct nova_super_block *sb);
+/*
+ * Load the super block as the kernel does: the primary if valid, else
+ * the replica in the device's last block.  Returns 0 (primary), 1
+ * (replica), -1 (none; *why says why the primary is bad).
+ */
+int nv_load_super(struct nv_fs *fs, const char **why);
+uint64_t nv_replica_sb_off(const struct nv_fs *fs);
+
+static inline void *nv_ptr(const struct nv_fs *fs, uint64_t off)
+{
+	return fs->map + off;
+}
+
+/* Is [off, off + len) inside the dynamic area?  (nova_range_valid) */
+static inline bool nv_range_valid(const struct nv_fs *fs, uint64_t off,
+				  uint64_t len)
+{
+	uint64_t lo = fs->data_start << NOVA_BLOCK_SHIFT;
+	uint64_t hi = (fs->data_end + 1) << NOVA_BLOCK_SHIFT;
+
+	return off >= lo && len <= hi - lo && off <= hi - len;
+}
+
+static inline bool nv_page_valid(const struct nv_fs *fs, uint64_t off)
+{
+	return !(off & (NOVA_BLOCK_SIZE - 1)) &&
+	       nv_range_valid(fs, off, NOVA_BLOCK_SIZE);
+}
+
+/* Region of stripe @s, blocks inclusive (balloc.c) */
+void nv_stripe_region(const struct nv_fs *fs, unsigned int s, uint64_t *start,
+		      uint64_t *end);
+
+/* ---- stores (all writes to the image go through these) ---- */
+void nv_put(struct nv_fs *fs, uint64_t off, const void *src, size_t len);
+void nv_put64(struct nv_fs *fs, uint64_t off, uint64_t val);
+void nv_put32(struct nv_fs *fs, uint64_t off, uint32_t val);
+void nv_put8(struct nv_fs *fs, uint64_t off, uint8_t val);
+void nv_zero(struct nv_fs *fs, uint64_t off, size_t len);
+static inline uint64_t nv_get64(const struct nv_fs *fs, uint64_t off)
+{
+	uint64_t v;
+
+	__builtin_memcpy(&v, fs->map + off, 8);
+	return le64toh(v);
+}
+
+/* ---- inode tables ---- */
+#define NV_CHAIN_OK	0
+#define NV_CHAIN_HEAD	1	/* head pointer zero, misaligned or outside */
+#define NV_CHAIN_RANGE	2	/* a next pointer misaligned or outside */
+#define NV_CHAIN_LOOP	3	/* a next pointer to a block already in a chain */
+#define NV_CHAIN_CONFLICT 4	/* a page used by something else */
+
+/* Walk every stripe's table chain; stop each at the first bad pointer */
+int nv_load_itables(struct nv_fs *fs);
+uint64_t nv_itable_ptr_off(unsigned int stripe);
+uint64_t nv_journal_ptr_off(unsigned int stripe);
+/* Offset of inode @ino's slot, 0 if the number has no slot */
+uint64_t nv_inode_off(const struct nv_fs *fs, uint64_t ino);
+static inline struct nova_inode *nv_pi(const struct nv_fs *fs, uint64_t off)
+{
+	return (struct nova_inode *)(fs->map + off);
+}
+/* Highest inode number + 1 that has a slot */
+uint64_t nv_max_ino(const struct nv_fs *fs);
+
+/* ---- log entries ---- */
+const char *nv_entry_name(uint8_t type);
+/* Size of the well-formed entry at @p, or 0 (log.c nova_entry_size) */
+size_t nv_entry_size(const uint8_t *p, size_t room);
+uint32_t nv_entry_crc(const void *entry, size_t size);
+void nv_entry_csum(void *entry, size_t size);
+bool nv_entry_csum_ok(const void *entry, size_t size);
+uint64_t nv_entry_tid(const void *entry);
+bool nv_entry_dead(const void *entry);
+int nv_entry_flag_offset(uint8_t type);
+
+/* ---- log walk ---- */
+enum nv_log_err {
+	NV_LOG_OK = 0,
+	NV_LOG_CHAIN,		/* page chain broken before the tail */
+	NV_LOG_TAIL_OUTSIDE,	/* the tail is not in the page chain */
+	NV_LOG_HEAD_ZERO_TAIL,	/* no log, but a tail */
+	NV_LOG_BAD_ENTRY,	/* unknown type or bad length */
+	NV_LOG_CROSS_TAIL,	/* an entry crosses the tail */
+	NV_LOG_CSUM,		/* bad checksum */
+	NV_LOG_TID,		/* trans_id not increasing */
+	NV_LOG_SEMANTIC,	/* rejected by the replay (callback) */
+	NV_LOG_PAST_CHAIN,	/* NEXT_PAGE past the last page */
+};
+
+struct nv_log {
+	uint64_t head, tail;
+	uint64_t *pages;		/* the chain (valid prefix) */
+	uint32_t *nent, *ndead;		/* entries, dead entries per page */
+	size_t npages, cap;
+	int chain_err;			/* NV_CHAIN_* */
+	size_t chain_err_idx;		/* pages[idx]'s next is bad (or head) */
+	uint64_t chain_err_ptr;
+	long tail_idx;			/* page holding the tail, -1 */
+	int err;			/* enum nv_log_err */
+	uint64_t err_off;
+	char msg[200];
+	uint64_t good_end;		/* just past the last good entry */
+	long good_idx;			/* page holding good_end */
+	uint64_t nentries;
+	uint64_t last_tid;
+};
+
+/*
+ * Entry callback: return 0 to accept, non-zero to reject (writing why
+ * into @msg): the walk stops there with NV_LOG_SEMANTIC.
+ */
+typedef int (*nv_entry_fn)(struct nv_fs *fs, uint64_t off, const void *entry,
+			   size_t size, void *arg, char *msg, size_t msglen);
+/* Page filter for the chain walk: false stops it with NV_CHAIN_CONFLICT */
+typedef bool (*nv_page_fn)(void *arg, uint64_t page);
+
+int nv_log_scan(struct nv_fs *fs, uint64_t head, uint64_t tail,
+		struct nv_log *lg, nv_page_fn page_ok, void *page_arg,
+		nv_entry_fn fn, void *arg);
+void nv_log_free(struct nv_log *lg);
+const char *nv_log_strerror(int err);
+
+/* ---- page map: file page -> block (and the write entry mapping it) ---- */
+struct nv_pmap {
+	uint64_t *key;			/* page + 1, 0 empty, ~0 deleted */
+	uint64_t *blk;			/* block offset */
+	uint64_t *ent;			/* offset of the write entry */
+	size_t cap, n, used;
+};
+void nv_pmap_init(struct nv_pmap *m);
+void nv_pmap_free(struct nv_pmap *m);
+int nv_pmap_set(struct nv_pmap *m, uint64_t pg, uint64_t blk, uint64_t ent,
+		uint64_t *old_ent);
+bool nv_pmap_get(const struct nv_pmap *m, uint64_t pg, uint64_t *blk,
+		 uint64_t *ent);
+bool nv_pmap_del(struct nv_pmap *m, uint64_t pg, uint64_t *old_ent);
+/* Iterate: *it starts at 0; returns false at the end */
+bool nv_pmap_next(const struct nv_pmap *m, size_t *it, uint64_t *pg,
+		  uint64_t *blk, uint64_t *ent);
+
+/* ---- replay ---- */
+struct nv_dent {
+	char name[NOVA_NAME_LEN + 1];
+	uint8_t len;
+	uint8_t ftype;
+	bool alive;
+	uint64_t ino;
+	uint64_t cookie;
+	uint64_t off;			/* the live dentry */
+	uint64_t tid;
+};
+
+struct nv_dir {
+	struct nv_dent *d;
+	size_t n, cap;
+	int32_t *hash;			/* index into d, -1 empty, -2 deleted */
+	size_t hcap, hused;
+	size_t alive;
+};
+
+/* nv_iread() flags */
+#define NV_IREAD_IGNORE_DEAD	0x01	/* replay dead entries too */
+#define NV_IREAD_NO_DATA	0x02	/* skip the page map */
+
+struct nv_inode_state {
+	uint64_t ino;
+	uint64_t pi_off;
+	struct nova_inode pi;		/* copy */
+	uint32_t mode, uid, gid, links, flags, generation, rdev;
+	uint64_t size;
+	int64_t atime, mtime, ctime;
+	struct nv_log log;
+	uint64_t next_tid;
+	uint64_t last_lc, last_sa;	/* live link-change / set-attribute */
+	bool last_sa_cut;
+	/* directories */
+	struct nv_dir dir;
+	uint64_t parent;		/* last "..", 0 if none */
+	uint64_t dot;			/* last ".", 0 if none */
+	/* regular files (and the symlink block, as page 0) */
+	struct nv_pmap pages;
+	uint64_t symlink_block;
+	/* problems found after the walk */
+	int bad;			/* NV_IBAD_* */
+	char bad_msg[160];
+};
+
+#define NV_IBAD_NONE		0
+#define NV_IBAD_MODE		1	/* not a known file type */
+#define NV_IBAD_SYMLINK		2	/* symlink without a valid target */
+
+/* Read inode @ino (its slot must be valid) and replay its log */
+int nv_iread(struct nv_fs *fs, uint64_t ino, struct nv_inode_state *st,
+	     unsigned int flags, nv_page_fn page_ok, void *page_arg);
+void nv_ifree(struct nv_inode_state *st);
+bool nv_inode_slot_valid(const struct nv_fs *fs, uint64_t ino);
+
+struct nv_dent *nv_dir_lookup(struct nv_dir *d, const char *name, size_t len);
+
+/* Read bytes of a regular file through its page map (holes read as 0) */
+void nv_file_read(const struct nv_fs *fs, const struct nv_inode_state *st,
+		  uint64_t pos, size_t len, void *buf);
+/* Look a path up from the root; returns the inode number or 0 */
+uint64_t nv_lookup_path(struct nv_fs *fs, const char *path);
+
+/* ---- allocator ---- */
+int nv_alloc_init(struct nv_fs *fs);
+void nv_mark_used(struct nv_fs *fs, uint64_t blk, uint64_t n);
+void nv_mark_free(struct nv_fs *fs, uint64_t blk, uint64_t n);
+bool nv_block_used(const struct nv_fs *fs, uint64_t blk);
+/*
+ * Allocate @want contiguous blocks, preferring @stripe (-1: the current
+ * one).  With @partial, the longest free run if no run of @want exists.
+ * Returns the number allocated (first block in *blk) or 0 (no space).
+ */
+uint64_t nv_alloc(struct nv_fs *fs, uint64_t want, int stripe, bool partial,
+		  uint64_t *blk);
+uint64_t nv_free_blocks(const struct nv_fs *fs);
+/* Mark everything the kernel's rebuild would (tables, journals, all valid
+ * inodes' logs and data); used before allocating in an existing image */
+int nv_alloc_scan(struct nv_fs *fs);
+
+/* ---- writing ---- */
+struct nv_wlog {
+	uint64_t ino, pi_off;
+	uint64_t head, tail;		/* tail: the working tail */
+	uint64_t pages;
+	uint64_t next_tid;
+	/* attributes as they are after the entries appended so far */
+	uint32_t links, flags, generation;
+	uint64_t size;
+	int64_t mtime, ctime;
+	uint64_t last_lc;
+};
+
+void nv_wlog_from_state(struct nv_wlog *w, const struct nv_inode_state *st);
+int nv_log_append(struct nv_fs *fs, struct nv_wlog *w, const void *entry,
+		  size_t size, uint64_t *entry_off);
+void nv_log_commit(struct nv_fs *fs, struct nv_wlog *w);
+void nv_invalidate_entry(struct nv_fs *fs, uint64_t off);
+void nv_invalidate_pages(struct nv_fs *fs, uint64_t ent_off, uint32_t n);
+
+int nv_append_dentry(struct nv_fs *fs, struct nv_wlog *dir, const char *name,
+		     size_t len, uint64_t ino, uint8_t ftype, uint64_t *off);
+int nv_append_link_change(struct nv_fs *fs, struct nv_wlog *w, uint64_t *off);
+int nv_append_write(struct nv_fs *fs, struct nv_wlog *w, uint64_t pgoff,
+		    uint32_t npages, uint64_t block, uint64_t *off);
+
+struct nv_attr {
+	uint32_t mode, uid, gid, rdev, flags, links;
+	uint64_t size;
+	int64_t atime, mtime, ctime, btime;
+};
+
+/* Allocate an inode slot (extending the stripe's table when full) */
+int nv_alloc_ino(struct nv_fs *fs, int stripe, uint64_t *ino);
+/* Write a new, not yet valid inode; *w is its (empty) log */
+int nv_new_inode(struct nv_fs *fs, int stripe, const struct nv_attr *a,
+		 struct nv_wlog *w);
+void nv_set_valid(struct nv_fs *fs, uint64_t ino);
+
+/*
+ * Create @name in directory @dir as the kernel's create/mkdir/symlink/
+ * mknod do: the inode, its own log ("." and "..", or the symlink
+ * target), the dentry in @dir (committed), then the valid byte.
+ * @child (may be NULL) receives the new inode's log.
+ */
+int nv_create(struct nv_fs *fs, struct nv_wlog *dir, const char *name,
+	      size_t len, const struct nv_attr *a, const char *symlink,
+	      int stripe, struct nv_wlog *child);
+
+static inline uint8_t nv_dtype(uint32_t mode)
+{
+	return (mode & S_IFMT) >> 12;
+}
+
+static inline uint32_t nv_encode_dev(unsigned int major, unsigned int minor)
+{
+	return (minor & 0xff) | (major << 8) | ((minor & ~0xffU) << 12);
+}
+
+static inline void nv_decode_dev(uint32_t dev, unsigned int *major,
+				 unsigned int *minor)
+{
+	*major = (dev & 0xfff00) >> 8;
+	*minor = (dev & 0xff) | ((dev >> 12) & 0xfff00);
+}
+
+int64_t nv_now(void);
+
+#endif
