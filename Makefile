@@ -6,7 +6,7 @@
 #                 guest tier); the last line is "N passed, N failed"
 #
 # Both install what they need with apt-get on a fresh Debian 12 machine.
-# Other targets: module, tools, guest-bin, unit, guest, clean.
+# Other targets: module, tools, guest-bin, unit, lint, guest, clean.
 
 SHELL := /bin/bash
 KVER = $(shell qemu/kernel-version.sh)
@@ -40,6 +40,9 @@ unit: tools
 guest: module guest-bin
 	tests/run-guest-tests.sh --no-build --scratch
 
+lint: module
+	tests/lint.sh
+
 check:
 	tests/check.sh
 
@@ -51,4 +54,4 @@ clean:
 	-[ -d /lib/modules/$(KVER)/build ] && $(MAKE) -C src KVER=$(KVER) clean
 	rm -rf build $(GUEST_BIN)
 
-.PHONY: all deps module tools guest-bin unit guest check demo clean
+.PHONY: all deps module tools guest-bin unit lint guest check demo clean

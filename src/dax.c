@@ -156,7 +156,7 @@ ssize_t nova_dax_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	ssize_t done = 0;
 	size_t count;
 
-	NOVA_TIMER_BEGIN(t);
+	u64 t = nova_timer_start();
 
 	if (!iov_iter_count(to))
 		return 0;
@@ -570,7 +570,7 @@ ssize_t nova_dax_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	struct inode *inode = file_inode(file);
 	struct nova_sb_info *sbi = NOVA_SB(inode->i_sb);
 	ssize_t ret;
-	NOVA_TIMER_BEGIN(t);
+	u64 t = nova_timer_start();
 
 	inode_lock(inode);
 	ret = generic_write_checks(iocb, from);

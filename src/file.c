@@ -73,7 +73,7 @@ static int nova_fsync(struct file *file, loff_t start, loff_t end, int datasync)
 {
 	struct nova_sb_info *sbi = NOVA_SB(file_inode(file)->i_sb);
 	int ret;
-	NOVA_TIMER_BEGIN(t);
+	u64 t = nova_timer_start();
 
 	ret = file_write_and_wait_range(file, start, end);
 	nova_fence();
@@ -151,7 +151,7 @@ static vm_fault_t nova_dax_huge_fault(struct vm_fault *vmf,
 		     (vmf->vma->vm_flags & VM_SHARED);
 	vm_fault_t ret;
 	pfn_t pfn;
-	NOVA_TIMER_BEGIN(t);
+	u64 t = nova_timer_start();
 
 	if (write)
 		sb_start_pagefault(inode->i_sb);

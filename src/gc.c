@@ -346,7 +346,7 @@ int nova_thorough_gc(struct super_block *sb, struct inode *inode)
 	u64 sa_off = 0, lc_off = 0, extra, page;
 	unsigned long old_pages = sih->log_pages, guard = sbi->num_blocks;
 	int ret;
-	NOVA_TIMER_BEGIN(t);
+	u64 t = nova_timer_start();
 
 	if (!old_head || !old_tail)
 		return 0;

@@ -193,7 +193,7 @@ fail:
 #define NOVA_TIMED(dir, cat, call)					\
 	({								\
 		int __ret;						\
-		NOVA_TIMER_BEGIN(__t);					\
+		u64 __t = nova_timer_start();					\
 		__ret = (call);						\
 		NOVA_TIMER_END(NOVA_SB((dir)->i_sb), cat, __t);		\
 		__ret;							\

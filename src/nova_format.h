@@ -340,7 +340,7 @@ struct nova_range_node_lowhigh {
  * must never change without a new NOVA_FORMAT_MAJOR).
  */
 #define NOVA_FORMAT_ASSERT(cond, name) \
-	typedef char nova_format_assert_##name[(cond) ? 1 : -1]
+	_Static_assert(cond, "NOVA format: " #name)
 
 NOVA_FORMAT_ASSERT(sizeof(struct nova_super_block) == 512, sb);
 NOVA_FORMAT_ASSERT(sizeof(struct nova_inode) == 128, inode);

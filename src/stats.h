@@ -34,8 +34,10 @@ struct nova_stats {
 DECLARE_STATIC_KEY_FALSE(nova_timing_key);
 
 /* Zero cost when measure_timing=0: a patched-out branch */
-#define NOVA_TIMER_BEGIN(t) \
-	u64 t = static_branch_unlikely(&nova_timing_key) ? ktime_get_ns() : 0
+static inline u64 nova_timer_start(void)
+{
+	return static_branch_unlikely(&nova_timing_key) ? ktime_get_ns() : 0;
+}
 
 #define NOVA_TIMER_END(sbi, cat, t)					\
 	do {								\

@@ -37,6 +37,7 @@ if ! make -s deps; then
 	exit 1
 fi
 run_tier unit make -s unit
+run_tier lint tests/lint.sh
 if make -s module guest-bin; then
 	run_tier guest tests/run-guest-tests.sh --no-build --scratch
 else

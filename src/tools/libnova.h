@@ -31,8 +31,6 @@
 #define NV_OPEN_RW	1	/* read-write shared mapping: writes hit the device */
 #define NV_OPEN_PRIVATE	2	/* read-only device, private writable mapping */
 
-#define NV_MAX_DEAD_LIST 0
-
 struct nv_itable {
 	uint64_t *blocks;		/* offsets of the chain's blocks, in order */
 	size_t n, cap;
@@ -45,6 +43,7 @@ struct nv_itable {
 
 struct nv_fs {
 	int fd;
+	bool own_fd;
 	int mode;
 	const char *path;
 	uint8_t *map;
@@ -74,6 +73,8 @@ struct nv_fs {
 /* ---- opening ---- */
 int nv_open(struct nv_fs *fs, const char *path, int mode, char *err,
 	    size_t errlen);
+/* Map an already open device or image (the fd stays the caller's) */
+int nv_open_fd(struct nv_fs *fs, int fd, int mode, char *err, size_t errlen);
 void nv_close(struct nv_fs *fs);
 int nv_sync(struct nv_fs *fs);
 

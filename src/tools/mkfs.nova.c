@@ -4,8 +4,8 @@
  * file.
  *
  *   mkfs.nova [-L label] [-U uuid|random|clear|time] [-c stripes]
- *             [-E root_owner[=uid:gid],root_perms=mode] [-f] [-n] [-q] [-V]
- *             device|image
+ *             [-E root_owner[=uid:gid],root_perms=mode] [-d dir]
+ *             [-f] [-n] [-q] [-V] device|image
  *
  * It writes exactly what the kernel's "mount -o init" (nova_format() in
  * super.c) writes, block for block; only the UUID, the label, the root
@@ -15,6 +15,11 @@
  * invalidated first, then every other structure is written and made
  * durable, then the primary super block and finally the replica, so an
  * interrupted mkfs leaves no valid NOVA super block behind.
+ *
+ * -d DIR (as mke2fs -d) copies a host directory tree into the new file
+ * system before the super block is written (nova_populate.c): the image
+ * then holds what the kernel would have written for the same mkdir,
+ * create, symlink, mknod, link and write calls.
  *
  * Exit status (as mke2fs): 0 success, 1 usage or operational error
  * (including refusing to overwrite an existing file system without -f).
@@ -38,6 +43,8 @@
 #include <blkid/blkid.h>
 #include <uuid/uuid.h>
 #include "nova_tools.h"
+#include "libnova.h"
+#include "nova_populate.h"
 
 #ifndef NOVA_VERSION
 #define NOVA_VERSION "unknown"
@@ -52,6 +59,8 @@ struct opts {
 	const char *device;
 	const char *label;
 	const char *uuid_arg;
+	const char *populate;		/* -d: source directory */
+	bool root_owner_set, root_perms_set;
 	unsigned int stripes;		/* 0: one per online CPU */
 	__u32 root_uid, root_gid;
 	unsigned int root_mode;
@@ -62,13 +71,16 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: %s [-L label] [-U uuid|random|clear|time] [-c stripes]\n"
-		"       [-E extended-options] [-f] [-n] [-q] [-V] device|image\n"
+		"       [-E extended-options] [-d directory] [-f] [-n] [-q] [-V]\n"
+		"       device|image\n"
 		"\n"
 		"  -L label     file system label (at most %d bytes)\n"
 		"  -U uuid      UUID, or random (default), clear, time\n"
 		"  -c stripes   number of per-CPU stripes (1-%u; default: one\n"
 		"               per online CPU, fewer on small devices)\n"
 		"  -E opts      root_owner[=uid:gid], root_perms=mode\n"
+		"  -d dir       copy the files and directories under dir into\n"
+		"               the new file system\n"
 		"  -f           overwrite an existing file system or partition table\n"
 		"  -n           show what would be done, write nothing\n"
 		"  -q           quiet\n"
@@ -116,6 +128,7 @@ static int parse_extended(char *arg, struct opts *o)
 		if (!strcmp(tok, "root_owner")) {
 			char *colon;
 
+			o->root_owner_set = true;
 			if (!val) {
 				o->root_uid = getuid();
 				o->root_gid = getgid();
@@ -142,6 +155,7 @@ static int parse_extended(char *arg, struct opts *o)
 				return -1;
 			}
 			o->root_mode = mode;
+			o->root_perms_set = true;
 		} else {
 			err("unknown extended option '%s'\n\n"
 			    "Extended options are separated by commas:\n"
@@ -450,9 +464,59 @@ static __s64 now_ns(void)
 	return (__s64)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/*
+ * -d: fill the new file system (everything but the super block is on the
+ * device) from o->populate, then refresh the reserved inodes' replica,
+ * which now has the root directory's log.
+ */
+static int populate(int fd, const struct nova_layout *l, const struct opts *o,
+		    const struct nova_super_block *sb, const struct stat *img)
+{
+	struct nova_populate_stats ps;
+	struct nv_fs fs;
+	char msg[256];
+	int ret;
+
+	if (!o->quiet) {
+		printf("Copying files from %s: ", o->populate);
+		fflush(stdout);
+	}
+	if (nv_open_fd(&fs, fd, NV_OPEN_RW, msg, sizeof(msg))) {
+		err("%s", msg);
+		return -1;
+	}
+	nv_set_geometry(&fs, sb);
+	ret = nova_populate(&fs, o->populate, img, &ps);
+	if (!ret) {
+		memcpy(nv_ptr(&fs, (l->num_blocks - 2) << NOVA_BLOCK_SHIFT),
+		       nv_ptr(&fs, (__u64)NOVA_RESERVED_INODE_BLOCK << NOVA_BLOCK_SHIFT),
+		       NOVA_BLOCK_SIZE);
+		if (nv_sync(&fs)) {
+			err("writing the copied files failed: %s", strerror(errno));
+			ret = -1;
+		}
+	}
+	nv_close(&fs);
+	if (ret)
+		return -1;
+	if (!o->quiet)
+		printf("done\n"
+		       "                        %llu files, %llu directories, %llu symlinks,\n"
+		       "                        %llu special files, %llu hard links, %llu bytes;\n"
+		       "                        %llu of %llu blocks in use\n",
+		       (unsigned long long)ps.files, (unsigned long long)ps.dirs,
+		       (unsigned long long)ps.symlinks,
+		       (unsigned long long)ps.special,
+		       (unsigned long long)ps.hardlinks,
+		       (unsigned long long)ps.bytes,
+		       (unsigned long long)ps.used_blocks,
+		       (unsigned long long)l->num_blocks);
+	return 0;
+}
+
 /* Write the file system; the same steps, in the same order, as nova_format() */
 static int write_fs(int fd, const struct nova_layout *l, const struct opts *o,
-		    const __u8 uuid[16])
+		    const __u8 uuid[16], const struct stat *img)
 {
 	struct nova_super_block sb;
 	struct nova_inode root;
@@ -527,11 +591,6 @@ static int write_fs(int fd, const struct nova_layout *l, const struct opts *o,
 	    sync_dev(fd))
 		return -1;
 
-	/* the super block: primary, durable, then the replica */
-	if (!o->quiet) {
-		printf("Writing super blocks: ");
-		fflush(stdout);
-	}
 	memset(&sb, 0, sizeof(sb));
 	sb.s_journal_pages = cpu_to_le32(l->journal_pages);
 	sb.s_magic = cpu_to_le32(NOVA_SUPER_MAGIC);
@@ -545,6 +604,14 @@ static int write_fs(int fd, const struct nova_layout *l, const struct opts *o,
 	sb.s_stripes = cpu_to_le32(l->stripes);
 	sb.s_inode_size = cpu_to_le32(sizeof(struct nova_inode));
 	sb.s_itable_block_size = cpu_to_le32(l->itable_block_size);
+	if (o->populate && populate(fd, l, o, &sb, img))
+		return -1;
+
+	/* the super block: primary, durable, then the replica */
+	if (!o->quiet) {
+		printf("Writing super blocks: ");
+		fflush(stdout);
+	}
 	now = now_ns();
 	sb.s_mkfs_time = cpu_to_le64(now);
 	sb.s_write_time = cpu_to_le64(now);	/* nova_sync_super() sets it */
@@ -587,7 +654,7 @@ int main(int argc, char **argv)
 
 		prog = b ? b + 1 : argv[0];
 	}
-	while ((c = getopt(argc, argv, "L:U:c:E:fFnqVh")) != -1) {
+	while ((c = getopt(argc, argv, "L:U:c:E:d:fFnqVh")) != -1) {
 		switch (c) {
 		case 'L':
 			if (strlen(optarg) > NOVA_LABEL_LEN) {
@@ -615,6 +682,9 @@ int main(int argc, char **argv)
 		case 'E':
 			if (parse_extended(optarg, &o))
 				return EXIT_ERR;
+			break;
+		case 'd':
+			o.populate = optarg;
 			break;
 		case 'f':
 		case 'F':
@@ -650,6 +720,25 @@ int main(int argc, char **argv)
 	if (get_uuid(o.uuid_arg, uuid))
 		return EXIT_ERR;
 
+	if (o.populate) {
+		struct stat ds;
+
+		if (stat(o.populate, &ds)) {
+			err("-d %s: %s", o.populate, strerror(errno));
+			return EXIT_ERR;
+		}
+		if (!S_ISDIR(ds.st_mode)) {
+			err("-d %s: not a directory", o.populate);
+			return EXIT_ERR;
+		}
+		/* as mke2fs -d: the root directory takes the source's owner and mode */
+		if (!o.root_owner_set) {
+			o.root_uid = ds.st_uid;
+			o.root_gid = ds.st_gid;
+		}
+		if (!o.root_perms_set)
+			o.root_mode = ds.st_mode & 07777;
+	}
 	if (stat(o.device, &st)) {
 		err("cannot access %s: %s", o.device, strerror(errno));
 		return EXIT_ERR;
@@ -735,7 +824,7 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 
-	if (write_fs(fd, &l, &o, uuid))
+	if (write_fs(fd, &l, &o, uuid, &st))
 		goto fail;
 	{
 		struct nova_super_block check;

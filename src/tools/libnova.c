@@ -1,0 +1,1936 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libnova: user-space reader and writer of NOVA images (see libnova.h).
+ *
+ * The semantics follow the kernel module:
+ *   log walk        log.c nova_log_walk(), nova_entry_size()
+ *   checksums       log.c nova_entry_crc(): CRC32C of the entry with
+ *                   e_csum, the dead flag and (write entries)
+ *                   invalid_pages taken as zero
+ *   replay          inode.c nova_replay_entry(), dir.c
+ *                   nova_rebuild_entry(), dax.c nova_replay_write_entry()
+ *   used blocks     bbuild.c
+ *   appends         log.c nova_log_make_room()/nova_log_append()
+ *   new inodes      inode.c nova_new_inode(), namei.c
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "libnova.h"
+
+/* FS_*_FL flags the kernel keeps (inode.c NOVA_FL_SUPPORTED) */
+#define NV_FL_SUPPORTED	(0x00000020 | 0x00000010 | 0x00000080 | \
+			 0x00000008 | 0x00000040 | 0x00010000)
+/* MAX_LFS_FILESIZE >> NOVA_BLOCK_SHIFT, + 1 (64-bit) */
+#define NV_MAX_PAGES	((((uint64_t)1 << 63) - 1) >> NOVA_BLOCK_SHIFT) + 1
+
+int64_t nv_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* ---------------------------------------------------------------- open */
+
+int nv_open(struct nv_fs *fs, const char *path, int mode, char *err,
+	    size_t errlen)
+{
+	struct stat st;
+	long long size;
+	int flags = O_CLOEXEC, prot = PROT_READ, mflags = MAP_SHARED;
+
+	memset(fs, 0, sizeof(*fs));
+	fs->fd = -1;
+	fs->mode = mode;
+	fs->path = path;
+	fs->cur_stripe = -1;
+	if (mode == NV_OPEN_RW) {
+		flags |= O_RDWR;
+		prot |= PROT_WRITE;
+	} else {
+		flags |= O_RDONLY;
+		if (mode == NV_OPEN_PRIVATE) {
+			prot |= PROT_WRITE;
+			mflags = MAP_PRIVATE;
+		}
+	}
+	if (stat(path, &st)) {
+		snprintf(err, errlen, "cannot access %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+		snprintf(err, errlen, "%s is not a block device or a regular file",
+			 path);
+		return -1;
+	}
+	if (S_ISBLK(st.st_mode) && mode == NV_OPEN_RW)
+		flags |= O_EXCL;
+	fs->fd = open(path, flags);
+	if (fs->fd < 0) {
+		snprintf(err, errlen, "cannot open %s: %s", path,
+			 errno == EBUSY ? "device is in use (mounted?)" :
+			 strerror(errno));
+		return -1;
+	}
+	size = nova_dev_size(fs->fd);
+	if (size < 0) {
+		snprintf(err, errlen, "cannot determine the size of %s", path);
+		goto fail;
+	}
+	if ((unsigned long long)size < NOVA_MIN_SIZE) {
+		snprintf(err, errlen, "%s is too small for NOVA (%lld bytes)",
+			 path, size);
+		goto fail;
+	}
+	fs->dev_size = size;
+	fs->map_size = size & ~(uint64_t)(NOVA_BLOCK_SIZE - 1);
+	fs->map = mmap(NULL, fs->map_size, prot, mflags, fs->fd, 0);
+	if (fs->map == MAP_FAILED) {
+		fs->map = NULL;
+		snprintf(err, errlen, "cannot map %s: %s", path, strerror(errno));
+		goto fail;
+	}
+	fs->own_fd = true;
+	return 0;
+fail:
+	close(fs->fd);
+	fs->fd = -1;
+	return -1;
+}
+
+int nv_open_fd(struct nv_fs *fs, int fd, int mode, char *err, size_t errlen)
+{
+	long long size = nova_dev_size(fd);
+	int prot = PROT_READ, mflags = MAP_SHARED;
+
+	memset(fs, 0, sizeof(*fs));
+	fs->fd = fd;
+	fs->mode = mode;
+	fs->cur_stripe = -1;
+	if (mode == NV_OPEN_RW) {
+		prot |= PROT_WRITE;
+	} else if (mode == NV_OPEN_PRIVATE) {
+		prot |= PROT_WRITE;
+		mflags = MAP_PRIVATE;
+	}
+	if (size < (long long)NOVA_MIN_SIZE) {
+		snprintf(err, errlen, "device too small or size unknown");
+		return -1;
+	}
+	fs->dev_size = size;
+	fs->map_size = size & ~(uint64_t)(NOVA_BLOCK_SIZE - 1);
+	fs->map = mmap(NULL, fs->map_size, prot, mflags, fd, 0);
+	if (fs->map == MAP_FAILED) {
+		fs->map = NULL;
+		snprintf(err, errlen, "cannot map the device: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int nv_sync(struct nv_fs *fs)
+{
+	if (fs->mode != NV_OPEN_RW || !fs->map)
+		return 0;
+	if (msync(fs->map, fs->map_size, MS_SYNC) || fsync(fs->fd))
+		return -1;
+	return 0;
+}
+
+void nv_close(struct nv_fs *fs)
+{
+	unsigned int s;
+
+	if (fs->itab) {
+		for (s = 0; s < fs->stripes; s++)
+			free(fs->itab[s].blocks);
+		free(fs->itab);
+	}
+	free(fs->used);
+	free(fs->alloc_hint);
+	if (fs->map)
+		munmap(fs->map, fs->map_size);
+	if (fs->fd >= 0 && fs->own_fd)
+		close(fs->fd);
+	fs->map = NULL;
+	fs->fd = -1;
+	fs->itab = NULL;
+	fs->used = NULL;
+	fs->alloc_hint = NULL;
+}
+
+void nv_set_geometry(struct nv_fs *fs, const struct nova_super_block *sb)
+{
+	fs->sb = *sb;
+	fs->size = le64_to_cpu(sb->s_size);
+	fs->nblocks = le64_to_cpu(sb->s_num_blocks);
+	fs->stripes = le32_to_cpu(sb->s_stripes);
+	fs->itbs = le32_to_cpu(sb->s_itable_block_size);
+	fs->itb_blocks = fs->itbs >> NOVA_BLOCK_SHIFT;
+	fs->per_block = fs->itbs / sizeof(struct nova_inode) - 1;
+	fs->data_start = NOVA_HEAD_RESERVED_BLOCKS;
+	fs->data_end = fs->nblocks - NOVA_TAIL_RESERVED_BLOCKS - 1;
+	fs->journal_pages = le32_to_cpu(sb->s_journal_pages);
+}
+
+uint64_t nv_replica_sb_off(const struct nv_fs *fs)
+{
+	return (fs->nblocks - 1) << NOVA_BLOCK_SHIFT;
+}
+
+int nv_load_super(struct nv_fs *fs, const char **why)
+{
+	const struct nova_super_block *p = nv_ptr(fs, 0), *r;
+	const char *rwhy;
+
+	*why = nova_check_super(p, fs->dev_size);
+	if (!*why) {
+		nv_set_geometry(fs, p);
+		return 0;
+	}
+	r = nv_ptr(fs, fs->map_size - NOVA_BLOCK_SIZE);
+	rwhy = nova_check_super(r, fs->dev_size);
+	if (rwhy || le64_to_cpu(r->s_size) != fs->map_size)
+		return -1;
+	nv_set_geometry(fs, r);
+	return 1;
+}
+
+void nv_stripe_region(const struct nv_fs *fs, unsigned int s, uint64_t *start,
+		      uint64_t *end)
+{
+	uint64_t per = (fs->data_end - fs->data_start + 1) / fs->stripes;
+
+	*start = fs->data_start + (uint64_t)s * per;
+	*end = s == fs->stripes - 1 ? fs->data_end : *start + per - 1;
+}
+
+/* -------------------------------------------------------------- stores */
+
+void nv_put(struct nv_fs *fs, uint64_t off, const void *src, size_t len)
+{
+	memmove(fs->map + off, src, len);
+}
+
+void nv_put64(struct nv_fs *fs, uint64_t off, uint64_t val)
+{
+	uint64_t v = htole64(val);
+
+	memcpy(fs->map + off, &v, 8);
+}
+
+void nv_put32(struct nv_fs *fs, uint64_t off, uint32_t val)
+{
+	uint32_t v = htole32(val);
+
+	memcpy(fs->map + off, &v, 4);
+}
+
+void nv_put8(struct nv_fs *fs, uint64_t off, uint8_t val)
+{
+	fs->map[off] = val;
+}
+
+void nv_zero(struct nv_fs *fs, uint64_t off, size_t len)
+{
+	memset(fs->map + off, 0, len);
+}
+
+/* -------------------------------------------------------- inode tables */
+
+uint64_t nv_itable_ptr_off(unsigned int stripe)
+{
+	return ((uint64_t)NOVA_INODE_TABLE_BLOCK << NOVA_BLOCK_SHIFT) +
+	       (uint64_t)stripe * NOVA_CACHELINE;
+}
+
+uint64_t nv_journal_ptr_off(unsigned int stripe)
+{
+	return ((uint64_t)NOVA_JOURNAL_PTR_BLOCK << NOVA_BLOCK_SHIFT) +
+	       (uint64_t)stripe * NOVA_CACHELINE;
+}
+
+static int itab_push(struct nv_itable *t, uint64_t blk)
+{
+	if (t->n == t->cap) {
+		size_t ncap = t->cap ? t->cap * 2 : 8;
+		uint64_t *nb = realloc(t->blocks, ncap * sizeof(*nb));
+
+		if (!nb)
+			return -1;
+		t->blocks = nb;
+		t->cap = ncap;
+	}
+	t->blocks[t->n++] = blk;
+	return 0;
+}
+
+static bool bit_test(const uint8_t *bm, uint64_t b)
+{
+	return bm[b >> 3] & (1U << (b & 7));
+}
+
+static void bit_set(uint8_t *bm, uint64_t b)
+{
+	bm[b >> 3] |= 1U << (b & 7);
+}
+
+static void bit_clear(uint8_t *bm, uint64_t b)
+{
+	bm[b >> 3] &= ~(1U << (b & 7));
+}
+
+int nv_load_itables(struct nv_fs *fs)
+{
+	uint8_t *seen;
+	unsigned int s;
+	uint64_t i;
+
+	if (fs->itab) {
+		for (s = 0; s < fs->stripes; s++)
+			free(fs->itab[s].blocks);
+		free(fs->itab);
+	}
+	fs->itab = calloc(fs->stripes, sizeof(*fs->itab));
+	seen = calloc(fs->nblocks / 8 + 1, 1);
+	if (!fs->itab || !seen) {
+		free(seen);
+		return -1;
+	}
+	for (s = 0; s < fs->stripes; s++) {
+		struct nv_itable *t = &fs->itab[s];
+		uint64_t blk = nv_get64(fs, nv_itable_ptr_off(s)), prev = 0;
+
+		while (blk) {
+			bool loop = false;
+
+			if (blk & (NOVA_BLOCK_SIZE - 1) ||
+			    !nv_range_valid(fs, blk, fs->itbs)) {
+				t->err = prev ? NV_CHAIN_RANGE : NV_CHAIN_HEAD;
+				t->err_block = prev;
+				t->err_ptr = blk;
+				break;
+			}
+			for (i = 0; i < fs->itb_blocks; i++)
+				if (bit_test(seen, (blk >> NOVA_BLOCK_SHIFT) + i))
+					loop = true;
+			if (loop) {
+				t->err = prev ? NV_CHAIN_LOOP : NV_CHAIN_HEAD;
+				t->err_block = prev;
+				t->err_ptr = blk;
+				break;
+			}
+			for (i = 0; i < fs->itb_blocks; i++)
+				bit_set(seen, (blk >> NOVA_BLOCK_SHIFT) + i);
+			if (itab_push(t, blk)) {
+				free(seen);
+				return -1;
+			}
+			prev = blk;
+			blk = nv_get64(fs, blk + fs->itbs - 8);
+		}
+		if (!t->n && !t->err) {
+			t->err = NV_CHAIN_HEAD;
+			t->err_ptr = 0;
+		}
+	}
+	free(seen);
+	return 0;
+}
+
+uint64_t nv_inode_off(const struct nv_fs *fs, uint64_t ino)
+{
+	const struct nv_itable *t;
+	uint64_t idx, b;
+
+	if (!ino)
+		return 0;
+	if (ino < NOVA_NORMAL_INODE_START)
+		return ((uint64_t)NOVA_RESERVED_INODE_BLOCK << NOVA_BLOCK_SHIFT) +
+		       ino * sizeof(struct nova_inode);
+	if (!fs->itab)
+		return 0;
+	t = &fs->itab[ino % fs->stripes];
+	idx = ino / fs->stripes;
+	b = idx / fs->per_block;
+	if (b >= t->n)
+		return 0;
+	return t->blocks[b] + (idx % fs->per_block) * sizeof(struct nova_inode);
+}
+
+uint64_t nv_max_ino(const struct nv_fs *fs)
+{
+	uint64_t max = NOVA_NORMAL_INODE_START;
+	unsigned int s;
+
+	for (s = 0; s < fs->stripes; s++) {
+		uint64_t slots = fs->itab[s].n * fs->per_block;
+
+		if (slots && (slots - 1) * fs->stripes + s + 1 > max)
+			max = (slots - 1) * fs->stripes + s + 1;
+	}
+	return max;
+}
+
+bool nv_inode_slot_valid(const struct nv_fs *fs, uint64_t ino)
+{
+	uint64_t off = nv_inode_off(fs, ino);
+	const struct nova_inode *pi;
+
+	if (!off)
+		return false;
+	pi = nv_pi(fs, off);
+	return pi->i_valid == NOVA_INODE_VALID && le64_to_cpu(pi->i_ino) == ino;
+}
+
+/* ----------------------------------------------------------- entries */
+
+const char *nv_entry_name(uint8_t type)
+{
+	switch (type) {
+	case NOVA_FILE_WRITE:	return "file write";
+	case NOVA_DIR_LOG:	return "directory entry";
+	case NOVA_SET_ATTR:	return "set-attribute";
+	case NOVA_LINK_CHANGE:	return "link-change";
+	case NOVA_MMAP_WRITE:	return "mmap write";
+	case NOVA_NEXT_PAGE:	return "next-page marker";
+	default:		return "unknown";
+	}
+}
+
+size_t nv_entry_size(const uint8_t *p, size_t room)
+{
+	const struct nova_dentry *de = (const void *)p;
+	size_t len;
+
+	switch (p[0]) {
+	case NOVA_FILE_WRITE:
+		return sizeof(struct nova_file_write_entry);
+	case NOVA_SET_ATTR:
+		return sizeof(struct nova_setattr_entry);
+	case NOVA_LINK_CHANGE:
+		return sizeof(struct nova_link_change_entry);
+	case NOVA_MMAP_WRITE:
+		return sizeof(struct nova_mmap_entry);
+	case NOVA_DIR_LOG:
+		if (room < NOVA_DENTRY_HEADER)
+			return 0;
+		len = le16_to_cpu(de->de_len);
+		if (!de->name_len || len != NOVA_DENTRY_LEN(de->name_len))
+			return 0;
+		return len;
+	default:
+		return 0;
+	}
+}
+
+struct entry_layout {
+	int csum, flag, pages;
+};
+
+static struct entry_layout layout_of(uint8_t type)
+{
+	switch (type) {
+	case NOVA_FILE_WRITE:
+		return (struct entry_layout){
+			offsetof(struct nova_file_write_entry, e_csum),
+			offsetof(struct nova_file_write_entry, reassigned),
+			offsetof(struct nova_file_write_entry, invalid_pages) };
+	case NOVA_DIR_LOG:
+		return (struct entry_layout){
+			offsetof(struct nova_dentry, e_csum),
+			offsetof(struct nova_dentry, invalid), -1 };
+	case NOVA_SET_ATTR:
+		return (struct entry_layout){
+			offsetof(struct nova_setattr_entry, e_csum),
+			offsetof(struct nova_setattr_entry, invalid), -1 };
+	case NOVA_LINK_CHANGE:
+		return (struct entry_layout){
+			offsetof(struct nova_link_change_entry, e_csum),
+			offsetof(struct nova_link_change_entry, invalid), -1 };
+	case NOVA_MMAP_WRITE:
+		return (struct entry_layout){
+			offsetof(struct nova_mmap_entry, e_csum),
+			offsetof(struct nova_mmap_entry, invalid), -1 };
+	default:
+		return (struct entry_layout){ -1, -1, -1 };
+	}
+}
+
+int nv_entry_flag_offset(uint8_t type)
+{
+	return layout_of(type).flag;
+}
+
+uint32_t nv_entry_crc(const void *entry, size_t size)
+{
+	struct entry_layout l = layout_of(*(const uint8_t *)entry);
+	uint8_t buf[NOVA_DENTRY_HEADER + NOVA_NAME_LEN + 1];
+
+	if (size > sizeof(buf) || l.csum < 0)
+		return 0;
+	memcpy(buf, entry, size);
+	memset(buf + l.csum, 0, 4);
+	buf[l.flag] = 0;
+	if (l.pages >= 0)
+		memset(buf + l.pages, 0, 4);
+	return nova_crc32c(buf, size);
+}
+
+void nv_entry_csum(void *entry, size_t size)
+{
+	struct entry_layout l = layout_of(*(uint8_t *)entry);
+	uint32_t c = htole32(nv_entry_crc(entry, size));
+
+	memcpy((uint8_t *)entry + l.csum, &c, 4);
+}
+
+bool nv_entry_csum_ok(const void *entry, size_t size)
+{
+	struct entry_layout l = layout_of(*(const uint8_t *)entry);
+	uint32_t c;
+
+	if (l.csum < 0)
+		return false;
+	memcpy(&c, (const uint8_t *)entry + l.csum, 4);
+	return le32toh(c) == nv_entry_crc(entry, size);
+}
+
+bool nv_entry_dead(const void *entry)
+{
+	struct entry_layout l = layout_of(*(const uint8_t *)entry);
+
+	return l.flag >= 0 && ((const uint8_t *)entry)[l.flag];
+}
+
+uint64_t nv_entry_tid(const void *entry)
+{
+	switch (*(const uint8_t *)entry) {
+	case NOVA_FILE_WRITE:
+		return le64_to_cpu(((const struct nova_file_write_entry *)entry)->trans_id);
+	case NOVA_DIR_LOG:
+		return le64_to_cpu(((const struct nova_dentry *)entry)->trans_id);
+	case NOVA_SET_ATTR:
+		return le64_to_cpu(((const struct nova_setattr_entry *)entry)->trans_id);
+	case NOVA_LINK_CHANGE:
+		return le64_to_cpu(((const struct nova_link_change_entry *)entry)->trans_id);
+	case NOVA_MMAP_WRITE:
+		return le64_to_cpu(((const struct nova_mmap_entry *)entry)->trans_id);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ log walk */
+
+const char *nv_log_strerror(int err)
+{
+	switch (err) {
+	case NV_LOG_OK:			return "ok";
+	case NV_LOG_CHAIN:		return "page chain broken before the tail";
+	case NV_LOG_TAIL_OUTSIDE:	return "tail outside the page chain";
+	case NV_LOG_HEAD_ZERO_TAIL:	return "tail set but no log";
+	case NV_LOG_BAD_ENTRY:		return "malformed entry";
+	case NV_LOG_CROSS_TAIL:		return "entry crosses the tail";
+	case NV_LOG_CSUM:		return "bad checksum";
+	case NV_LOG_TID:		return "trans_id not increasing";
+	case NV_LOG_SEMANTIC:		return "unexpected entry";
+	case NV_LOG_PAST_CHAIN:		return "log runs past its last page";
+	}
+	return "?";
+}
+
+void nv_log_free(struct nv_log *lg)
+{
+	free(lg->pages);
+	free(lg->nent);
+	free(lg->ndead);
+	lg->pages = NULL;
+	lg->nent = lg->ndead = NULL;
+	lg->npages = lg->cap = 0;
+}
+
+static int log_push(struct nv_log *lg, uint64_t page)
+{
+	if (lg->npages == lg->cap) {
+		size_t ncap = lg->cap ? lg->cap * 2 : 4;
+		uint64_t *p = realloc(lg->pages, ncap * sizeof(*p));
+		uint32_t *a, *b;
+
+		if (!p)
+			return -1;
+		lg->pages = p;
+		a = realloc(lg->nent, ncap * sizeof(*a));
+		if (!a)
+			return -1;
+		lg->nent = a;
+		b = realloc(lg->ndead, ncap * sizeof(*b));
+		if (!b)
+			return -1;
+		lg->ndead = b;
+		lg->cap = ncap;
+	}
+	lg->nent[lg->npages] = 0;
+	lg->ndead[lg->npages] = 0;
+	lg->pages[lg->npages++] = page;
+	return 0;
+}
+
+/* A small open-addressing set of block numbers, for loop detection */
+struct u64set {
+	uint64_t *k;
+	size_t cap, n;
+};
+
+static int set_add(struct u64set *s, uint64_t v)	/* 1 if present */
+{
+	size_t i;
+
+	v++;
+	if ((s->n + 1) * 2 > s->cap) {
+		struct u64set ns = { .cap = s->cap ? s->cap * 2 : 64 };
+
+		ns.k = calloc(ns.cap, sizeof(*ns.k));
+		if (!ns.k)
+			return -1;
+		for (i = 0; i < s->cap; i++)
+			if (s->k[i])
+				set_add(&ns, s->k[i] - 1);
+		free(s->k);
+		*s = ns;
+	}
+	for (i = (v * 0x9E3779B97F4A7C15ULL) & (s->cap - 1); s->k[i];
+	     i = (i + 1) & (s->cap - 1))
+		if (s->k[i] == v)
+			return 1;
+	s->k[i] = v;
+	s->n++;
+	return 0;
+}
+
+int nv_log_scan(struct nv_fs *fs, uint64_t head, uint64_t tail,
+		struct nv_log *lg, nv_page_fn page_ok, void *page_arg,
+		nv_entry_fn fn, void *arg)
+{
+	struct u64set seen = { 0 };
+	uint64_t page = head, cur;
+	bool tailmode;
+	size_t idx;
+	size_t i;
+
+	memset(lg, 0, sizeof(*lg));
+	lg->head = head;
+	lg->tail = tail;
+	lg->tail_idx = -1;
+	lg->good_idx = -1;
+
+	/* the chain, to its end (pre-allocated pages past the tail too) */
+	while (page) {
+		if (!nv_page_valid(fs, page)) {
+			lg->chain_err = lg->npages ? NV_CHAIN_RANGE : NV_CHAIN_HEAD;
+			lg->chain_err_idx = lg->npages ? lg->npages - 1 : 0;
+			lg->chain_err_ptr = page;
+			break;
+		}
+		if (set_add(&seen, page)) {
+			lg->chain_err = NV_CHAIN_LOOP;
+			lg->chain_err_idx = lg->npages - 1;
+			lg->chain_err_ptr = page;
+			break;
+		}
+		if (page_ok && !page_ok(page_arg, page)) {
+			lg->chain_err = lg->npages ? NV_CHAIN_CONFLICT : NV_CHAIN_HEAD;
+			lg->chain_err_idx = lg->npages ? lg->npages - 1 : 0;
+			lg->chain_err_ptr = page;
+			break;
+		}
+		if (log_push(lg, page)) {
+			free(seen.k);
+			return -1;
+		}
+		page = nv_get64(fs, page + NOVA_LOG_LAST_ENTRY +
+				offsetof(struct nova_log_page_tail, next_page));
+	}
+	free(seen.k);
+
+	if (!head) {
+		if (tail) {
+			lg->err = NV_LOG_HEAD_ZERO_TAIL;
+			snprintf(lg->msg, sizeof(lg->msg),
+				 "log tail 0x%llx is set but the log has no pages",
+				 (unsigned long long)tail);
+		}
+		return 0;
+	}
+	if (!lg->npages) {
+		lg->err = NV_LOG_CHAIN;
+		snprintf(lg->msg, sizeof(lg->msg),
+			 "log head 0x%llx is not a valid page",
+			 (unsigned long long)head);
+		return 0;
+	}
+	for (i = 0; i < lg->npages; i++)
+		if (tail >= lg->pages[i] &&
+		    tail <= lg->pages[i] + NOVA_LOG_LAST_ENTRY) {
+			lg->tail_idx = i;
+			break;
+		}
+	lg->good_end = head;
+	lg->good_idx = 0;
+	if (!tail)
+		return 0;	/* pages allocated, nothing committed */
+
+	tailmode = lg->tail_idx >= 0;
+	if (!tailmode) {
+		lg->err = NV_LOG_TAIL_OUTSIDE;
+		snprintf(lg->msg, sizeof(lg->msg),
+			 "log tail 0x%llx is not in the log's %zu page(s)%s",
+			 (unsigned long long)tail, lg->npages,
+			 lg->chain_err ? " (chain broken)" : "");
+	}
+	cur = head;
+	idx = 0;
+	for (;;) {
+		uint64_t in_page = cur & (NOVA_BLOCK_SIZE - 1);
+		const uint8_t *p = nv_ptr(fs, cur);
+		char why[160];
+		size_t size;
+		uint64_t tid;
+		int kind = 0;
+
+		if (tailmode && cur == tail)
+			return 0;
+		if (in_page >= NOVA_LOG_LAST_ENTRY || *p == NOVA_NEXT_PAGE) {
+			if (tailmode && (long)idx == lg->tail_idx) {
+				kind = NV_LOG_BAD_ENTRY;
+				snprintf(why, sizeof(why),
+					 "next-page marker at 0x%llx before the tail",
+					 (unsigned long long)cur);
+				goto bad;
+			}
+			if (idx + 1 >= lg->npages) {
+				if (!tailmode)
+					return 0;
+				kind = lg->chain_err ? NV_LOG_CHAIN : NV_LOG_PAST_CHAIN;
+				snprintf(why, sizeof(why),
+					 "log continues past page 0x%llx, %s",
+					 (unsigned long long)(cur - in_page),
+					 lg->chain_err ? "whose next pointer is bad" :
+					 "the last one");
+				goto bad;
+			}
+			cur = lg->pages[++idx];
+			continue;
+		}
+		size = nv_entry_size(p, NOVA_LOG_LAST_ENTRY - in_page);
+		if (!size) {
+			kind = NV_LOG_BAD_ENTRY;
+			if (*p == NOVA_DIR_LOG)
+				snprintf(why, sizeof(why),
+					 "directory entry at 0x%llx has a bad length",
+					 (unsigned long long)cur);
+			else
+				snprintf(why, sizeof(why),
+					 "entry at 0x%llx has unknown type %u",
+					 (unsigned long long)cur, *p);
+			goto bad;
+		}
+		if (in_page + size > NOVA_LOG_LAST_ENTRY) {
+			kind = NV_LOG_BAD_ENTRY;
+			snprintf(why, sizeof(why),
+				 "%s entry at 0x%llx crosses the page end",
+				 nv_entry_name(*p), (unsigned long long)cur);
+			goto bad;
+		}
+		if (tailmode && (long)idx == lg->tail_idx && tail < cur + size) {
+			kind = NV_LOG_CROSS_TAIL;
+			snprintf(why, sizeof(why),
+				 "%s entry at 0x%llx crosses the tail 0x%llx",
+				 nv_entry_name(*p), (unsigned long long)cur,
+				 (unsigned long long)tail);
+			goto bad;
+		}
+		if (!nv_entry_csum_ok(p, size)) {
+			kind = NV_LOG_CSUM;
+			snprintf(why, sizeof(why),
+				 "%s entry at 0x%llx has a bad checksum",
+				 nv_entry_name(*p), (unsigned long long)cur);
+			goto bad;
+		}
+		tid = nv_entry_tid(p);
+		if (lg->nentries && tid <= lg->last_tid) {
+			kind = NV_LOG_TID;
+			snprintf(why, sizeof(why),
+				 "%s entry at 0x%llx has trans_id %llu, not above %llu",
+				 nv_entry_name(*p), (unsigned long long)cur,
+				 (unsigned long long)tid,
+				 (unsigned long long)lg->last_tid);
+			goto bad;
+		}
+		if (fn) {
+			why[0] = '\0';
+			if (fn(fs, cur, p, size, arg, why, sizeof(why))) {
+				kind = NV_LOG_SEMANTIC;
+				goto bad;
+			}
+		}
+		lg->nentries++;
+		lg->last_tid = tid;
+		lg->nent[idx]++;
+		if (nv_entry_dead(p))
+			lg->ndead[idx]++;
+		cur += size;
+		lg->good_end = cur;
+		lg->good_idx = idx;
+		continue;
+bad:
+		if (!tailmode)
+			return 0;	/* the end of what the walk can trust */
+		lg->err = kind;
+		lg->err_off = cur;
+		snprintf(lg->msg, sizeof(lg->msg), "%s", why);
+		return 0;
+	}
+}
+
+/* ------------------------------------------------------------ page map */
+
+void nv_pmap_init(struct nv_pmap *m)
+{
+	memset(m, 0, sizeof(*m));
+}
+
+void nv_pmap_free(struct nv_pmap *m)
+{
+	free(m->key);
+	free(m->blk);
+	free(m->ent);
+	nv_pmap_init(m);
+}
+
+static size_t pm_slot(uint64_t k, size_t cap)
+{
+	return (k * 0x9E3779B97F4A7C15ULL >> 17) & (cap - 1);
+}
+
+static int pm_grow(struct nv_pmap *m)
+{
+	struct nv_pmap n = { 0 };
+	size_t i;
+
+	n.cap = m->cap ? (m->n * 4 > m->cap ? m->cap * 2 : m->cap) : 64;
+	n.key = calloc(n.cap, sizeof(*n.key));
+	n.blk = malloc(n.cap * sizeof(*n.blk));
+	n.ent = malloc(n.cap * sizeof(*n.ent));
+	if (!n.key || !n.blk || !n.ent) {
+		nv_pmap_free(&n);
+		return -1;
+	}
+	for (i = 0; i < m->cap; i++) {
+		size_t j;
+
+		if (!m->key[i] || m->key[i] == ~0ULL)
+			continue;
+		for (j = pm_slot(m->key[i], n.cap); n.key[j]; j = (j + 1) & (n.cap - 1))
+			;
+		n.key[j] = m->key[i];
+		n.blk[j] = m->blk[i];
+		n.ent[j] = m->ent[i];
+		n.n++;
+		n.used++;
+	}
+	nv_pmap_free(m);
+	*m = n;
+	return 0;
+}
+
+static long pm_find(const struct nv_pmap *m, uint64_t k)
+{
+	size_t i;
+
+	if (!m->cap)
+		return -1;
+	for (i = pm_slot(k, m->cap); m->key[i]; i = (i + 1) & (m->cap - 1))
+		if (m->key[i] == k)
+			return i;
+	return -1;
+}
+
+int nv_pmap_set(struct nv_pmap *m, uint64_t pg, uint64_t blk, uint64_t ent,
+		uint64_t *old_ent)
+{
+	uint64_t k = pg + 1;
+	long f = pm_find(m, k);
+	size_t i;
+
+	if (f >= 0) {
+		if (old_ent)
+			*old_ent = m->ent[f];
+		m->blk[f] = blk;
+		m->ent[f] = ent;
+		return 1;
+	}
+	if (old_ent)
+		*old_ent = 0;
+	if ((m->used + 1) * 2 > m->cap && pm_grow(m))
+		return -1;
+	for (i = pm_slot(k, m->cap); m->key[i] && m->key[i] != ~0ULL;
+	     i = (i + 1) & (m->cap - 1))
+		;
+	if (!m->key[i])
+		m->used++;
+	m->key[i] = k;
+	m->blk[i] = blk;
+	m->ent[i] = ent;
+	m->n++;
+	return 0;
+}
+
+bool nv_pmap_get(const struct nv_pmap *m, uint64_t pg, uint64_t *blk,
+		 uint64_t *ent)
+{
+	long f = pm_find(m, pg + 1);
+
+	if (f < 0)
+		return false;
+	if (blk)
+		*blk = m->blk[f];
+	if (ent)
+		*ent = m->ent[f];
+	return true;
+}
+
+bool nv_pmap_del(struct nv_pmap *m, uint64_t pg, uint64_t *old_ent)
+{
+	long f = pm_find(m, pg + 1);
+
+	if (f < 0)
+		return false;
+	if (old_ent)
+		*old_ent = m->ent[f];
+	m->key[f] = ~0ULL;
+	m->n--;
+	return true;
+}
+
+bool nv_pmap_next(const struct nv_pmap *m, size_t *it, uint64_t *pg,
+		  uint64_t *blk, uint64_t *ent)
+{
+	while (*it < m->cap) {
+		size_t i = (*it)++;
+
+		if (!m->key[i] || m->key[i] == ~0ULL)
+			continue;
+		if (pg)
+			*pg = m->key[i] - 1;
+		if (blk)
+			*blk = m->blk[i];
+		if (ent)
+			*ent = m->ent[i];
+		return true;
+	}
+	return false;
+}
+
+/* Remove pages [first, last]; returns how many were mapped */
+static void pm_del_range(struct nv_pmap *m, uint64_t first, uint64_t last)
+{
+	size_t i;
+
+	if (last - first < m->n) {
+		uint64_t pg;
+
+		for (pg = first; pg <= last; pg++) {
+			nv_pmap_del(m, pg, NULL);
+			if (pg == last)
+				break;
+		}
+		return;
+	}
+	for (i = 0; i < m->cap; i++)
+		if (m->key[i] && m->key[i] != ~0ULL &&
+		    m->key[i] - 1 >= first && m->key[i] - 1 <= last) {
+			m->key[i] = ~0ULL;
+			m->n--;
+		}
+}
+
+/* ------------------------------------------------------- directory map */
+
+static uint64_t name_hash(const char *s, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	while (len--) {
+		h ^= (uint8_t)*s++;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static void dir_free(struct nv_dir *d)
+{
+	free(d->d);
+	free(d->hash);
+	memset(d, 0, sizeof(*d));
+}
+
+static int dir_rehash(struct nv_dir *d)
+{
+	size_t cap = 64, i;
+
+	while (cap < d->alive * 4 + 8)
+		cap *= 2;
+	free(d->hash);
+	d->hash = malloc(cap * sizeof(*d->hash));
+	if (!d->hash)
+		return -1;
+	for (i = 0; i < cap; i++)
+		d->hash[i] = -1;
+	d->hcap = cap;
+	d->hused = 0;
+	for (i = 0; i < d->n; i++) {
+		size_t j;
+
+		if (!d->d[i].alive)
+			continue;
+		for (j = name_hash(d->d[i].name, d->d[i].len) & (cap - 1);
+		     d->hash[j] != -1; j = (j + 1) & (cap - 1))
+			;
+		d->hash[j] = i;
+		d->hused++;
+	}
+	return 0;
+}
+
+static long dir_find_slot(const struct nv_dir *d, const char *name, size_t len)
+{
+	size_t j;
+
+	if (!d->hcap)
+		return -1;
+	for (j = name_hash(name, len) & (d->hcap - 1); d->hash[j] != -1;
+	     j = (j + 1) & (d->hcap - 1)) {
+		const struct nv_dent *e;
+
+		if (d->hash[j] < 0)
+			continue;
+		e = &d->d[d->hash[j]];
+		if (e->len == len && !memcmp(e->name, name, len))
+			return j;
+	}
+	return -1;
+}
+
+struct nv_dent *nv_dir_lookup(struct nv_dir *d, const char *name, size_t len)
+{
+	long j = dir_find_slot(d, name, len);
+
+	return j < 0 ? NULL : &d->d[d->hash[j]];
+}
+
+static int dir_add(struct nv_dir *d, const struct nova_dentry *de, uint64_t off)
+{
+	struct nv_dent *e = nv_dir_lookup(d, de->name, de->name_len);
+	size_t j;
+
+	if (!e) {
+		if (d->n == d->cap) {
+			size_t ncap = d->cap ? d->cap * 2 : 16;
+			struct nv_dent *nd = realloc(d->d, ncap * sizeof(*nd));
+
+			if (!nd)
+				return -1;
+			d->d = nd;
+			d->cap = ncap;
+		}
+		if ((d->hused + 1) * 2 > d->hcap) {
+			d->alive++;
+			if (dir_rehash(d))
+				return -1;
+			d->alive--;
+		}
+		e = &d->d[d->n];
+		memset(e, 0, sizeof(*e));
+		memcpy(e->name, de->name, de->name_len);
+		e->len = de->name_len;
+		e->alive = true;
+		for (j = name_hash(e->name, e->len) & (d->hcap - 1);
+		     d->hash[j] >= 0; j = (j + 1) & (d->hcap - 1))
+			;
+		if (d->hash[j] == -1)
+			d->hused++;
+		d->hash[j] = d->n++;
+		d->alive++;
+	}
+	e->ino = le64_to_cpu(de->ino);
+	e->ftype = de->file_type;
+	e->cookie = le64_to_cpu(de->cookie);
+	e->tid = le64_to_cpu(de->trans_id);
+	e->off = off;
+	return 0;
+}
+
+static void dir_remove(struct nv_dir *d, const char *name, size_t len)
+{
+	long j = dir_find_slot(d, name, len);
+
+	if (j < 0)
+		return;
+	d->d[d->hash[j]].alive = false;
+	d->hash[j] = -2;
+	d->alive--;
+}
+
+/* -------------------------------------------------------------- replay */
+
+struct replay_ctx {
+	struct nv_inode_state *st;
+	unsigned int flags;
+};
+
+static const char *type_name(uint32_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFDIR:	return "directory";
+	case S_IFREG:	return "regular file";
+	case S_IFLNK:	return "symlink";
+	case S_IFCHR:	return "character device";
+	case S_IFBLK:	return "block device";
+	case S_IFIFO:	return "fifo";
+	case S_IFSOCK:	return "socket";
+	}
+	return "inode of unknown type";
+}
+
+static int replay_entry(struct nv_fs *fs, uint64_t off, const void *entry,
+			size_t size, void *arg, char *msg, size_t msglen)
+{
+	struct replay_ctx *rc = arg;
+	struct nv_inode_state *st = rc->st;
+	uint64_t tid = nv_entry_tid(entry);
+	bool dead = !(rc->flags & NV_IREAD_IGNORE_DEAD) && nv_entry_dead(entry);
+	uint8_t type = *(const uint8_t *)entry;
+
+	(void)size;
+	if (tid >= st->next_tid)
+		st->next_tid = tid + 1;
+
+	switch (type) {
+	case NOVA_DIR_LOG: {
+		const struct nova_dentry *de = entry;
+		uint64_t ino = le64_to_cpu(de->ino);
+		int len = de->name_len;
+
+		if (!S_ISDIR(st->mode)) {
+			snprintf(msg, msglen, "directory entry at 0x%llx in a %s",
+				 (unsigned long long)off, type_name(st->mode));
+			return 1;
+		}
+		if (memchr(de->name, '/', len) || memchr(de->name, '\0', len)) {
+			snprintf(msg, msglen,
+				 "directory entry at 0x%llx has an invalid name",
+				 (unsigned long long)off);
+			return 1;
+		}
+		/* a dead dentry still carries the directory's attributes */
+		st->links = le32_to_cpu(de->links_count);
+		st->mtime = st->ctime = (int64_t)le64_to_cpu(de->mtime);
+		if (len == 1 && de->name[0] == '.') {
+			st->dot = ino;
+			return 0;
+		}
+		if (len == 2 && de->name[0] == '.' && de->name[1] == '.') {
+			st->parent = ino;
+			return 0;
+		}
+		if (dead)
+			return 0;
+		if (!ino)
+			dir_remove(&st->dir, de->name, len);
+		else if (dir_add(&st->dir, de, off))
+			return -1;
+		return 0;
+	}
+	case NOVA_SET_ATTR: {
+		const struct nova_setattr_entry *e = entry;
+		uint64_t before = st->size;
+
+		if (dead)
+			return 0;
+		if (e->attr & NOVA_ATTR_MODE)
+			st->mode = (st->mode & S_IFMT) |
+				   (le16_to_cpu(e->mode) & ~S_IFMT);
+		if (e->attr & NOVA_ATTR_UID)
+			st->uid = le32_to_cpu(e->uid);
+		if (e->attr & NOVA_ATTR_GID)
+			st->gid = le32_to_cpu(e->gid);
+		if (e->attr & NOVA_ATTR_SIZE)
+			st->size = le64_to_cpu(e->size);
+		if (e->attr & NOVA_ATTR_ATIME)
+			st->atime = (int64_t)le64_to_cpu(e->atime);
+		if (e->attr & NOVA_ATTR_MTIME)
+			st->mtime = (int64_t)le64_to_cpu(e->mtime);
+		if (e->attr & NOVA_ATTR_CTIME)
+			st->ctime = (int64_t)le64_to_cpu(e->ctime);
+		st->last_sa = off;
+		st->last_sa_cut = (e->attr & NOVA_ATTR_SIZE) && st->size < before;
+		if (S_ISREG(st->mode) && (e->attr & NOVA_ATTR_SIZE) &&
+		    !(rc->flags & NV_IREAD_NO_DATA)) {
+			uint64_t first = (st->size + NOVA_BLOCK_SIZE - 1) >>
+					 NOVA_BLOCK_SHIFT;
+
+			pm_del_range(&st->pages, first, ~0ULL - 1);
+		}
+		return 0;
+	}
+	case NOVA_LINK_CHANGE: {
+		const struct nova_link_change_entry *e = entry;
+
+		if (dead)
+			return 0;
+		st->links = le32_to_cpu(e->links);
+		st->ctime = (int64_t)le64_to_cpu(e->ctime);
+		st->generation = le32_to_cpu(e->generation);
+		st->flags = le32_to_cpu(e->flags) & NV_FL_SUPPORTED;
+		st->last_lc = off;
+		return 0;
+	}
+	case NOVA_FILE_WRITE: {
+		const struct nova_file_write_entry *e = entry;
+		uint64_t pg = le64_to_cpu(e->pgoff), blk = le64_to_cpu(e->block);
+		uint32_t n = le32_to_cpu(e->num_pages);
+		uint64_t i;
+
+		if (!S_ISREG(st->mode) && !S_ISLNK(st->mode)) {
+			snprintf(msg, msglen, "file write entry at 0x%llx in a %s",
+				 (unsigned long long)off, type_name(st->mode));
+			return 1;
+		}
+		if (dead)
+			return 0;	/* every page superseded */
+		if (S_ISLNK(st->mode)) {
+			if (pg || n != 1 || !nv_page_valid(fs, blk)) {
+				snprintf(msg, msglen,
+					 "symlink write entry at 0x%llx is invalid (page %llu, %u pages, block 0x%llx)",
+					 (unsigned long long)off,
+					 (unsigned long long)pg, n,
+					 (unsigned long long)blk);
+				return 1;
+			}
+			st->symlink_block = blk;
+			st->size = le64_to_cpu(e->size);
+			if (!(rc->flags & NV_IREAD_NO_DATA) &&
+			    nv_pmap_set(&st->pages, 0, blk, off, NULL) < 0)
+				return -1;
+			return 0;
+		}
+		if (!n || pg + n < pg || pg + n > NV_MAX_PAGES ||
+		    (blk && (blk & (NOVA_BLOCK_SIZE - 1) ||
+			     !nv_range_valid(fs, blk, (uint64_t)n << NOVA_BLOCK_SHIFT)))) {
+			snprintf(msg, msglen,
+				 "file write entry at 0x%llx is invalid (page %llu, %u pages, block 0x%llx)",
+				 (unsigned long long)off, (unsigned long long)pg,
+				 n, (unsigned long long)blk);
+			return 1;
+		}
+		if (!(rc->flags & NV_IREAD_NO_DATA)) {
+			if (!blk) {
+				pm_del_range(&st->pages, pg, pg + n - 1);
+			} else {
+				for (i = 0; i < n; i++)
+					if (nv_pmap_set(&st->pages, pg + i,
+							blk + (i << NOVA_BLOCK_SHIFT),
+							off, NULL) < 0)
+						return -1;
+			}
+		}
+		st->size = le64_to_cpu(e->size);
+		st->mtime = st->ctime = (int64_t)le64_to_cpu(e->mtime);
+		return 0;
+	}
+	default:
+		snprintf(msg, msglen, "unexpected %s entry (type %u) at 0x%llx",
+			 nv_entry_name(type), type, (unsigned long long)off);
+		return 1;
+	}
+}
+
+void nv_ifree(struct nv_inode_state *st)
+{
+	nv_log_free(&st->log);
+	dir_free(&st->dir);
+	nv_pmap_free(&st->pages);
+}
+
+static bool mode_ok(uint32_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFDIR: case S_IFREG: case S_IFLNK: case S_IFCHR:
+	case S_IFBLK: case S_IFIFO: case S_IFSOCK:
+		return true;
+	}
+	return false;
+}
+
+int nv_iread(struct nv_fs *fs, uint64_t ino, struct nv_inode_state *st,
+	     unsigned int flags, nv_page_fn page_ok, void *page_arg)
+{
+	struct replay_ctx rc = { .st = st, .flags = flags };
+	const struct nova_inode *pi;
+
+	memset(st, 0, sizeof(*st));
+	st->ino = ino;
+	st->pi_off = nv_inode_off(fs, ino);
+	if (!st->pi_off)
+		return -1;
+	pi = nv_pi(fs, st->pi_off);
+	st->pi = *pi;
+	st->mode = le16_to_cpu(pi->i_mode);
+	st->uid = le32_to_cpu(pi->i_uid);
+	st->gid = le32_to_cpu(pi->i_gid);
+	st->links = le32_to_cpu(pi->i_links_count);
+	st->size = le64_to_cpu(pi->i_size);
+	st->atime = (int64_t)le64_to_cpu(pi->i_atime);
+	st->mtime = (int64_t)le64_to_cpu(pi->i_mtime);
+	st->ctime = (int64_t)le64_to_cpu(pi->i_ctime);
+	st->generation = le32_to_cpu(pi->i_generation);
+	st->flags = le32_to_cpu(pi->i_flags) & NV_FL_SUPPORTED;
+	st->rdev = le32_to_cpu(pi->i_rdev);
+	st->next_tid = 1;
+
+	if (!mode_ok(st->mode)) {
+		st->bad = NV_IBAD_MODE;
+		snprintf(st->bad_msg, sizeof(st->bad_msg), "bad mode 0%o",
+			 st->mode);
+	}
+	if (nv_log_scan(fs, le64_to_cpu(pi->log_head), le64_to_cpu(pi->log_tail),
+			&st->log, page_ok, page_arg, replay_entry, &rc))
+		return -1;
+	if (!st->bad && S_ISLNK(st->mode)) {
+		const char *t = NULL;
+
+		if (st->symlink_block)
+			t = nv_ptr(fs, st->symlink_block);
+		if (!t || !st->size || st->size >= NOVA_BLOCK_SIZE ||
+		    strnlen(t, st->size) != st->size) {
+			st->bad = NV_IBAD_SYMLINK;
+			snprintf(st->bad_msg, sizeof(st->bad_msg),
+				 "symlink has no valid target (%s)",
+				 !t ? "no target block" :
+				 !st->size || st->size >= NOVA_BLOCK_SIZE ?
+				 "bad length" : "length mismatch");
+		}
+	}
+	return 0;
+}
+
+void nv_file_read(const struct nv_fs *fs, const struct nv_inode_state *st,
+		  uint64_t pos, size_t len, void *buf)
+{
+	uint8_t *out = buf;
+
+	while (len) {
+		uint64_t pg = pos >> NOVA_BLOCK_SHIFT, blk;
+		size_t off = pos & (NOVA_BLOCK_SIZE - 1);
+		size_t n = NOVA_BLOCK_SIZE - off;
+
+		if (n > len)
+			n = len;
+		if (nv_pmap_get(&st->pages, pg, &blk, NULL))
+			memcpy(out, fs->map + blk + off, n);
+		else
+			memset(out, 0, n);
+		out += n;
+		pos += n;
+		len -= n;
+	}
+}
+
+uint64_t nv_lookup_path(struct nv_fs *fs, const char *path)
+{
+	uint64_t ino = NOVA_ROOT_INO;
+
+	while (*path) {
+		struct nv_inode_state st;
+		struct nv_dent *de;
+		size_t len;
+
+		while (*path == '/')
+			path++;
+		if (!*path)
+			break;
+		len = strcspn(path, "/");
+		if (!nv_inode_slot_valid(fs, ino) ||
+		    nv_iread(fs, ino, &st, NV_IREAD_NO_DATA, NULL, NULL))
+			return 0;
+		if (!S_ISDIR(st.mode)) {
+			nv_ifree(&st);
+			return 0;
+		}
+		if (len == 1 && path[0] == '.') {
+			/* stays */
+		} else if (len == 2 && path[0] == '.' && path[1] == '.') {
+			if (st.parent)
+				ino = st.parent;
+		} else {
+			de = nv_dir_lookup(&st.dir, path, len);
+			if (!de) {
+				nv_ifree(&st);
+				return 0;
+			}
+			ino = de->ino;
+		}
+		nv_ifree(&st);
+		path += len;
+	}
+	return ino;
+}
+
+/* ----------------------------------------------------------- allocator */
+
+int nv_alloc_init(struct nv_fs *fs)
+{
+	unsigned int s;
+
+	free(fs->used);
+	free(fs->alloc_hint);
+	fs->used = calloc(fs->nblocks / 8 + 1, 1);
+	fs->alloc_hint = calloc(fs->stripes, sizeof(*fs->alloc_hint));
+	if (!fs->used || !fs->alloc_hint)
+		return -1;
+	nv_mark_used(fs, 0, fs->data_start);
+	nv_mark_used(fs, fs->data_end + 1, fs->nblocks - fs->data_end - 1);
+	for (s = 0; s < fs->stripes; s++) {
+		uint64_t end;
+
+		nv_stripe_region(fs, s, &fs->alloc_hint[s], &end);
+	}
+	return 0;
+}
+
+void nv_mark_used(struct nv_fs *fs, uint64_t blk, uint64_t n)
+{
+	while (n--) {
+		if (blk < fs->nblocks)
+			bit_set(fs->used, blk);
+		blk++;
+	}
+}
+
+void nv_mark_free(struct nv_fs *fs, uint64_t blk, uint64_t n)
+{
+	unsigned int s;
+
+	for (s = 0; fs->alloc_hint && s < fs->stripes; s++)
+		if (blk < fs->alloc_hint[s]) {
+			uint64_t st, end;
+
+			nv_stripe_region(fs, s, &st, &end);
+			if (blk + n > st && blk <= end)
+				fs->alloc_hint[s] = blk < st ? st : blk;
+		}
+	while (n--) {
+		if (blk >= fs->data_start && blk <= fs->data_end)
+			bit_clear(fs->used, blk);
+		blk++;
+	}
+}
+
+bool nv_block_used(const struct nv_fs *fs, uint64_t blk)
+{
+	return blk >= fs->nblocks || bit_test(fs->used, blk);
+}
+
+uint64_t nv_free_blocks(const struct nv_fs *fs)
+{
+	uint64_t b, n = 0;
+
+	for (b = fs->data_start; b <= fs->data_end; b++)
+		if (!bit_test(fs->used, b))
+			n++;
+	return n;
+}
+
+/* First free block in [b, end], or end + 1 */
+static uint64_t next_free(const struct nv_fs *fs, uint64_t b, uint64_t end)
+{
+	while (b <= end) {
+		if (!(b & 7) && fs->used[b >> 3] == 0xff) {
+			b += 8;
+			continue;
+		}
+		if (!bit_test(fs->used, b))
+			return b;
+		b++;
+	}
+	return end + 1;
+}
+
+static uint64_t next_used(const struct nv_fs *fs, uint64_t b, uint64_t end)
+{
+	while (b <= end) {
+		if (!(b & 7) && fs->used[b >> 3] == 0) {
+			b += 8;
+			continue;
+		}
+		if (bit_test(fs->used, b))
+			return b;
+		b++;
+	}
+	return end + 1;
+}
+
+uint64_t nv_alloc(struct nv_fs *fs, uint64_t want, int stripe, bool partial,
+		  uint64_t *blk)
+{
+	uint64_t best = 0, best_len = 0;
+	unsigned int i;
+
+	if (!want || !fs->used)
+		return 0;
+	if (stripe < 0)
+		stripe = fs->cur_stripe >= 0 ? fs->cur_stripe : 0;
+	stripe %= fs->stripes;
+	for (i = 0; i < fs->stripes; i++) {
+		unsigned int s = (stripe + i) % fs->stripes;
+		uint64_t start, end, b, e;
+		bool first = true;
+
+		nv_stripe_region(fs, s, &start, &end);
+		b = fs->alloc_hint[s] > start ? fs->alloc_hint[s] : start;
+		while (b <= end) {
+			b = next_free(fs, b, end);
+			if (b > end)
+				break;
+			if (first) {
+				fs->alloc_hint[s] = b;
+				first = false;
+			}
+			e = next_used(fs, b, end);
+			if (e - b >= want) {
+				nv_mark_used(fs, b, want);
+				if (fs->alloc_hint[s] == b)
+					fs->alloc_hint[s] = b + want;
+				*blk = b;
+				return want;
+			}
+			if (e - b > best_len) {
+				best_len = e - b;
+				best = b;
+			}
+			b = e;
+		}
+		if (first)
+			fs->alloc_hint[s] = end + 1;
+	}
+	if (!partial || !best_len)
+		return 0;
+	nv_mark_used(fs, best, best_len);
+	*blk = best;
+	return best_len;
+}
+
+static void mark_range_off(struct nv_fs *fs, uint64_t off, uint64_t len)
+{
+	if (off & (NOVA_BLOCK_SIZE - 1) || !nv_range_valid(fs, off, len))
+		return;
+	nv_mark_used(fs, off >> NOVA_BLOCK_SHIFT,
+		     (len + NOVA_BLOCK_SIZE - 1) >> NOVA_BLOCK_SHIFT);
+}
+
+static void scan_inode_blocks(struct nv_fs *fs, uint64_t ino)
+{
+	struct nv_inode_state st;
+	size_t it = 0, i;
+	uint64_t blk;
+
+	if (!nv_inode_slot_valid(fs, ino) || nv_iread(fs, ino, &st, 0, NULL, NULL))
+		return;
+	for (i = 0; i < st.log.npages; i++)
+		mark_range_off(fs, st.log.pages[i], NOVA_BLOCK_SIZE);
+	while (nv_pmap_next(&st.pages, &it, NULL, &blk, NULL))
+		mark_range_off(fs, blk, NOVA_BLOCK_SIZE);
+	nv_ifree(&st);
+}
+
+int nv_alloc_scan(struct nv_fs *fs)
+{
+	unsigned int s;
+	uint64_t ino, max, i;
+
+	if (!fs->itab && nv_load_itables(fs))
+		return -1;
+	if (nv_alloc_init(fs))
+		return -1;
+	for (s = 0; s < fs->stripes; s++) {
+		uint64_t jh = nv_get64(fs, nv_journal_ptr_off(s));
+
+		mark_range_off(fs, jh & ~(uint64_t)(NOVA_BLOCK_SIZE - 1),
+			       (uint64_t)fs->journal_pages << NOVA_BLOCK_SHIFT);
+		for (i = 0; i < fs->itab[s].n; i++)
+			mark_range_off(fs, fs->itab[s].blocks[i], fs->itbs);
+	}
+	for (ino = NOVA_ROOT_INO; ino < NOVA_NORMAL_INODE_START; ino++)
+		scan_inode_blocks(fs, ino);
+	max = nv_max_ino(fs);
+	for (ino = NOVA_NORMAL_INODE_START; ino < max; ino++)
+		scan_inode_blocks(fs, ino);
+	return 0;
+}
+
+/* ------------------------------------------------------------- writing */
+
+void nv_wlog_from_state(struct nv_wlog *w, const struct nv_inode_state *st)
+{
+	memset(w, 0, sizeof(*w));
+	w->ino = st->ino;
+	w->pi_off = st->pi_off;
+	w->head = le64_to_cpu(st->pi.log_head);
+	w->tail = le64_to_cpu(st->pi.log_tail);
+	w->pages = st->log.npages;
+	w->next_tid = st->next_tid;
+	w->links = st->links;
+	w->flags = st->flags;
+	w->generation = st->generation;
+	w->size = st->size;
+	w->mtime = st->mtime;
+	w->ctime = st->ctime;
+	w->last_lc = st->last_lc;
+}
+
+static uint64_t page_tail_off(uint64_t page)
+{
+	return page + NOVA_LOG_LAST_ENTRY;
+}
+
+#define PT_NEXT(p)	(page_tail_off(p) + offsetof(struct nova_log_page_tail, next_page))
+#define PT_NUM(p)	(page_tail_off(p) + offsetof(struct nova_log_page_tail, num_entries))
+#define PT_INVAL(p)	(page_tail_off(p) + offsetof(struct nova_log_page_tail, invalid_entries))
+
+/* nova_alloc_log_pages(): @want pages in runs, linked, zeroed */
+static uint64_t alloc_log_pages(struct nv_fs *fs, uint64_t want, int stripe,
+				uint64_t *first, uint64_t *last)
+{
+	uint64_t got = 0, n = want, prev = 0, blk, i;
+
+	while (got < want) {
+		if (!nv_alloc(fs, n, stripe, false, &blk)) {
+			if (n > 1) {
+				n /= 2;
+				continue;
+			}
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			uint64_t pg = (blk + i) << NOVA_BLOCK_SHIFT;
+
+			nv_zero(fs, pg, NOVA_BLOCK_SIZE);
+			if (i + 1 < n)
+				nv_put64(fs, PT_NEXT(pg), pg + NOVA_BLOCK_SIZE);
+		}
+		if (prev)
+			nv_put64(fs, PT_NEXT(prev), blk << NOVA_BLOCK_SHIFT);
+		else
+			*first = blk << NOVA_BLOCK_SHIFT;
+		prev = (blk + n - 1) << NOVA_BLOCK_SHIFT;
+		got += n;
+		if (n > want - got)
+			n = want - got;
+	}
+	*last = prev;
+	return got;
+}
+
+static int stripe_of(const struct nv_fs *fs, uint64_t ino)
+{
+	return fs->cur_stripe >= 0 ? fs->cur_stripe : (int)(ino % fs->stripes);
+}
+
+int nv_log_append(struct nv_fs *fs, struct nv_wlog *w, const void *entry,
+		  size_t size, uint64_t *entry_off)
+{
+	uint64_t cur = w->tail, first, last, page, next;
+
+	if (!cur) {
+		if (!alloc_log_pages(fs, 1, stripe_of(fs, w->ino), &first, &last))
+			return -ENOSPC;
+		nv_put64(fs, w->pi_off + offsetof(struct nova_inode, log_head),
+			 first);
+		w->head = first;
+		w->pages = 1;
+		cur = first;
+	} else if ((cur & (NOVA_BLOCK_SIZE - 1)) + size > NOVA_LOG_LAST_ENTRY) {
+		page = cur & ~(uint64_t)(NOVA_BLOCK_SIZE - 1);
+		next = nv_get64(fs, PT_NEXT(page));
+		if (!next) {
+			uint64_t want = w->pages < NOVA_LOG_EXTEND_THRESHOLD ?
+					(w->pages ? w->pages : 1) :
+					NOVA_LOG_EXTEND_STEP;
+			uint64_t got = alloc_log_pages(fs, want,
+						       stripe_of(fs, w->ino),
+						       &first, &last);
+
+			if (!got)
+				return -ENOSPC;
+			nv_put64(fs, PT_NEXT(page), first);
+			w->pages += got;
+			next = first;
+		}
+		if ((cur & (NOVA_BLOCK_SIZE - 1)) < NOVA_LOG_LAST_ENTRY)
+			nv_put8(fs, cur, NOVA_NEXT_PAGE);
+		cur = next;
+	}
+	nv_put(fs, cur, entry, size);
+	page = cur & ~(uint64_t)(NOVA_BLOCK_SIZE - 1);
+	nv_put32(fs, PT_NUM(page), le32toh(*(uint32_t *)nv_ptr(fs, PT_NUM(page))) + 1);
+	if (entry_off)
+		*entry_off = cur;
+	w->tail = cur + size;
+	return 0;
+}
+
+void nv_log_commit(struct nv_fs *fs, struct nv_wlog *w)
+{
+	nv_put64(fs, w->pi_off + offsetof(struct nova_inode, log_tail), w->tail);
+}
+
+void nv_invalidate_entry(struct nv_fs *fs, uint64_t off)
+{
+	uint8_t *p = nv_ptr(fs, off);
+	int flag = nv_entry_flag_offset(p[0]);
+	uint64_t page = off & ~(uint64_t)(NOVA_BLOCK_SIZE - 1);
+
+	if (flag < 0 || p[flag])
+		return;
+	nv_put8(fs, off + flag, 1);
+	nv_put32(fs, PT_INVAL(page),
+		 le32toh(*(uint32_t *)nv_ptr(fs, PT_INVAL(page))) + 1);
+}
+
+void nv_invalidate_pages(struct nv_fs *fs, uint64_t ent_off, uint32_t n)
+{
+	struct nova_file_write_entry *e = nv_ptr(fs, ent_off);
+	uint32_t dead = le32_to_cpu(e->invalid_pages) + n;
+
+	if (e->entry_type != NOVA_FILE_WRITE)
+		return;
+	nv_put32(fs, ent_off + offsetof(struct nova_file_write_entry, invalid_pages),
+		 dead);
+	if (dead >= le32_to_cpu(e->num_pages) && le64_to_cpu(e->block))
+		nv_invalidate_entry(fs, ent_off);
+}
+
+int nv_append_dentry(struct nv_fs *fs, struct nv_wlog *dir, const char *name,
+		     size_t len, uint64_t ino, uint8_t ftype, uint64_t *off)
+{
+	struct nova_dentry de;
+	uint16_t de_len = NOVA_DENTRY_LEN(len);
+
+	if (!len || len > NOVA_NAME_LEN)
+		return -ENAMETOOLONG;
+	memset(&de, 0, sizeof(de));
+	de.entry_type = NOVA_DIR_LOG;
+	de.name_len = len;
+	de.de_len = cpu_to_le16(de_len);
+	de.file_type = ino ? ftype : 0;
+	de.links_count = cpu_to_le32(dir->links);
+	de.mtime = cpu_to_le64((uint64_t)dir->mtime);
+	de.ino = cpu_to_le64(ino);
+	de.cookie = cpu_to_le64(dir->next_tid);
+	de.trans_id = cpu_to_le64(dir->next_tid);
+	memcpy(de.name, name, len);
+	nv_entry_csum(&de, de_len);
+	dir->next_tid++;
+	return nv_log_append(fs, dir, &de, de_len, off);
+}
+
+int nv_append_link_change(struct nv_fs *fs, struct nv_wlog *w, uint64_t *off)
+{
+	struct nova_link_change_entry e;
+
+	memset(&e, 0, sizeof(e));
+	e.entry_type = NOVA_LINK_CHANGE;
+	e.links = cpu_to_le32(w->links);
+	e.ctime = cpu_to_le64((uint64_t)w->ctime);
+	e.flags = cpu_to_le32(w->flags);
+	e.generation = cpu_to_le32(w->generation);
+	e.trans_id = cpu_to_le64(w->next_tid++);
+	nv_entry_csum(&e, sizeof(e));
+	return nv_log_append(fs, w, &e, sizeof(e), off);
+}
+
+int nv_append_write(struct nv_fs *fs, struct nv_wlog *w, uint64_t pgoff,
+		    uint32_t npages, uint64_t block, uint64_t *off)
+{
+	struct nova_file_write_entry e;
+
+	memset(&e, 0, sizeof(e));
+	e.entry_type = NOVA_FILE_WRITE;
+	e.num_pages = cpu_to_le32(npages);
+	e.block = cpu_to_le64(block);
+	e.pgoff = cpu_to_le64(pgoff);
+	e.mtime = cpu_to_le64((uint64_t)w->mtime);
+	e.size = cpu_to_le64(w->size);
+	e.trans_id = cpu_to_le64(w->next_tid++);
+	nv_entry_csum(&e, sizeof(e));
+	return nv_log_append(fs, w, &e, sizeof(e), off);
+}
+
+/* nova_extend_inode_table(): one zeroed block, linked from the last */
+static int extend_itable(struct nv_fs *fs, unsigned int s)
+{
+	struct nv_itable *t = &fs->itab[s];
+	uint64_t blk;
+
+	if (!t->n)
+		return -EUCLEAN;
+	if (!nv_alloc(fs, fs->itb_blocks, s, false, &blk))
+		return -ENOSPC;
+	nv_zero(fs, blk << NOVA_BLOCK_SHIFT, fs->itbs);
+	if (itab_push(t, blk << NOVA_BLOCK_SHIFT))
+		return -ENOMEM;
+	nv_put64(fs, t->blocks[t->n - 2] + fs->itbs - 8, blk << NOVA_BLOCK_SHIFT);
+	return 0;
+}
+
+int nv_alloc_ino(struct nv_fs *fs, int stripe, uint64_t *ino)
+{
+	unsigned int i;
+
+	if (stripe < 0)
+		stripe = fs->rr++ % fs->stripes;
+	for (i = 0; i < fs->stripes; i++) {
+		unsigned int s = (stripe + i) % fs->stripes;
+		struct nv_itable *t = &fs->itab[s];
+		bool extended = false;
+
+		for (;;) {
+			uint64_t cap = t->n * fs->per_block, slot;
+
+			for (slot = t->hint; slot < cap; slot++) {
+				uint64_t n = slot * fs->stripes + s;
+				const struct nova_inode *pi;
+
+				if (n < NOVA_NORMAL_INODE_START)
+					continue;
+				pi = nv_pi(fs, nv_inode_off(fs, n));
+				if (pi->i_valid == NOVA_INODE_VALID)
+					continue;
+				t->hint = slot + 1;
+				*ino = n;
+				return 0;
+			}
+			t->hint = cap;
+			if (extended || extend_itable(fs, s))
+				break;
+			extended = true;
+		}
+	}
+	return -ENOSPC;
+}
+
+int nv_new_inode(struct nv_fs *fs, int stripe, const struct nv_attr *a,
+		 struct nv_wlog *w)
+{
+	struct nova_inode pi;
+	uint64_t ino, off;
+	int ret;
+
+	ret = nv_alloc_ino(fs, stripe, &ino);
+	if (ret)
+		return ret;
+	off = nv_inode_off(fs, ino);
+	memset(&pi, 0, sizeof(pi));
+	pi.i_mode = cpu_to_le16(a->mode);
+	pi.i_uid = cpu_to_le32(a->uid);
+	pi.i_gid = cpu_to_le32(a->gid);
+	pi.i_links_count = cpu_to_le32(a->links);
+	pi.i_size = cpu_to_le64(a->size);
+	pi.i_flags = cpu_to_le32(a->flags);
+	pi.i_atime = cpu_to_le64((uint64_t)a->atime);
+	pi.i_mtime = cpu_to_le64((uint64_t)a->mtime);
+	pi.i_ctime = cpu_to_le64((uint64_t)a->ctime);
+	pi.i_btime = cpu_to_le64((uint64_t)a->btime);
+	pi.i_generation = cpu_to_le32(fs->next_generation++);
+	pi.i_rdev = cpu_to_le32(a->rdev);
+	pi.i_ino = cpu_to_le64(ino);
+	pi.i_valid = NOVA_INODE_FREE;
+	nv_put(fs, off, &pi, sizeof(pi));
+
+	memset(w, 0, sizeof(*w));
+	w->ino = ino;
+	w->pi_off = off;
+	w->next_tid = 1;
+	w->links = a->links;
+	w->flags = a->flags;
+	w->generation = le32_to_cpu(pi.i_generation);
+	w->size = a->size;
+	w->mtime = a->mtime;
+	w->ctime = a->ctime;
+	return 0;
+}
+
+void nv_set_valid(struct nv_fs *fs, uint64_t ino)
+{
+	nv_put8(fs, nv_inode_off(fs, ino) + offsetof(struct nova_inode, i_valid),
+		NOVA_INODE_VALID);
+}
+
+int nv_create(struct nv_fs *fs, struct nv_wlog *dir, const char *name,
+	      size_t len, const struct nv_attr *a, const char *symlink,
+	      int stripe, struct nv_wlog *child)
+{
+	struct nv_wlog w;
+	uint64_t blk;
+	int ret;
+
+	if (!len || len > NOVA_NAME_LEN)
+		return -ENAMETOOLONG;
+	ret = nv_new_inode(fs, stripe, a, &w);
+	if (ret)
+		return ret;
+	if (S_ISDIR(a->mode)) {
+		ret = nv_append_dentry(fs, &w, ".", 1, w.ino, nv_dtype(S_IFDIR),
+				       NULL);
+		if (!ret)
+			ret = nv_append_dentry(fs, &w, "..", 2, dir->ino,
+					       nv_dtype(S_IFDIR), NULL);
+	} else if (S_ISLNK(a->mode)) {
+		size_t tlen = strlen(symlink);
+
+		if (!tlen || tlen >= NOVA_BLOCK_SIZE)
+			return -ENAMETOOLONG;
+		if (!nv_alloc(fs, 1, stripe_of(fs, w.ino), false, &blk))
+			return -ENOSPC;
+		nv_zero(fs, blk << NOVA_BLOCK_SHIFT, NOVA_BLOCK_SIZE);
+		nv_put(fs, blk << NOVA_BLOCK_SHIFT, symlink, tlen);
+		w.size = tlen;
+		ret = nv_append_write(fs, &w, 0, 1, blk << NOVA_BLOCK_SHIFT, NULL);
+	}
+	if (ret)
+		return ret;
+	if (w.tail)
+		nv_log_commit(fs, &w);
+	if (S_ISDIR(a->mode))
+		dir->links++;
+	ret = nv_append_dentry(fs, dir, name, len, w.ino, nv_dtype(a->mode), NULL);
+	if (ret) {
+		if (S_ISDIR(a->mode))
+			dir->links--;
+		return ret;
+	}
+	nv_log_commit(fs, dir);
+	nv_set_valid(fs, w.ino);
+	if (child)
+		*child = w;
+	return 0;
+}
