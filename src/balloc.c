@@ -104,6 +104,18 @@ static int nova_insert_range(struct nova_free_list *fl, unsigned long low,
 	return 0;
 }
 
+/* Snapshot restore: add a free range (locked, validated by the caller) */
+int nova_insert_free_range(struct super_block *sb, struct nova_free_list *fl,
+			   unsigned long low, unsigned long high)
+{
+	int ret;
+
+	spin_lock(&fl->lock);
+	ret = nova_insert_range(fl, low, high);
+	spin_unlock(&fl->lock);
+	return ret == -EEXIST ? -EUCLEAN : ret;
+}
+
 /* The whole region of every stripe is free: the state right after mkfs */
 void nova_init_free_lists(struct super_block *sb)
 {

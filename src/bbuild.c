@@ -20,9 +20,12 @@
 
 struct nova_scan {
 	struct super_block *sb;
-	unsigned long *used;
+	unsigned long *used;		/* shared by all stripes' scans */
 	unsigned long inodes;
 	unsigned long orphans;
+	unsigned int stripe;
+	int ret;
+	struct work_struct work;
 	/* per inode, filled by the entry walk */
 	unsigned long ino;
 	u32 links;
@@ -44,7 +47,7 @@ static int nova_mark_used(struct nova_scan *sc, u64 off, u64 len,
 	first = off >> NOVA_BLOCK_SHIFT;
 	n = DIV_ROUND_UP(len, NOVA_BLOCK_SIZE);
 	for (b = first; b < first + n; b++) {
-		if (__test_and_set_bit(b, sc->used)) {
+		if (test_and_set_bit(b, sc->used)) {
 			nova_error(sc->sb, "inode %lu: %s block %lu is used twice",
 				   ino, what, b);
 			return -EUCLEAN;
@@ -141,13 +144,32 @@ static int nova_scan_entry(struct super_block *sb, u64 off, const void *entry,
 	return 0;
 }
 
+/*
+ * A directory's link count only drops to zero through rmdir, which logs a
+ * link-change entry as the directory's last entry: look at that one entry
+ * instead of walking the directory's log.
+ */
+static u32 nova_dir_last_links(struct super_block *sb, struct nova_inode *pi)
+{
+	u64 tail = le64_to_cpu(pi->log_tail);
+	const struct nova_link_change_entry *lc;
+
+	if ((tail & (NOVA_BLOCK_SIZE - 1)) < sizeof(*lc))
+		return 1;
+	lc = nova_get_block(sb, tail - sizeof(*lc));
+	if (lc->entry_type != NOVA_LINK_CHANGE ||
+	    !nova_entry_csum_ok(lc, sizeof(*lc)))
+		return 1;
+	return le32_to_cpu(lc->links);
+}
+
 static int nova_scan_inode(struct nova_scan *sc, struct nova_inode *pi,
 			   unsigned long ino)
 {
 	u64 head = le64_to_cpu(pi->log_head), tail = le64_to_cpu(pi->log_tail);
 	unsigned long index;
 	void *v;
-	int ret;
+	int ret = 0;
 
 	if (pi->i_valid != NOVA_INODE_VALID)
 		return 0;
@@ -159,13 +181,21 @@ static int nova_scan_inode(struct nova_scan *sc, struct nova_inode *pi,
 	sc->ino = ino;
 	sc->links = le32_to_cpu(pi->i_links_count);
 	xa_init(&sc->pages);
-	ret = nova_log_walk(sc->sb, ino, head, tail, nova_scan_entry, sc);
-	if (ret)
-		goto out;
+	if (S_ISDIR(le16_to_cpu(pi->i_mode))) {
+		/* directory logs point at no data: pages only */
+		if (tail)
+			sc->links = nova_dir_last_links(sc->sb, pi);
+	} else {
+		ret = nova_log_walk(sc->sb, ino, head, tail, nova_scan_entry, sc);
+		if (ret)
+			goto out;
+	}
 	if (!sc->links && ino != NOVA_ROOT_INO) {
 		/* unlinked while still open at a crash: reclaim it */
-		pi->i_valid = NOVA_INODE_FREE;
-		nova_persist(pi, sizeof(*pi));
+		if (!sb_rdonly(sc->sb)) {
+			pi->i_valid = NOVA_INODE_FREE;
+			nova_persist(pi, sizeof(*pi));
+		}
 		sc->orphans++;
 		goto out;
 	}
@@ -243,43 +273,411 @@ static int nova_scan_journal(struct nova_scan *sc, unsigned int stripe)
 			      "journal", 0);
 }
 
+static void nova_scan_stripe_work(struct work_struct *work)
+{
+	struct nova_scan *sc = container_of(work, struct nova_scan, work);
+
+	sc->ret = nova_scan_journal(sc, sc->stripe);
+	if (!sc->ret)
+		sc->ret = nova_scan_inode_table(sc, sc->stripe);
+}
+
+/* A stale snapshot (the unmount was not clean): forget it */
+static void nova_drop_stale_snapshots(struct super_block *sb)
+{
+	unsigned long ino;
+
+	if (sb_rdonly(sb))
+		return;
+	for (ino = NOVA_BLOCKNODE_INO; ino <= NOVA_INODELIST_INO; ino++) {
+		struct nova_inode *pi = nova_reserved_inode(sb, ino);
+
+		if (pi->i_valid || pi->log_head)
+			nova_memset_persist(pi, 0, sizeof(*pi));
+	}
+}
+
 /*
- * Rebuild the allocators and inode maps from the image.  The journals
- * must have been recovered (their pointers are validated there).
+ * Crash recovery scan: rebuild the allocators and inode maps from the
+ * image, one worker per stripe scanning its inode table in parallel.
+ * The journals must have been recovered (their pointers are validated
+ * there).
  */
 int nova_rebuild_allocator(struct super_block *sb)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
-	struct nova_scan sc = { .sb = sb };
-	unsigned long ino;
+	struct nova_scan main = { .sb = sb }, *scans;
+	unsigned long ino, inodes, orphans;
 	unsigned int s;
 	int ret;
+	u64 t = nova_timer_start();
 
-	sc.used = vzalloc(BITS_TO_LONGS(sbi->num_blocks) * sizeof(long));
-	if (!sc.used)
-		return -ENOMEM;
-
+	main.used = vzalloc(BITS_TO_LONGS(sbi->num_blocks) * sizeof(long));
+	scans = kcalloc(sbi->stripes, sizeof(*scans), GFP_KERNEL);
+	if (!main.used || !scans) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	nova_drop_stale_snapshots(sb);
 	for (ino = NOVA_ROOT_INO; ino < NOVA_NORMAL_INODE_START; ino++) {
-		ret = nova_scan_inode(&sc, nova_reserved_inode(sb, ino), ino);
+		if (ino == NOVA_BLOCKNODE_INO || ino == NOVA_INODELIST_INO)
+			continue;
+		ret = nova_scan_inode(&main, nova_reserved_inode(sb, ino), ino);
 		if (ret)
 			goto out;
 	}
 	for (s = 0; s < sbi->stripes; s++) {
-		ret = nova_scan_journal(&sc, s);
-		if (ret)
-			goto out;
-		ret = nova_scan_inode_table(&sc, s);
-		if (ret)
-			goto out;
+		scans[s].sb = sb;
+		scans[s].used = main.used;
+		scans[s].stripe = s;
+		INIT_WORK(&scans[s].work, nova_scan_stripe_work);
+		queue_work(system_unbound_wq, &scans[s].work);
 	}
-	ret = nova_build_free_lists_from_bitmap(sb, sc.used);
-	atomic64_set(&sbi->inodes_used, sc.inodes);
-	if (sc.orphans)
+	ret = 0;
+	inodes = main.inodes;
+	orphans = main.orphans;
+	for (s = 0; s < sbi->stripes; s++) {
+		flush_work(&scans[s].work);
+		if (scans[s].ret && !ret)
+			ret = scans[s].ret;
+		inodes += scans[s].inodes;
+		orphans += scans[s].orphans;
+	}
+	if (ret)
+		goto out;
+	ret = nova_build_free_lists_from_bitmap(sb, main.used);
+	atomic64_set(&sbi->inodes_used, inodes);
+	if (orphans)
 		pr_info("NOVA (%s): reclaimed %lu unlinked inodes\n", sb->s_id,
-			sc.orphans);
+			orphans);
 	nova_dbgv("rebuilt allocator: %lu inodes, %lu free blocks\n",
-		  sc.inodes, nova_count_free_blocks(sb));
+		  inodes, nova_count_free_blocks(sb));
+	NOVA_TIMER_END(sbi, T_REBUILD, t);
 out:
-	vfree(sc.used);
+	kfree(scans);
+	vfree(main.used);
 	return ret;
+}
+
+/* ---- clean unmount snapshot ---- */
+
+struct nova_snap {
+	struct super_block *sb;
+	u64 head;
+	u64 page;
+	unsigned int slot;
+	u64 records;
+	u32 crc;
+};
+
+/* Allocate and link the pages for @records records plus the header */
+static int nova_snap_begin(struct nova_snap *sn, u64 records)
+{
+	struct super_block *sb = sn->sb;
+	unsigned long pages = DIV_ROUND_UP(records + 1, NOVA_SNAPSHOT_PER_PAGE);
+	u64 prev = 0;
+
+	while (pages--) {
+		unsigned long blk;
+		struct nova_log_page_tail *pt;
+		int ret = nova_new_blocks(sb, &blk, 1, -1, false);
+
+		if (ret < 0) {
+			nova_free_log(sb, sn->head);
+			sn->head = 0;
+			return ret;
+		}
+		pt = nova_page_tail(sb, nova_block_off(blk));
+		memset(pt, 0, sizeof(*pt));
+		if (prev)
+			nova_page_tail(sb, prev)->next_page =
+				cpu_to_le64(nova_block_off(blk));
+		else
+			sn->head = nova_block_off(blk);
+		prev = nova_block_off(blk);
+	}
+	sn->page = sn->head;
+	sn->slot = 1;		/* the header goes in slot 0 */
+	sn->crc = ~0U;
+	return 0;
+}
+
+static void nova_snap_put(struct nova_snap *sn, u64 low, u64 high)
+{
+	struct nova_range_node_lowhigh r = {
+		.range_low = cpu_to_le64(low),
+		.range_high = cpu_to_le64(high),
+	};
+	struct nova_log_page_tail *pt;
+
+	if (!sn->page)
+		return;
+	if (sn->slot == NOVA_SNAPSHOT_PER_PAGE) {
+		pt = nova_page_tail(sn->sb, sn->page);
+		pt->num_entries = cpu_to_le32(sn->slot);
+		sn->page = le64_to_cpu(pt->next_page);
+		sn->slot = 0;
+		if (!sn->page)
+			return;
+	}
+	memcpy(nova_get_block(sn->sb, sn->page) + sn->slot * sizeof(r), &r,
+	       sizeof(r));
+	sn->crc = nova_crc32c_update(sn->crc, &r, sizeof(r));
+	sn->slot++;
+	sn->records++;
+}
+
+/* Write the header, make every page durable, return the chain */
+static u64 nova_snap_end(struct nova_snap *sn)
+{
+	struct super_block *sb = sn->sb;
+	struct nova_snapshot_header *h = nova_get_block(sb, sn->head);
+	u64 page;
+
+	if (sn->page)
+		nova_page_tail(sb, sn->page)->num_entries = cpu_to_le32(sn->slot);
+	h->magic = cpu_to_le32(NOVA_SNAPSHOT_MAGIC);
+	h->csum = cpu_to_le32(~sn->crc);
+	h->records = cpu_to_le64(sn->records);
+	for (page = sn->head; page;
+	     page = le64_to_cpu(nova_page_tail(sb, page)->next_page))
+		nova_flush(nova_get_block(sb, page), NOVA_BLOCK_SIZE);
+	nova_fence();
+	return sn->head;
+}
+
+static void nova_snap_set_inode(struct super_block *sb, unsigned long ino,
+				u64 head)
+{
+	struct nova_inode *pi = nova_reserved_inode(sb, ino);
+
+	memset(pi, 0, sizeof(*pi));
+	pi->i_ino = cpu_to_le64(ino);
+	pi->log_head = cpu_to_le64(head);
+	pi->i_valid = head ? NOVA_INODE_VALID : NOVA_INODE_FREE;
+	nova_persist(pi, sizeof(*pi));
+}
+
+/*
+ * Clean unmount: save the in-use inode ranges and the free block ranges.
+ * The caller then sets NOVA_STATE_CLEAN in the super block, the commit.
+ */
+int nova_save_snapshot(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_snap in = { .sb = sb }, bl = { .sb = sb };
+	u64 inode_ranges = 0, block_ranges = 0;
+	unsigned int s;
+	int ret;
+
+	for (s = 0; s < sbi->stripes; s++) {
+		struct nova_inode_map *map = &sbi->inode_maps[s];
+		unsigned long lo, hi = 0;
+
+		for (lo = find_first_bit(map->inuse, map->capacity);
+		     lo < map->capacity;
+		     lo = find_next_bit(map->inuse, map->capacity, hi)) {
+			hi = find_next_zero_bit(map->inuse, map->capacity, lo);
+			inode_ranges++;
+		}
+	}
+	ret = nova_snap_begin(&in, inode_ranges);
+	if (ret)
+		return ret;
+	for (s = 0; s < sbi->stripes; s++) {
+		struct nova_inode_map *map = &sbi->inode_maps[s];
+		unsigned long lo, hi = 0;
+
+		for (lo = find_first_bit(map->inuse, map->capacity);
+		     lo < map->capacity;
+		     lo = find_next_bit(map->inuse, map->capacity, hi)) {
+			hi = find_next_zero_bit(map->inuse, map->capacity, lo);
+			nova_snap_put(&in, (u64)s << 48 | lo, (u64)s << 48 | (hi - 1));
+		}
+	}
+	/* the block snapshot's own pages are allocated before counting */
+	for (s = 0; s < sbi->stripes; s++)
+		block_ranges += sbi->free_lists[s].num_nodes;
+	ret = nova_snap_begin(&bl, block_ranges + 1);
+	if (ret) {
+		nova_free_log(sb, in.head);
+		return ret;
+	}
+	for (s = 0; s < sbi->stripes; s++) {
+		struct nova_free_list *fl = &sbi->free_lists[s];
+		struct rb_node *n;
+
+		spin_lock(&fl->lock);
+		for (n = rb_first(&fl->tree); n; n = rb_next(n)) {
+			struct nova_range_node *rn =
+				rb_entry(n, struct nova_range_node, node);
+
+			nova_snap_put(&bl, rn->low, rn->high);
+		}
+		spin_unlock(&fl->lock);
+	}
+	nova_snap_set_inode(sb, NOVA_INODELIST_INO, nova_snap_end(&in));
+	nova_snap_set_inode(sb, NOVA_BLOCKNODE_INO, nova_snap_end(&bl));
+	return 0;
+}
+
+/* Read and check one snapshot; @fn(sb, low, high) takes each range */
+static int nova_snap_load(struct super_block *sb, unsigned long ino,
+			  int (*fn)(struct super_block *sb, u64 low, u64 high))
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_inode *pi = nova_reserved_inode(sb, ino);
+	u64 page = le64_to_cpu(pi->log_head), records, seen = 0;
+	struct nova_snapshot_header h;
+	unsigned int slot = 1;
+	u32 crc = ~0U;
+	int pass, ret;
+
+	if (pi->i_valid != NOVA_INODE_VALID || !nova_range_valid(sbi, page, NOVA_BLOCK_SIZE) ||
+	    page & (NOVA_BLOCK_SIZE - 1))
+		return -EUCLEAN;
+	memcpy(&h, nova_get_block(sb, page), sizeof(h));
+	records = le64_to_cpu(h.records);
+	if (le32_to_cpu(h.magic) != NOVA_SNAPSHOT_MAGIC ||
+	    records > sbi->num_blocks)
+		return -EUCLEAN;
+	/* pass 0 checks the checksum and bounds, pass 1 applies */
+	for (pass = 0; pass < 2; pass++) {
+		u64 p = page;
+
+		slot = 1;
+		seen = 0;
+		while (seen < records) {
+			struct nova_range_node_lowhigh *r;
+
+			if (slot == NOVA_SNAPSHOT_PER_PAGE) {
+				p = le64_to_cpu(nova_page_tail(sb, p)->next_page);
+				slot = 0;
+				if (!nova_range_valid(sbi, p, NOVA_BLOCK_SIZE) ||
+				    p & (NOVA_BLOCK_SIZE - 1))
+					return -EUCLEAN;
+			}
+			r = nova_get_block(sb, p) + slot * sizeof(*r);
+			if (pass == 0) {
+				crc = nova_crc32c_update(crc, r, sizeof(*r));
+			} else {
+				ret = fn(sb, le64_to_cpu(r->range_low),
+					 le64_to_cpu(r->range_high));
+				if (ret)
+					return ret;
+			}
+			slot++;
+			seen++;
+		}
+		if (pass == 0 && ~crc != le32_to_cpu(h.csum))
+			return -EUCLEAN;
+	}
+	return 0;
+}
+
+static int nova_snap_free_range(struct super_block *sb, u64 low, u64 high)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_free_list *fl;
+
+	if (low > high || low < nova_data_start() || high > nova_data_end(sbi))
+		return -EUCLEAN;
+	fl = &sbi->free_lists[nova_stripe_of_block(sbi, low)];
+	if (high > fl->block_end)
+		return -EUCLEAN;
+	return nova_insert_free_range(sb, fl, low, high);
+}
+
+static int nova_snap_inode_range(struct super_block *sb, u64 low, u64 high)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned int s = low >> 48;
+	struct nova_inode_map *map;
+	u64 i;
+
+	low &= (1ULL << 48) - 1;
+	high &= (1ULL << 48) - 1;
+	if (s >= sbi->stripes || low > high)
+		return -EUCLEAN;
+	map = &sbi->inode_maps[s];
+	if (high >= map->capacity)
+		return -EUCLEAN;
+	for (i = low; i <= high; i++)
+		nova_inode_map_set(sb, i * sbi->stripes + s);
+	return 0;
+}
+
+/* Give a snapshot's pages back and clear its inode */
+static void nova_snap_discard(struct super_block *sb, unsigned long ino)
+{
+	struct nova_inode *pi = nova_reserved_inode(sb, ino);
+
+	nova_free_log(sb, le64_to_cpu(pi->log_head));
+	nova_snap_set_inode(sb, ino, 0);
+}
+
+/* Remount read-write: the snapshot stops being valid */
+void nova_discard_snapshot(struct super_block *sb)
+{
+	nova_snap_discard(sb, NOVA_BLOCKNODE_INO);
+	nova_snap_discard(sb, NOVA_INODELIST_INO);
+}
+
+/* The inode table chains (their blocks are in use in the snapshot) */
+static int nova_load_inode_tables(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned int s;
+	int ret;
+
+	for (s = 0; s < sbi->stripes; s++) {
+		u64 blk = le64_to_cpu(nova_inode_table(sb, s)->log_head);
+		unsigned long guard = sbi->num_blocks;
+
+		while (blk && guard--) {
+			if (!nova_range_valid(sbi, blk, sbi->itable_block_size) ||
+			    blk & (NOVA_BLOCK_SIZE - 1))
+				return -EUCLEAN;
+			ret = nova_inode_map_add_block(sb, s, blk);
+			if (ret)
+				return ret;
+			blk = le64_to_cpu(*(__le64 *)nova_get_block(sb, blk +
+					sbi->itable_block_size - sizeof(__le64)));
+		}
+		if (!sbi->inode_maps[s].nblocks)
+			return -EUCLEAN;
+	}
+	for (s = 0; s < NOVA_NORMAL_INODE_START; s++)
+		nova_inode_map_set(sb, s);
+	return 0;
+}
+
+/*
+ * Mount after a clean unmount: restore the allocators and inode maps from
+ * the snapshot, then (read-write) free its pages and clear it, so that a
+ * later crash cannot use it.  Returns -EUCLEAN if it cannot be used; the
+ * caller then scans.
+ */
+int nova_restore_snapshot(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned long used = 0;
+	unsigned int s;
+	int ret;
+
+	ret = nova_load_inode_tables(sb);
+	if (!ret)
+		ret = nova_snap_load(sb, NOVA_BLOCKNODE_INO, nova_snap_free_range);
+	if (!ret)
+		ret = nova_snap_load(sb, NOVA_INODELIST_INO, nova_snap_inode_range);
+	if (ret)
+		return ret;
+	for (s = 0; s < sbi->stripes; s++)
+		used += sbi->inode_maps[s].used;
+	atomic64_set(&sbi->inodes_used, used - NOVA_NORMAL_INODE_START + 1);
+	if (!sb_rdonly(sb)) {
+		nova_snap_discard(sb, NOVA_BLOCKNODE_INO);
+		nova_snap_discard(sb, NOVA_INODELIST_INO);
+	}
+	return 0;
 }

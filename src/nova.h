@@ -281,10 +281,15 @@ int nova_new_data_blocks(struct super_block *sb, unsigned long *blocknr,
 void nova_free_blocks(struct super_block *sb, unsigned long blocknr,
 		      unsigned long num);
 unsigned long nova_count_free_blocks(struct super_block *sb);
+int nova_insert_free_range(struct super_block *sb, struct nova_free_list *fl,
+			   unsigned long low, unsigned long high);
 int nova_stripe_of_block(struct nova_sb_info *sbi, unsigned long blocknr);
 
 /* bbuild.c */
 int nova_rebuild_allocator(struct super_block *sb);
+int nova_save_snapshot(struct super_block *sb);
+int nova_restore_snapshot(struct super_block *sb);
+void nova_discard_snapshot(struct super_block *sb);
 int nova_alloc_inode_maps(struct super_block *sb);
 void nova_free_inode_maps(struct super_block *sb);
 int nova_inode_map_add_block(struct super_block *sb, unsigned int stripe,

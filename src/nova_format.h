@@ -329,11 +329,32 @@ struct nova_journal_entry {
 	__le32	e_csum;
 };
 
-/* Allocator snapshot record in the NOVA_BLOCKNODE_INO log */
-struct nova_range_node_lowhigh {
-	__le64	range_low;		/* first block */
-	__le64	range_high;		/* last block, inclusive */
+/*
+ * Clean-unmount snapshots.  At a clean unmount the free block ranges of
+ * every allocator are saved in the log pages of NOVA_BLOCKNODE_INO, and
+ * the in-use inode number ranges in those of NOVA_INODELIST_INO; the
+ * super block's NOVA_STATE_CLEAN flag, written last, says they are
+ * valid.  The next mount restores them instead of scanning, then frees
+ * the pages and clears the flag.  A snapshot is a chain of log pages
+ * holding 16-byte records from offset 0 (page tail num_entries = records
+ * in the page): first a header, then the ranges, sorted.  The inode's
+ * log_tail is unused (0).
+ */
+#define NOVA_SNAPSHOT_MAGIC	0x50414e53	/* "SNAP" */
+
+struct nova_snapshot_header {
+	__le32	magic;
+	__le32	csum;			/* CRC32C of all the range records */
+	__le64	records;		/* range records after the header */
 };
+
+struct nova_range_node_lowhigh {
+	__le64	range_low;		/* first block (or inode number) */
+	__le64	range_high;		/* last one, inclusive */
+};
+
+#define NOVA_SNAPSHOT_PER_PAGE \
+	(NOVA_LOG_LAST_ENTRY / sizeof(struct nova_range_node_lowhigh))
 
 /*
  * Compile-time layout checks (these sizes are part of the format and
@@ -355,6 +376,7 @@ NOVA_FORMAT_ASSERT(sizeof(struct nova_setattr_entry) == 64, setattr);
 NOVA_FORMAT_ASSERT(sizeof(struct nova_link_change_entry) == 48, link);
 NOVA_FORMAT_ASSERT(sizeof(struct nova_mmap_entry) == 64, mmap);
 NOVA_FORMAT_ASSERT(sizeof(struct nova_journal_entry) == 32, jentry);
+NOVA_FORMAT_ASSERT(sizeof(struct nova_snapshot_header) == 16, snaphdr);
 
 /*
  * CRC32C (Castagnoli), reflected, as in iSCSI/ext4/btrfs: the check value

@@ -462,13 +462,28 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 			ret = nova_journal_init(sb);
 		if (ret)
 			return ret;
-		if (!sb_rdonly(sb)) {
+		/* like ext4, a read-only mount still rolls journals back */
+		if (!bdev_read_only(sb->s_bdev)) {
 			ret = nova_journal_recover(sb);
 			if (ret)
 				return invalfc(fc, "%s: cannot recover the journals, run fsck.nova",
 					       sb->s_id);
 		}
-		ret = nova_rebuild_allocator(sb);
+		ret = -EUCLEAN;
+		if (le32_to_cpu(sbi->s_super.s_state) & NOVA_STATE_CLEAN) {
+			ret = nova_restore_snapshot(sb);
+			if (ret) {
+				pr_warn("NOVA (%s): clean-unmount snapshot unusable, scanning\n",
+					sb->s_id);
+				nova_free_inode_maps(sb);
+				ret = nova_alloc_inode_maps(sb);
+				if (ret)
+					return ret;
+				ret = -EUCLEAN;
+			}
+		}
+		if (ret)
+			ret = nova_rebuild_allocator(sb);
 		if (ret == -ENOMEM)
 			return ret;
 		if (ret)
@@ -517,17 +532,28 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 	return 0;
 }
 
-static void nova_put_super(struct super_block *sb)
+/*
+ * Clean unmount (or remount read-only): save the allocator snapshot, then
+ * set the clean flag with the super block write, the commit point.  If
+ * the snapshot cannot be written, the next mount scans.
+ */
+static void nova_mark_clean(struct super_block *sb)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
+	int ret = nova_save_snapshot(sb);
 
-	nova_sysfs_exit(sb);
-	if (!sb_rdonly(sb)) {
-		mutex_lock(&sbi->s_lock);
+	mutex_lock(&sbi->s_lock);
+	if (!ret)
 		sbi->s_super.s_state |= cpu_to_le32(NOVA_STATE_CLEAN);
-		nova_sync_super(sb);
-		mutex_unlock(&sbi->s_lock);
-	}
+	nova_sync_super(sb);
+	mutex_unlock(&sbi->s_lock);
+}
+
+static void nova_put_super(struct super_block *sb)
+{
+	nova_sysfs_exit(sb);
+	if (!sb_rdonly(sb))
+		nova_mark_clean(sb);
 }
 
 static int nova_statfs(struct dentry *dentry, struct kstatfs *buf)
@@ -614,14 +640,17 @@ static int nova_reconfigure(struct fs_context *fc)
 		sbi->s_mount_opt |= ctx->mount_opt & NOVA_MOUNT_INPLACE;
 	}
 
-	mutex_lock(&sbi->s_lock);
-	if ((fc->sb_flags & SB_RDONLY) && !sb_rdonly(sb))
-		sbi->s_super.s_state |= cpu_to_le32(NOVA_STATE_CLEAN);
-	else if (!(fc->sb_flags & SB_RDONLY) && sb_rdonly(sb))
-		sbi->s_super.s_state &= ~cpu_to_le32(NOVA_STATE_CLEAN);
-	if ((fc->sb_flags ^ sb->s_flags) & SB_RDONLY)
-		nova_sync_super(sb);
-	mutex_unlock(&sbi->s_lock);
+	if ((fc->sb_flags & SB_RDONLY) && !sb_rdonly(sb)) {
+		nova_mark_clean(sb);
+	} else if (!(fc->sb_flags & SB_RDONLY) && sb_rdonly(sb)) {
+		mutex_lock(&sbi->s_lock);
+		if (sbi->s_super.s_state & cpu_to_le32(NOVA_STATE_CLEAN)) {
+			sbi->s_super.s_state &= ~cpu_to_le32(NOVA_STATE_CLEAN);
+			nova_sync_super(sb);
+			nova_discard_snapshot(sb);
+		}
+		mutex_unlock(&sbi->s_lock);
+	}
 	return 0;
 }
 
