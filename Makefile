@@ -31,6 +31,8 @@ guest-bin:
 	mkdir -p $(GUEST_BIN)
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/nova-fsctl tests/guest/src/nova-fsctl.c
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/t_namespace tests/guest/src/t_namespace.c
+	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/t_data tests/guest/src/t_data.c
+	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/fsx_nova tests/guest/src/fsx_nova.c
 	$(CC) $(CFLAGS_STATIC) -Isrc/tools -o $(GUEST_BIN)/nova-probe \
 		src/tools/nova-probe.c src/tools/nova_tools.c
 

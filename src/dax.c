@@ -628,11 +628,19 @@ void nova_truncate_blocks(struct inode *inode, loff_t old, loff_t size)
 		nova_zero_in_page(inode, size, round_up(size, NOVA_BLOCK_SIZE));
 }
 
+/* Does fallocate leave page @p as it is? */
+static bool nova_falloc_keep(struct inode *inode, pgoff_t p, bool zero,
+			     pgoff_t zfirst, pgoff_t zend)
+{
+	return nova_find_page(inode, p) && !(zero && p >= zfirst && p < zend);
+}
+
 /*
  * fallocate: the default mode and KEEP_SIZE allocate zeroed blocks for
- * the holes in the range; PUNCH_HOLE and ZERO_RANGE zero partial edge
- * pages in place and log a hole entry (block 0) for the whole pages, so
- * they read as zeros.  Each is committed by one tail store.
+ * the holes in the range.  PUNCH_HOLE and ZERO_RANGE zero partial edge
+ * pages in place; PUNCH_HOLE logs a hole entry (block 0) for the whole
+ * pages, ZERO_RANGE gives them new zeroed blocks (and fills holes), so the
+ * range stays allocated.  Each is committed by one tail store.
  */
 long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 {
@@ -679,25 +687,35 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 		if ((end & (NOVA_BLOCK_SIZE - 1)) &&
 		    (tp != hp || !(offset & (NOVA_BLOCK_SIZE - 1))))
 			nova_zero_in_page(inode, (loff_t)tp << NOVA_BLOCK_SHIFT, end);
-		if (tp > first) {
+		if (tp > first && (mode & FALLOC_FL_PUNCH_HOLE)) {
 			ret = nova_push_run(&runs, &nr, &cap, hole);
 			if (ret)
 				goto out;
 		}
-	} else {
+	}
+	if (!(mode & FALLOC_FL_PUNCH_HOLE)) {
 		pgoff_t pg = offset >> NOVA_BLOCK_SHIFT;
 		pgoff_t last = (end - 1) >> NOVA_BLOCK_SHIFT;
+		pgoff_t zfirst = DIV_ROUND_UP(offset, NOVA_BLOCK_SIZE);
+		pgoff_t zend = end >> NOVA_BLOCK_SHIFT;
+		bool zero = mode & FALLOC_FL_ZERO_RANGE;
 
-		/* zeroed blocks for every hole in the range */
+		/*
+		 * Zeroed blocks for every hole in the range; for ZERO_RANGE
+		 * also in place of every whole page (partial pages at the
+		 * edges were zeroed above).
+		 */
 		while (pg <= last) {
 			struct nova_run r = { .pg = pg };
 			unsigned long n;
 
-			if (nova_find_page(inode, pg)) {
+			if (nova_falloc_keep(inode, pg, zero, zfirst, zend)) {
 				pg++;
 				continue;
 			}
-			for (n = 1; pg + n <= last && !nova_find_page(inode, pg + n); n++)
+			for (n = 1; pg + n <= last &&
+			     !nova_falloc_keep(inode, pg + n, zero, zfirst, zend);
+			     n++)
 				;
 			ret = nova_new_data_blocks(sb, &r.blk, n);
 			if (ret < 0)

@@ -483,9 +483,12 @@ static void pass_journals(void)
 		}
 		if (n > J_SLOTS)
 			bad = true;
-		fix = problem(true, "stripe %u: uncommitted journal transaction (%u entr%s%s)",
-			      s, n, n == 1 ? "y" : "ies",
-			      bad ? ", then a corrupt one" : "");
+		if (bad)
+			fix = problem(true, "stripe %u: uncommitted journal transaction with a corrupt entry after %u good one%s (the kernel refuses to mount)",
+				      s, n, n == 1 ? "" : "s");
+		else
+			fix = problem(true, "stripe %u: uncommitted journal transaction (%u entr%s)",
+				      s, n, n == 1 ? "y" : "ies");
 		if (!fix && !private_map)
 			continue;
 		/* nova_journal_recover(): old values back, newest first */
@@ -504,7 +507,9 @@ static void pass_journals(void)
 			      k == 1 ? "y" : "ies",
 			      bad ? ", discarded the corrupt rest" : "");
 		else
-			printf("  (the kernel rolls it back at mount; checking the rolled-back state)\n");
+			printf("  (%s; checking the rolled-back state)\n",
+			       bad ? "a repair rolls back the good entries" :
+			       "the kernel rolls it back at mount");
 	}
 }
 
@@ -563,8 +568,14 @@ static void pass_reserved(void)
 			}
 		}
 	}
-	/* the replica: only the log pointers may differ (never refreshed) */
+	/*
+	 * The replica: only the log pointers may differ (the kernel never
+	 * refreshes them there), and the clean-unmount snapshot inodes are
+	 * not replicated at all.
+	 */
 	for (i = 0; i < NOVA_RESERVED_INODES; i++) {
+		if (i == NOVA_BLOCKNODE_INO || i == NOVA_INODELIST_INO)
+			continue;
 		struct nova_inode a = *(struct nova_inode *)nv_ptr(&fs, b1 + i * sizeof(a));
 		struct nova_inode b = *(struct nova_inode *)nv_ptr(&fs, rb + i * sizeof(b));
 
@@ -723,8 +734,9 @@ static bool same_state(struct nv_inode_state *a, struct nv_inode_state *b,
 			}
 		}
 	}
-	if (S_ISLNK(a->mode) && a->symlink_block != b->symlink_block) {
-		snprintf(what, len, "symlink target lost");
+	if (S_ISLNK(a->mode) && (a->symlink_block != b->symlink_block ||
+				 a->pages.n != b->pages.n)) {
+		snprintf(what, len, "the symlink's target block is not counted as used");
 		return false;
 	}
 	if (!S_ISREG(a->mode))
@@ -751,19 +763,17 @@ static bool same_state(struct nv_inode_state *a, struct nv_inode_state *b,
 	return true;
 }
 
-/* Clear every dead mark of a log (entries, write entries' page counts,
- * page tails): always safe, the marks only steer the garbage collector */
-static unsigned int clear_dead_marks(struct nv_inode_state *st)
+/* Call @fn for every entry of the valid part of a log */
+typedef void (*entry_fn)(uint64_t off, const uint8_t *p, void *arg);
+
+static void for_each_entry(const struct nv_log *lg, entry_fn fn, void *arg)
 {
-	const struct nv_log *lg = &st->log;
 	uint64_t cur = lg->head, end = lg->good_end;
-	size_t idx = 0, i;
-	unsigned int n = 0;
+	size_t idx = 0;
 
 	while (cur && cur != end) {
-		uint8_t *p = nv_ptr(&fs, cur);
+		const uint8_t *p = nv_ptr(&fs, cur);
 		size_t in = cur & (NOVA_BLOCK_SIZE - 1), sz;
-		int fo;
 
 		if (in >= NOVA_LOG_LAST_ENTRY || *p == NOVA_NEXT_PAGE) {
 			if (++idx >= lg->npages)
@@ -774,21 +784,68 @@ static unsigned int clear_dead_marks(struct nv_inode_state *st)
 		sz = nv_entry_size(p, NOVA_LOG_LAST_ENTRY - in);
 		if (!sz)
 			break;
-		fo = nv_entry_flag_offset(p[0]);
-		if (fo >= 0 && p[fo]) {
-			nv_put8(&fs, cur + fo, 0);
-			n++;
-		}
-		if (p[0] == NOVA_FILE_WRITE)
-			nv_put32(&fs, cur + offsetof(struct nova_file_write_entry,
-						     invalid_pages), 0);
+		fn(cur, p, arg);
 		cur += sz;
 	}
+}
+
+static void clear_marks_fn(uint64_t off, const uint8_t *p, void *arg)
+{
+	int fo = nv_entry_flag_offset(p[0]);
+
+	if (fo >= 0 && p[fo]) {
+		nv_put8(&fs, off + fo, 0);
+		(*(unsigned int *)arg)++;
+	}
+	if (p[0] == NOVA_FILE_WRITE)
+		nv_put32(&fs, off + offsetof(struct nova_file_write_entry,
+					     invalid_pages), 0);
+}
+
+/* Clear every dead mark of a log (entries, write entries' page counts,
+ * page tails): always safe, the marks only steer the garbage collector */
+static unsigned int clear_dead_marks(struct nv_inode_state *st)
+{
+	const struct nv_log *lg = &st->log;
+	unsigned int n = 0;
+	size_t i;
+
+	for_each_entry(lg, clear_marks_fn, &n);
 	for (i = 0; i < lg->npages; i++)
 		nv_put32(&fs, pt_field(lg->pages[i],
 				       offsetof(struct nova_log_page_tail, invalid_entries)),
 			 0);
 	return n;
+}
+
+struct pages_ck {
+	struct nv_inode_state *all;
+	uint64_t bad, first, recorded, actual;
+	bool fix;
+};
+
+/* A write entry may not count more superseded pages than it has */
+static void pages_fn(uint64_t off, const uint8_t *p, void *arg)
+{
+	struct pages_ck *c = arg;
+	const struct nova_file_write_entry *e = (const void *)p;
+	uint64_t actual = 0;
+	uint32_t rec;
+
+	if (p[0] != NOVA_FILE_WRITE || !e->block)
+		return;
+	rec = le32_to_cpu(e->invalid_pages);
+	nv_pmap_get(&c->all->superseded, off, &actual, NULL);
+	if (rec <= actual)
+		return;
+	if (!c->bad++) {
+		c->first = off;
+		c->recorded = rec;
+		c->actual = actual;
+	}
+	if (c->fix)
+		nv_put32(&fs, off + offsetof(struct nova_file_write_entry,
+					     invalid_pages), actual);
 }
 
 static void check_inode(uint64_t ino)
@@ -840,7 +897,7 @@ again:
 			goto again;
 		}
 	}
-	if (lg->err) {
+	if (lg->err && lg->chain_err != NV_CHAIN_HEAD) {
 		uint64_t nt = lg->err == NV_LOG_HEAD_ZERO_TAIL ? 0 : lg->good_end;
 
 		if (problem(false, "inode %llu: %s", (unsigned long long)ino, lg->msg)) {
@@ -861,8 +918,10 @@ again:
 		}
 	}
 	if (st.bad) {
-		if (problem(false, "inode %llu (%s): %s", (unsigned long long)ino,
-			    type_str(st.mode), st.bad_msg)) {
+		if (problem(false, "inode %llu%s%s%s: %s", (unsigned long long)ino,
+			    st.bad == NV_IBAD_MODE ? "" : " (",
+			    st.bad == NV_IBAD_MODE ? "" : type_str(st.mode),
+			    st.bad == NV_IBAD_MODE ? "" : ")", st.bad_msg)) {
 			nv_put8(&fs, st.pi_off + offsetof(struct nova_inode, i_valid),
 				NOVA_INODE_FREE);
 			fixed("inode %llu cleared", (unsigned long long)ino);
@@ -899,14 +958,32 @@ again:
 			      (unsigned long long)lg->pages[i]);
 		}
 	}
-	/* dead marks must only be on entries whose effect is superseded */
-	if (total_dead && !lg->err && !st.bad) {
+	/* an interrupted thorough GC: names re-added with their own cookie */
+	if (st.dir.nselfck &&
+	    problem(true, "directory %llu: %zu live name(s) logged again with the same readdir cookie (a log rewrite cut short); the kernel cannot read it",
+		    (unsigned long long)ino, st.dir.nselfck)) {
+		for (i = 0; i < st.dir.nselfck; i++)
+			nv_invalidate_entry(&fs, st.dir.selfck[i]);
+		fixed("directory %llu: the %zu superseded entries marked dead",
+		      (unsigned long long)ino, st.dir.nselfck);
+		nv_ifree(&st);
+		goto again;
+	}
+	/*
+	 * Dead marks must only be on entries whose effect is superseded,
+	 * and write entries may not count more superseded pages than they
+	 * have (the kernel marks them dead when the count reaches their
+	 * size): both are outside the checksums.
+	 */
+	if (!lg->err && !st.bad && (total_dead || S_ISREG(st.mode))) {
 		struct nv_inode_state all;
+		struct pages_ck pc = { .all = &all };
 		char what[120];
 
-		if (nv_iread(&fs, ino, &all, NV_IREAD_IGNORE_DEAD, NULL, NULL) == 0 &&
-		    !all.log.err && !same_state(&st, &all, what, sizeof(what))) {
-			if (problem(false, "inode %llu: log entries marked dead are still live (%s)",
+		if (nv_iread(&fs, ino, &all, NV_IREAD_IGNORE_DEAD | NV_IREAD_COUNT,
+			     NULL, NULL) == 0 && !all.log.err) {
+			if (total_dead && !same_state(&st, &all, what, sizeof(what)) &&
+			    problem(false, "inode %llu: log entries marked dead are still live (%s)",
 				    (unsigned long long)ino, what)) {
 				unsigned int n = clear_dead_marks(&st);
 
@@ -915,6 +992,21 @@ again:
 				nv_ifree(&all);
 				nv_ifree(&st);
 				goto again;
+			}
+			for_each_entry(lg, pages_fn, &pc);
+			if (pc.bad && problem(true, "inode %llu: %llu write entr%s count more superseded pages than there are (at 0x%llx: %llu, not %llu)",
+					      (unsigned long long)ino,
+					      (unsigned long long)pc.bad,
+					      pc.bad == 1 ? "y" : "ies",
+					      (unsigned long long)pc.first,
+					      (unsigned long long)pc.recorded,
+					      (unsigned long long)pc.actual)) {
+				pc.fix = true;
+				pc.bad = 0;
+				for_each_entry(lg, pages_fn, &pc);
+				fixed("inode %llu: superseded page counts corrected in %llu write entr%s",
+				      (unsigned long long)ino,
+				      (unsigned long long)pc.bad, pc.bad == 1 ? "y" : "ies");
 			}
 		}
 		nv_ifree(&all);
@@ -940,8 +1032,9 @@ static void for_each_slot(inode_fn fn, bool check_numbers)
 		uint64_t off = nv_inode_off(&fs, ino);
 		struct nova_inode *pi = nv_pi(&fs, off);
 
-		if (pi->i_valid != NOVA_INODE_VALID)
-			continue;
+		if (pi->i_valid != NOVA_INODE_VALID ||
+		    ino == NOVA_BLOCKNODE_INO || ino == NOVA_INODELIST_INO)
+			continue;	/* snapshots: pass_snapshot() */
 		if (le64_to_cpu(pi->i_ino) != ino) {
 			/* the root was dealt with in pass_reserved() */
 			if (check_numbers &&
@@ -1129,9 +1222,9 @@ static bool remove_name(uint64_t d, const char *name, uint64_t old_off)
 {
 	struct nv_wlog w;
 
+	/* the directory keeps its times: a repair is not a user change */
 	if (wlog_of(d, &w, NULL))
 		return false;
-	w.mtime = w.ctime = now;
 	if (nv_append_dentry(&fs, &w, name, strlen(name), 0, 0, NULL))
 		return false;
 	nv_log_commit(&fs, &w);
@@ -1147,7 +1240,6 @@ static bool readd_name(uint64_t d, const char *name, uint64_t ino, uint8_t ftype
 
 	if (wlog_of(d, &w, NULL))
 		return false;
-	w.mtime = w.ctime = now;
 	if (nv_append_dentry(&fs, &w, name, strlen(name), ino, ftype, NULL))
 		return false;
 	nv_log_commit(&fs, &w);
@@ -1662,6 +1754,237 @@ static void pass_data(void)
 	for_each_slot(data_inode, false);
 }
 
+
+/* ------------------------------------------ clean-unmount snapshot */
+
+struct snap {
+	uint64_t *pages;		/* the whole chain */
+	size_t n, cap;
+	uint64_t records;
+	struct nova_range_node_lowhigh *r;
+};
+
+static void snap_free(struct snap *sn)
+{
+	free(sn->pages);
+	free(sn->r);
+	memset(sn, 0, sizeof(*sn));
+}
+
+/* nova_snap_load() without applying: NULL if the kernel would use it */
+static const char *snap_load(unsigned int ino, struct snap *sn)
+{
+	const struct nova_inode *pi = nv_pi(&fs, nv_inode_off(&fs, ino));
+	uint64_t page = le64_to_cpu(pi->log_head), i, idx = 0, slot = 1;
+	struct nova_snapshot_header h;
+	uint32_t crc = ~0U;
+
+	memset(sn, 0, sizeof(*sn));
+	if (pi->i_valid != NOVA_INODE_VALID)
+		return "its inode is not valid";
+	if (!nv_page_valid(&fs, page))
+		return "its first page is not a valid page";
+	while (page) {
+		if (!nv_page_valid(&fs, page))
+			return "a page pointer is invalid";
+		for (i = 0; i < sn->n; i++)
+			if (sn->pages[i] == page)
+				return "its pages form a loop";
+		if (sn->n == sn->cap) {
+			sn->cap = sn->cap ? sn->cap * 2 : 8;
+			sn->pages = realloc(sn->pages, sn->cap * sizeof(*sn->pages));
+		}
+		sn->pages[sn->n++] = page;
+		page = nv_get64(&fs, pt_field(page, offsetof(struct nova_log_page_tail,
+							       next_page)));
+	}
+	memcpy(&h, nv_ptr(&fs, sn->pages[0]), sizeof(h));
+	sn->records = le64_to_cpu(h.records);
+	if (le32_to_cpu(h.magic) != NOVA_SNAPSHOT_MAGIC)
+		return "bad magic number";
+	if (sn->records > fs.nblocks)
+		return "too many records";
+	sn->r = malloc((sn->records + 1) * sizeof(*sn->r));
+	for (i = 0; i < sn->records; i++, slot++) {
+		if (slot == NOVA_SNAPSHOT_PER_PAGE) {
+			slot = 0;
+			if (++idx >= sn->n)
+				return "its records run past its pages";
+		}
+		memcpy(&sn->r[i], nv_ptr(&fs, sn->pages[idx] + slot * sizeof(*sn->r)),
+		       sizeof(*sn->r));
+		crc = nova_crc32c_update(crc, &sn->r[i], sizeof(*sn->r));
+	}
+	if (~crc != le32_to_cpu(h.csum))
+		return "bad checksum";
+	return NULL;
+}
+
+static void drop_snapshot_inodes(void)
+{
+	unsigned int ino;
+
+	for (ino = NOVA_BLOCKNODE_INO; ino <= NOVA_INODELIST_INO; ino++)
+		nv_zero(&fs, nv_inode_off(&fs, ino), sizeof(struct nova_inode));
+}
+
+static void drop_snapshot(void)
+{
+	fs.sb.s_state &= ~cpu_to_le32(NOVA_STATE_CLEAN);
+	write_super_copies();
+	drop_snapshot_inodes();
+	fixed("clean-unmount snapshot discarded and clean flag cleared: the next mount scans");
+}
+
+static int stripe_of_block(uint64_t b)
+{
+	uint64_t per = (fs.data_end - fs.data_start + 1) / fs.stripes;
+	uint64_t s = (b - fs.data_start) / per;
+
+	return s >= fs.stripes ? fs.stripes - 1 : s;
+}
+
+/* Check the snapshot's free ranges and in-use inode ranges */
+static const char *snap_compare(const struct snap *bl, const struct snap *in,
+				char *buf, size_t len)
+{
+	uint8_t *freeb = calloc(fs.nblocks, 1), **slots;
+	uint64_t i, b, lo, hi, st, end;
+	uint64_t bad_used = 0, first_bad = 0, leaked = 0, ino_free = 0, ino_extra = 0;
+	unsigned int s;
+	const char *why = NULL;
+
+	slots = calloc(fs.stripes, sizeof(*slots));
+	for (s = 0; s < fs.stripes; s++)
+		slots[s] = calloc(fs.itab[s].n * fs.per_block + 1, 1);
+	/* what nova_snap_free_range() and nova_snap_inode_range() accept */
+	for (i = 0; i < bl->records && !why; i++) {
+		lo = le64_to_cpu(bl->r[i].range_low);
+		hi = le64_to_cpu(bl->r[i].range_high);
+		if (lo > hi || lo < fs.data_start || hi > fs.data_end) {
+			why = "a free range outside the data area";
+			break;
+		}
+		nv_stripe_region(&fs, stripe_of_block(lo), &st, &end);
+		if (hi > end) {
+			why = "a free range crossing a stripe";
+			break;
+		}
+		for (b = lo; b <= hi && !why; b++) {
+			if (freeb[b])
+				why = "overlapping free ranges";
+			freeb[b] = 1;
+		}
+	}
+	for (i = 0; i < in->records && !why; i++) {
+		lo = le64_to_cpu(in->r[i].range_low);
+		hi = le64_to_cpu(in->r[i].range_high);
+		s = lo >> 48;
+		lo &= (1ULL << 48) - 1;
+		hi &= (1ULL << 48) - 1;
+		if (s >= fs.stripes || lo > hi ||
+		    hi >= fs.itab[s].n * fs.per_block) {
+			why = "an inode range outside the inode tables";
+			break;
+		}
+		for (b = lo; b <= hi; b++)
+			slots[s][b] = 1;
+	}
+	if (!why) {
+		/* the snapshots' own pages are in use until the mount frees them */
+		for (i = 0; i < bl->n + in->n; i++) {
+			uint64_t pb = (i < bl->n ? bl->pages[i] : in->pages[i - bl->n]) >>
+				      NOVA_BLOCK_SHIFT;
+
+			if (bkind[pb] != K_FREE && !bad_used++)
+				first_bad = pb;
+			bkind[pb] = K_FIXED;
+		}
+		for (b = fs.data_start; b <= fs.data_end; b++) {
+			bool used = bkind[b] != K_FREE;
+
+			if (freeb[b] && used && !bad_used++)
+				first_bad = b;
+			else if (!freeb[b] && !used)
+				leaked++;
+		}
+		for (s = 0; s < fs.stripes; s++) {
+			for (i = 0; i < fs.itab[s].n * fs.per_block; i++) {
+				uint64_t ino = i * fs.stripes + s;
+				bool valid = ino < NOVA_NORMAL_INODE_START ||
+					     nv_inode_slot_valid(&fs, ino);
+
+				if (valid && !slots[s][i])
+					ino_free++;
+				else if (!valid && slots[s][i])
+					ino_extra++;
+			}
+		}
+		if (bad_used || leaked || ino_free || ino_extra) {
+			snprintf(buf, len,
+				 "%llu used block(s) listed as free (first: %llu), %llu free block(s) not listed, %llu inode(s) in use listed as free, %llu free inode slot(s) listed as in use",
+				 (unsigned long long)bad_used,
+				 (unsigned long long)first_bad,
+				 (unsigned long long)leaked,
+				 (unsigned long long)ino_free,
+				 (unsigned long long)ino_extra);
+			why = buf;
+		}
+	}
+	for (s = 0; s < fs.stripes; s++)
+		free(slots[s]);
+	free(slots);
+	free(freeb);
+	return why;
+}
+
+static void pass_snapshot(void)
+{
+	struct snap bl, in;
+	const char *why;
+	char buf[512], cmp[384];
+	unsigned int ino;
+
+	if (!(fs.sb.s_state & cpu_to_le32(NOVA_STATE_CLEAN))) {
+		/* left by an unclean unmount: the kernel drops it at mount */
+		for (ino = NOVA_BLOCKNODE_INO; ino <= NOVA_INODELIST_INO; ino++) {
+			const struct nova_inode *pi = nv_pi(&fs, nv_inode_off(&fs, ino));
+
+			if (!pi->i_valid && !pi->log_head)
+				continue;
+			if (problem(true, "reserved inode %u holds a stale clean-unmount snapshot (the kernel discards it at mount)",
+				    ino)) {
+				nv_zero(&fs, nv_inode_off(&fs, ino), sizeof(*pi));
+				fixed("stale snapshot in reserved inode %u discarded", ino);
+			}
+		}
+		return;
+	}
+	if (n_fixed)
+		return;		/* the repairs invalidate it: dropped at the end */
+	memset(&in, 0, sizeof(in));
+	why = snap_load(NOVA_BLOCKNODE_INO, &bl);
+	if (why) {
+		snprintf(buf, sizeof(buf), "free-block snapshot (reserved inode %u): %s",
+			 NOVA_BLOCKNODE_INO, why);
+	} else if ((why = snap_load(NOVA_INODELIST_INO, &in))) {
+		snprintf(buf, sizeof(buf), "in-use inode snapshot (reserved inode %u): %s",
+			 NOVA_INODELIST_INO, why);
+	} else if ((why = snap_compare(&bl, &in, cmp, sizeof(cmp)))) {
+		snprintf(buf, sizeof(buf), "it does not match the file system: %s",
+			 why);
+	}
+	if (why) {
+		if (problem(true, "clean-unmount snapshot unusable: %s", buf))
+			drop_snapshot();
+	} else {
+		info("clean-unmount snapshot: %llu free ranges, %llu inode ranges, consistent",
+		     (unsigned long long)bl.records, (unsigned long long)in.records);
+	}
+	snap_free(&bl);
+	snap_free(&in);
+}
+
 /* ---------------------------------------------------------- running */
 
 static void run_check(void)
@@ -1680,6 +2003,7 @@ static void run_check(void)
 	pass_links();
 	pass("Pass 6: block accounting");
 	pass_data();
+	pass_snapshot();
 	for (b = 0; b < fs.nblocks; b++)
 		if (bkind[b] != K_FREE)
 			used++;
@@ -1912,6 +2236,7 @@ int main(int argc, char **argv)
 		/* a clean-unmount snapshot no longer describes the blocks */
 		fs.sb.s_state = cpu_to_le32(state & ~NOVA_STATE_CLEAN);
 		write_super_copies();
+		drop_snapshot_inodes();
 		printf("%s: clean flag cleared: the file system was modified\n", dev);
 	}
 	if (n_fixed && mode != M_PREEN)

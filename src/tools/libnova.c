@@ -940,27 +940,44 @@ bool nv_pmap_next(const struct nv_pmap *m, size_t *it, uint64_t *pg,
 	return false;
 }
 
-/* Remove pages [first, last]; returns how many were mapped */
-static void pm_del_range(struct nv_pmap *m, uint64_t first, uint64_t last)
+/* One more superseded page of the write entry at @ent (if counting) */
+static int count_superseded(struct nv_pmap *c, uint64_t ent)
 {
+	uint64_t n = 0;
+
+	if (!c || !ent)
+		return 0;
+	nv_pmap_get(c, ent, &n, NULL);
+	return nv_pmap_set(c, ent, n + 1, 0, NULL) < 0 ? -1 : 0;
+}
+
+/* Remove pages [first, last] (counting what they were mapped by) */
+static int pm_del_range(struct nv_pmap *m, uint64_t first, uint64_t last,
+			struct nv_pmap *count)
+{
+	uint64_t ent;
 	size_t i;
 
 	if (last - first < m->n) {
 		uint64_t pg;
 
 		for (pg = first; pg <= last; pg++) {
-			nv_pmap_del(m, pg, NULL);
+			if (nv_pmap_del(m, pg, &ent) && count_superseded(count, ent))
+				return -1;
 			if (pg == last)
 				break;
 		}
-		return;
+		return 0;
 	}
 	for (i = 0; i < m->cap; i++)
 		if (m->key[i] && m->key[i] != ~0ULL &&
 		    m->key[i] - 1 >= first && m->key[i] - 1 <= last) {
 			m->key[i] = ~0ULL;
 			m->n--;
+			if (count_superseded(count, m->ent[i]))
+				return -1;
 		}
+	return 0;
 }
 
 /* ------------------------------------------------------- directory map */
@@ -980,6 +997,7 @@ static void dir_free(struct nv_dir *d)
 {
 	free(d->d);
 	free(d->hash);
+	free(d->selfck);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -1070,6 +1088,13 @@ static int dir_add(struct nv_dir *d, const struct nova_dentry *de, uint64_t off)
 			d->hused++;
 		d->hash[j] = d->n++;
 		d->alive++;
+	} else if (e->cookie == le64_to_cpu(de->cookie)) {
+		uint64_t *n = realloc(d->selfck, (d->nselfck + 1) * sizeof(*n));
+
+		if (!n)
+			return -1;
+		d->selfck = n;
+		d->selfck[d->nselfck++] = e->off;
 	}
 	e->ino = le64_to_cpu(de->ino);
 	e->ftype = de->file_type;
@@ -1116,6 +1141,7 @@ static int replay_entry(struct nv_fs *fs, uint64_t off, const void *entry,
 {
 	struct replay_ctx *rc = arg;
 	struct nv_inode_state *st = rc->st;
+	struct nv_pmap *cnt = rc->flags & NV_IREAD_COUNT ? &st->superseded : NULL;
 	uint64_t tid = nv_entry_tid(entry);
 	bool dead = !(rc->flags & NV_IREAD_IGNORE_DEAD) && nv_entry_dead(entry);
 	uint8_t type = *(const uint8_t *)entry;
@@ -1188,7 +1214,8 @@ static int replay_entry(struct nv_fs *fs, uint64_t off, const void *entry,
 			uint64_t first = (st->size + NOVA_BLOCK_SIZE - 1) >>
 					 NOVA_BLOCK_SHIFT;
 
-			pm_del_range(&st->pages, first, ~0ULL - 1);
+			if (pm_del_range(&st->pages, first, ~0ULL - 1, cnt))
+				return -1;
 		}
 		return 0;
 	}
@@ -1215,9 +1242,14 @@ static int replay_entry(struct nv_fs *fs, uint64_t off, const void *entry,
 				 (unsigned long long)off, type_name(st->mode));
 			return 1;
 		}
-		if (dead)
+		if (dead && S_ISREG(st->mode))
 			return 0;	/* every page superseded */
 		if (S_ISLNK(st->mode)) {
+			/*
+			 * The replay takes a symlink's target even from a dead
+			 * entry; the mount-time scan (bbuild.c) then does not
+			 * count its block: only live entries go in the map.
+			 */
 			if (pg || n != 1 || !nv_page_valid(fs, blk)) {
 				snprintf(msg, msglen,
 					 "symlink write entry at 0x%llx is invalid (page %llu, %u pages, block 0x%llx)",
@@ -1228,7 +1260,7 @@ static int replay_entry(struct nv_fs *fs, uint64_t off, const void *entry,
 			}
 			st->symlink_block = blk;
 			st->size = le64_to_cpu(e->size);
-			if (!(rc->flags & NV_IREAD_NO_DATA) &&
+			if (!(rc->flags & NV_IREAD_NO_DATA) && !dead &&
 			    nv_pmap_set(&st->pages, 0, blk, off, NULL) < 0)
 				return -1;
 			return 0;
@@ -1244,13 +1276,18 @@ static int replay_entry(struct nv_fs *fs, uint64_t off, const void *entry,
 		}
 		if (!(rc->flags & NV_IREAD_NO_DATA)) {
 			if (!blk) {
-				pm_del_range(&st->pages, pg, pg + n - 1);
+				if (pm_del_range(&st->pages, pg, pg + n - 1, cnt))
+					return -1;
 			} else {
-				for (i = 0; i < n; i++)
+				for (i = 0; i < n; i++) {
+					uint64_t old = 0;
+
 					if (nv_pmap_set(&st->pages, pg + i,
 							blk + (i << NOVA_BLOCK_SHIFT),
-							off, NULL) < 0)
+							off, &old) < 0 ||
+					    count_superseded(cnt, old))
 						return -1;
+				}
 			}
 		}
 		st->size = le64_to_cpu(e->size);
@@ -1269,6 +1306,7 @@ void nv_ifree(struct nv_inode_state *st)
 	nv_log_free(&st->log);
 	dir_free(&st->dir);
 	nv_pmap_free(&st->pages);
+	nv_pmap_free(&st->superseded);
 }
 
 static bool mode_ok(uint32_t mode)

@@ -241,11 +241,19 @@ struct nv_dir {
 	int32_t *hash;			/* index into d, -1 empty, -2 deleted */
 	size_t hcap, hused;
 	size_t alive;
+	/*
+	 * Live names added again with their own cookie (left by a thorough
+	 * GC interrupted between its commit and its head switch): the
+	 * kernel's index refuses the second insertion.  The earlier entries.
+	 */
+	uint64_t *selfck;
+	size_t nselfck;
 };
 
 /* nv_iread() flags */
 #define NV_IREAD_IGNORE_DEAD	0x01	/* replay dead entries too */
 #define NV_IREAD_NO_DATA	0x02	/* skip the page map */
+#define NV_IREAD_COUNT		0x04	/* count superseded pages per entry */
 
 struct nv_inode_state {
 	uint64_t ino;
@@ -264,6 +272,8 @@ struct nv_inode_state {
 	uint64_t dot;			/* last ".", 0 if none */
 	/* regular files (and the symlink block, as page 0) */
 	struct nv_pmap pages;
+	/* NV_IREAD_COUNT: write entry offset -> pages superseded (in blk) */
+	struct nv_pmap superseded;
 	uint64_t symlink_block;
 	/* problems found after the walk */
 	int bad;			/* NV_IBAD_* */
