@@ -385,6 +385,7 @@ static int nova_commit_runs(struct inode *inode, struct nova_run *runs,
 		nova_release_pages(inode, runs[i].pg, runs[i].n);
 	}
 	if (done) {
+		NOVA_CRASH_POINT(CP_WRITE_ENTRIES);
 		nova_log_commit(sb, inode, tail);
 		inode->i_size = size;
 		if (mapping_mapped(mapping))
@@ -542,6 +543,7 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 	}
 
 	if (nr) {
+		NOVA_CRASH_POINT(CP_WRITE_DATA);
 		done = nova_commit_runs(inode, runs, nr,
 					max_t(loff_t, inode->i_size, end_inplace),
 					true);

@@ -58,6 +58,7 @@ void nova_fast_gc(struct super_block *sb, struct inode *inode, u64 keep)
 			nova_store_le64(&pi->log_head, next);
 			sih->log_head = next;
 		}
+		NOVA_CRASH_POINT(CP_FAST_GC);
 		nova_free_blocks(sb, page >> NOVA_BLOCK_SHIFT, 1);
 		freed++;
 		page = next;
@@ -368,10 +369,13 @@ int nova_thorough_gc(struct super_block *sb, struct inode *inode)
 	}
 	nova_fence();
 	nova_store_le64(&nova_page_tail(sb, tail_page)->next_page, nl.head);
+	NOVA_CRASH_POINT(CP_GC_LINKED);
 	/* commit: old log + new log */
 	nova_store_le64(&pi->log_tail, nl.tail);
+	NOVA_CRASH_POINT(CP_GC_TAIL);
 	/* switch: new log only */
 	nova_store_le64(&pi->log_head, nl.head);
+	NOVA_CRASH_POINT(CP_GC_HEAD);
 	sih->log_head = nl.head;
 	sih->log_tail = nl.tail;
 	sih->log_pages = nl.pages;

@@ -189,6 +189,7 @@ static int nova_extend_inode_table(struct super_block *sb, unsigned int stripe,
 		nova_free_blocks(sb, blk, sbi->itable_block_size >> NOVA_BLOCK_SHIFT);
 		return ret;
 	}
+	NOVA_CRASH_POINT(CP_ITABLE_EXTEND);
 	nova_store_le64(nova_get_block(sb, last + sbi->itable_block_size -
 				       sizeof(__le64)), nova_block_off(blk));
 	return 0;
@@ -736,6 +737,7 @@ int nova_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 	mutex_unlock(&sih->log_mutex);
 	if (resize) {
 		if (!ret) {
+			NOVA_CRASH_POINT(CP_TRUNCATE_COMMITTED);
 			i_size_write(inode, attr->ia_size);
 			nova_truncate_blocks(inode, old, attr->ia_size);
 		}
@@ -804,6 +806,7 @@ void nova_evict_inode(struct inode *inode)
 
 		pi->i_valid = NOVA_INODE_FREE;
 		nova_persist(pi, sizeof(*pi));
+		NOVA_CRASH_POINT(CP_EVICT);
 		if (S_ISREG(inode->i_mode))
 			nova_free_file_data(sb, inode);
 		nova_free_log(sb, sih->log_head);

@@ -90,12 +90,14 @@ void nova_journal_start(struct super_block *sb, struct nova_tx *tx)
 	nova_fence();
 	nova_store_le64(&nova_journal_ptr(sb, tx->stripe)->journal_tail,
 			tx->tail);
+	NOVA_CRASH_POINT(CP_JOURNAL_STARTED);
 }
 
 void nova_journal_commit(struct super_block *sb, struct nova_tx *tx)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 
+	NOVA_CRASH_POINT(CP_JOURNAL_BEFORE_COMMIT);
 	nova_fence();
 	nova_store_le64(&nova_journal_ptr(sb, tx->stripe)->journal_head,
 			tx->tail);

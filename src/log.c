@@ -155,6 +155,7 @@ static int nova_log_make_room(struct super_block *sb, struct inode *inode,
 		if (got < 0)
 			return got;
 		nova_store_le64(&nova_page_tail(sb, page)->next_page, first);
+		NOVA_CRASH_POINT(CP_LOG_EXTEND);
 		sih->log_pages += got;
 		next = first;
 	}
@@ -202,7 +203,9 @@ void nova_log_commit(struct super_block *sb, struct inode *inode, u64 tail)
 	struct nova_inode *pi = nova_get_block(sb, sih->pi_addr);
 
 	nova_fence();
+	NOVA_CRASH_POINT(CP_LOG_BEFORE_TAIL);
 	nova_store_le64(&pi->log_tail, tail);
+	NOVA_CRASH_POINT(CP_LOG_AFTER_TAIL);
 	sih->log_tail = tail;
 }
 

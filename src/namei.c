@@ -70,8 +70,11 @@ static void nova_op_commit(struct super_block *sb, struct nova_op *op)
 	if (op->valid_word)
 		nova_journal_add(sb, &tx, nova_get_block(sb, op->valid_word));
 	nova_journal_start(sb, &tx);
-	for (i = 0; i < op->n; i++)
+	for (i = 0; i < op->n; i++) {
 		nova_log_commit(sb, op->inode[i], op->tail[i]);
+		if (i == 0)
+			NOVA_CRASH_POINT(CP_JOURNAL_MID);
+	}
 	if (op->valid_word) {
 		struct nova_inode *pi = nova_get_block(sb, op->valid_word);
 
@@ -160,6 +163,7 @@ static int nova_create_object(struct inode *dir, struct dentry *dentry,
 	inode = nova_new_inode(dir, mode, rdev, &op.valid_word);
 	if (IS_ERR(inode))
 		return PTR_ERR(inode);
+	NOVA_CRASH_POINT(CP_CREATE_INODE);
 	ret = nova_init_object_log(dir, inode, symname);
 	if (ret)
 		goto fail;

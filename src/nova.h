@@ -262,6 +262,46 @@ static inline s64 nova_now_ns(void)
 	return nova_ts_to_ns(ts);
 }
 
+/*
+ * Crash points (debug builds only, make NOVA_DEBUG=1): with the module
+ * parameter crash_point=N the kernel panics when it reaches point N,
+ * which stops every CPU at once - a power cut at a chosen ordering
+ * point.  The QEMU pmem backing file keeps every store made before.
+ */
+enum nova_crash_point {
+	CP_NONE,
+	CP_LOG_BEFORE_TAIL,	/* entries written, tail not stored */
+	CP_LOG_AFTER_TAIL,	/* tail stored, DRAM not updated */
+	CP_JOURNAL_STARTED,	/* journal tail stored, no in-place update */
+	CP_JOURNAL_MID,		/* first inode's tail committed */
+	CP_JOURNAL_BEFORE_COMMIT, /* all updates done, journal head not */
+	CP_CREATE_INODE,	/* new inode written (invalid), no dentry */
+	CP_WRITE_DATA,		/* CoW data copied, no entry */
+	CP_WRITE_ENTRIES,	/* write entries appended, not committed */
+	CP_TRUNCATE_COMMITTED,	/* size committed, blocks not freed */
+	CP_LOG_EXTEND,		/* new log pages linked, entry not written */
+	CP_FAST_GC,		/* a dead page unlinked, not freed */
+	CP_GC_LINKED,		/* thorough GC: new log linked, tail not */
+	CP_GC_TAIL,		/* thorough GC: tail in the new log, head not */
+	CP_GC_HEAD,		/* thorough GC: head switched, old not freed */
+	CP_ITABLE_EXTEND,	/* new inode table block zeroed, not linked */
+	CP_EVICT,		/* deleted inode marked free, blocks not */
+	CP_SNAPSHOT_SAVED,	/* clean-unmount snapshot written, flag not */
+	CP_MAX
+};
+
+#ifdef NOVA_DEBUG
+extern int nova_crash_point;
+void nova_crash(int point);
+#define NOVA_CRASH_POINT(n)						\
+	do {								\
+		if (unlikely(READ_ONCE(nova_crash_point) == (n)))	\
+			nova_crash(n);					\
+	} while (0)
+#else
+#define NOVA_CRASH_POINT(n)	do { } while (0)
+#endif
+
 /* super.c */
 __printf(2, 3) void nova_error(struct super_block *sb, const char *fmt, ...);
 int nova_sync_super(struct super_block *sb);

@@ -48,6 +48,18 @@ MODULE_PARM_DESC(inplace_data_updates, "Update file data in place instead of cop
 
 static const struct super_operations nova_sops;
 
+#ifdef NOVA_DEBUG
+int nova_crash_point;
+module_param_named(crash_point, nova_crash_point, int, 0644);
+MODULE_PARM_DESC(crash_point, "Debug: panic (power cut) at crash point N");
+
+void nova_crash(int point)
+{
+	/* panic() stops the other CPUs first: nothing is stored after this */
+	panic("NOVA-CRASHPOINT %d\n", point);
+}
+#endif
+
 void nova_error(struct super_block *sb, const char *fmt, ...)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
@@ -542,6 +554,7 @@ static void nova_mark_clean(struct super_block *sb)
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	int ret = nova_save_snapshot(sb);
 
+	NOVA_CRASH_POINT(CP_SNAPSHOT_SAVED);
 	mutex_lock(&sbi->s_lock);
 	if (!ret)
 		sbi->s_super.s_state |= cpu_to_le32(NOVA_STATE_CLEAN);

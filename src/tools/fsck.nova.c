@@ -200,41 +200,94 @@ static void finish(int code)
 
 /* --------------------------------------------------- block ownership */
 
+/*
+ * What each block is used for, one byte per block; who uses it is only
+ * looked up (by a search) when a block turns out to be used twice.
+ */
 enum { K_FREE, K_FIXED, K_TABLE, K_JOURNAL, K_LOG, K_DATA };
 static uint8_t *bkind;
-static uint64_t *bown;			/* stripe or inode number */
+static unsigned int owner_searches;
 
-static const char *owner_desc(uint64_t blk)
+/* The inode whose log (or data) holds @blk, 0 if none is found */
+static uint64_t find_owner(uint64_t blk, bool data, uint64_t exclude)
+{
+	uint64_t ino, max = nv_max_ino(&fs), b;
+	size_t i, it;
+
+	if (++owner_searches > 32)
+		return 0;
+	for (ino = NOVA_ROOT_INO; ino < max; ino++) {
+		struct nv_inode_state st;
+		bool found = false;
+
+		if (ino == NOVA_BLOCKNODE_INO || ino == NOVA_INODELIST_INO ||
+		    ino == exclude || !nv_inode_slot_valid(&fs, ino) ||
+		    nv_iread(&fs, ino, &st, data ? 0 : NV_IREAD_NO_DATA, NULL, NULL))
+			continue;
+		for (i = 0; !data && i < st.log.npages; i++)
+			found |= st.log.pages[i] >> NOVA_BLOCK_SHIFT == blk;
+		for (it = 0; data && nv_pmap_next(&st.pages, &it, NULL, &b, NULL);)
+			found |= b >> NOVA_BLOCK_SHIFT == blk;
+		nv_ifree(&st);
+		if (found)
+			return ino;
+	}
+	return 0;
+}
+
+/* Who uses @blk (other than inode @exclude, if not 0) */
+static const char *owner_desc_x(uint64_t blk, uint64_t exclude)
 {
 	static char buf[4][80];
-	static int i;
-	char *b = buf[i++ & 3];
+	static int k;
+	char *b = buf[k++ & 3];
+	unsigned int s;
+	uint64_t i, ino;
 
 	switch (bkind[blk]) {
 	case K_FIXED:
-		return "the fixed area";
+		return "the fixed area or a snapshot";
 	case K_TABLE:
-		snprintf(b, 80, "stripe %llu's inode table",
-			 (unsigned long long)bown[blk]);
-		return b;
+		for (s = 0; s < fs.stripes; s++)
+			for (i = 0; i < fs.itab[s].n; i++)
+				if (blk - (fs.itab[s].blocks[i] >> NOVA_BLOCK_SHIFT) <
+				    fs.itb_blocks) {
+					snprintf(b, 80, "stripe %u's inode table", s);
+					return b;
+				}
+		return "an inode table";
 	case K_JOURNAL:
-		snprintf(b, 80, "stripe %llu's journal",
-			 (unsigned long long)bown[blk]);
-		return b;
+		for (s = 0; s < fs.stripes; s++)
+			if (blk - (nv_get64(&fs, nv_journal_ptr_off(s)) >>
+				   NOVA_BLOCK_SHIFT) < fs.journal_pages) {
+				snprintf(b, 80, "stripe %u's journal", s);
+				return b;
+			}
+		return "a journal";
 	case K_LOG:
-		snprintf(b, 80, "inode %llu's log", (unsigned long long)bown[blk]);
-		return b;
 	case K_DATA:
-		snprintf(b, 80, "inode %llu's data", (unsigned long long)bown[blk]);
+		ino = find_owner(blk, bkind[blk] == K_DATA, exclude);
+		if (!ino && exclude)
+			return bkind[blk] == K_LOG ? "its own log" :
+			       "another of its own pages";
+		if (!ino)
+			return bkind[blk] == K_LOG ? "another inode's log" :
+			       "another inode's data";
+		snprintf(b, 80, "inode %llu's %s", (unsigned long long)ino,
+			 bkind[blk] == K_LOG ? "log" : "data");
 		return b;
 	}
 	return "nothing";
 }
 
-static void claim(uint64_t blk, int kind, uint64_t owner)
+static const char *owner_desc(uint64_t blk)
+{
+	return owner_desc_x(blk, 0);
+}
+
+static void claim(uint64_t blk, int kind)
 {
 	bkind[blk] = kind;
-	bown[blk] = owner;
 	nv_mark_used(&fs, blk, 1);
 }
 
@@ -284,9 +337,9 @@ static void ns_free(void)
 	ni_max = 0;
 }
 
-static const char *type_str(uint32_t mode)
+static const char *type_str(uint32_t m)
 {
-	switch (mode & S_IFMT) {
+	switch (m & S_IFMT) {
 	case S_IFDIR:	return "directory";
 	case S_IFREG:	return "regular file";
 	case S_IFLNK:	return "symlink";
@@ -640,10 +693,9 @@ static void pass_itables(void)
 
 	/* the block map: fixed areas, tables, journals */
 	free(bkind);
-	free(bown);
 	bkind = calloc(fs.nblocks, 1);
-	bown = calloc(fs.nblocks, sizeof(*bown));
-	if (!bkind || !bown || nv_alloc_init(&fs)) {
+	owner_searches = 0;
+	if (!bkind || nv_alloc_init(&fs)) {
 		fprintf(stderr, "%s: out of memory\n", prog);
 		finish(FSCK_ERROR);
 	}
@@ -655,7 +707,7 @@ static void pass_itables(void)
 		for (i = 0; i < fs.itab[s].n; i++)
 			for (b = 0; b < fs.itb_blocks; b++)
 				claim((fs.itab[s].blocks[i] >> NOVA_BLOCK_SHIFT) + b,
-				      K_TABLE, s);
+				      K_TABLE);
 	for (s = 0; s < fs.stripes; s++) {
 		uint64_t base = nv_get64(&fs, nv_journal_ptr_off(s)) &
 				~(uint64_t)(NOVA_BLOCK_SIZE - 1);
@@ -679,7 +731,7 @@ static void pass_itables(void)
 		if (jreset[s])
 			continue;
 		for (b = first; b < first + fs.journal_pages; b++)
-			claim(b, K_JOURNAL, s);
+			claim(b, K_JOURNAL);
 	}
 	for (s = 0; s < fs.stripes; s++)
 		info("stripe %u: %zu inode table block(s)", s, fs.itab[s].n);
@@ -1013,7 +1065,7 @@ again:
 	}
 claim:
 	for (i = 0; i < lg->npages; i++)
-		claim(lg->pages[i] >> NOVA_BLOCK_SHIFT, K_LOG, ino);
+		claim(lg->pages[i] >> NOVA_BLOCK_SHIFT, K_LOG);
 	for (it = 0; nv_pmap_next(&st.pages, &it, NULL, &blk, NULL);)
 		nv_mark_used(&fs, blk >> NOVA_BLOCK_SHIFT, 1);
 	n_inodes++;
@@ -1098,7 +1150,7 @@ static void deferred_fixes(void)
 				(size_t)fs.journal_pages << NOVA_BLOCK_SHIFT);
 			nv_put64(&fs, nv_journal_ptr_off(s), blk << NOVA_BLOCK_SHIFT);
 			nv_put64(&fs, nv_journal_ptr_off(s) + 8, blk << NOVA_BLOCK_SHIFT);
-			claim(blk, K_JOURNAL, s);
+			claim(blk, K_JOURNAL);
 			fixed("stripe %u: new empty journal at block %llu", s,
 			      (unsigned long long)blk);
 		}
@@ -1707,13 +1759,13 @@ static void data_inode(uint64_t ino)
 		uint64_t b = blk >> NOVA_BLOCK_SHIFT;
 
 		if (bkind[b] == K_FREE) {
-			claim(b, K_DATA, ino);
+			claim(b, K_DATA);
 			continue;
 		}
 		if (!problem(false, "inode %llu (%s %s): data block %llu of file page %llu is also used by %s",
 			     (unsigned long long)ino, type_str(st.mode),
 			     ipath(ino), (unsigned long long)b,
-			     (unsigned long long)pg, owner_desc(b)))
+			     (unsigned long long)pg, owner_desc_x(b, ino)))
 			continue;
 		if (nc == cap) {
 			cap = cap ? cap * 2 : 8;
@@ -1740,7 +1792,7 @@ static void data_inode(uint64_t ino)
 		}
 		nv_log_commit(&fs, &w);
 		nv_invalidate_pages(&fs, c[i].ent, 1);
-		claim(nb, K_DATA, ino);
+		claim(nb, K_DATA);
 		fixed("inode %llu: file page %llu copied to block %llu, its own now",
 		      (unsigned long long)ino, (unsigned long long)c[i].pg,
 		      (unsigned long long)nb);
