@@ -10,12 +10,18 @@ cc -Wall -Wextra -Werror -O2 -I"$root/src/tools" -o "$out/test_format" \
 	"$root/tests/unit/test_format.c" "$root/src/tools/nova_tools.c"
 cc -Wall -Wextra -Werror -O2 -I"$root/src/tools" -o "$out/check_mkfs_image" \
 	"$root/tests/unit/check_mkfs_image.c" "$root/src/tools/nova_tools.c"
+cc -Wall -Wextra -Werror -O2 -I"$root/src/tools" -o "$out/nova_image" \
+	"$root/tests/unit/nova_image.c" "$root/src/tools/libnova.c" \
+	"$root/src/tools/nova_tools.c"
 rc=0
 "$out/test_format" "$root/src/tools/nova-probe" | tee "$out/test_format.log" || rc=$?
 "$root/tests/unit/test_mkfs.sh" "$root/src/tools" "$out/check_mkfs_image" \
 	"$out/mkfs" | tee "$out/test_mkfs.log" || rc=$?
-passed=$(cat "$out/test_format.log" "$out/test_mkfs.log" | grep -c '^PASS ' || true)
-failed=$(cat "$out/test_format.log" "$out/test_mkfs.log" | grep -c '^FAIL ' || true)
+"$root/tests/unit/test_fsck.sh" "$root/src/tools" "$out/nova_image" \
+	"$out/fsck" | tee "$out/test_fsck.log" || rc=$?
+logs=("$out/test_format.log" "$out/test_mkfs.log" "$out/test_fsck.log")
+passed=$(cat "${logs[@]}" | grep -c '^PASS ' || true)
+failed=$(cat "${logs[@]}" | grep -c '^FAIL ' || true)
 [ "$rc" -eq 0 ] || [ "$failed" -gt 0 ] || failed=1
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -900,6 +900,79 @@ static void pages_fn(uint64_t off, const uint8_t *p, void *arg)
 					     invalid_pages), actual);
 }
 
+/*
+ * A bad entry inside a log (more committed entries after it): replace
+ * it by a dead entry of the same length that changes nothing - a
+ * set-attribute entry setting nothing (64 bytes), a link-change entry
+ * (48), or in a directory a removal dentry of a name nobody has,
+ * carrying the directory's link count and time as they were - so that
+ * the entries after it survive.  Kept only if the log then walks past
+ * it; otherwise the caller truncates.
+ */
+static bool neutralize(uint64_t ino, struct nv_inode_state *st, uint64_t off)
+{
+	uint8_t *p = nv_ptr(&fs, off), save[NOVA_DENTRY_HEADER + NOVA_NAME_LEN + 1];
+	size_t in = off & (NOVA_BLOCK_SIZE - 1), size = nv_entry_size(p, NOVA_LOG_LAST_ENTRY - in);
+	uint64_t page = off - in, tid = st->log.last_tid + 1;
+	uint64_t inv = pt_field(page, offsetof(struct nova_log_page_tail, invalid_entries));
+	uint32_t old_inv = le32_to_cpu(*(uint32_t *)nv_ptr(&fs, inv));
+	struct nv_inode_state ns;
+	union {
+		struct nova_setattr_entry sa;
+		struct nova_link_change_entry lc;
+		struct nova_dentry de;
+	} e;
+	bool ok;
+
+	/* the last entry: truncating loses nothing more */
+	if (!size || in + size > NOVA_LOG_LAST_ENTRY ||
+	    ((st->log.tail & ~(uint64_t)(NOVA_BLOCK_SIZE - 1)) == page &&
+	     off + size >= st->log.tail))
+		return false;
+	memset(&e, 0, sizeof(e));
+	if (size == sizeof(e.sa)) {
+		e.sa.entry_type = NOVA_SET_ATTR;
+		e.sa.invalid = 1;
+		e.sa.trans_id = cpu_to_le64(tid);
+	} else if (size == sizeof(e.lc)) {
+		e.lc.entry_type = NOVA_LINK_CHANGE;
+		e.lc.invalid = 1;
+		e.lc.links = cpu_to_le32(st->links);
+		e.lc.ctime = cpu_to_le64((uint64_t)st->ctime);
+		e.lc.flags = cpu_to_le32(st->flags);
+		e.lc.generation = cpu_to_le32(st->generation);
+		e.lc.trans_id = cpu_to_le64(tid);
+	} else if (S_ISDIR(st->mode) && size > NOVA_DENTRY_HEADER + 1 &&
+		   NOVA_DENTRY_LEN(size - NOVA_DENTRY_HEADER - 1) == size &&
+		   size - NOVA_DENTRY_HEADER - 1 <= NOVA_NAME_LEN) {
+		e.de.entry_type = NOVA_DIR_LOG;
+		e.de.name_len = size - NOVA_DENTRY_HEADER - 1;
+		e.de.de_len = cpu_to_le16(size);
+		e.de.invalid = 1;
+		e.de.links_count = cpu_to_le32(st->links);
+		e.de.mtime = cpu_to_le64((uint64_t)st->mtime);
+		e.de.trans_id = cpu_to_le64(tid);
+		memset(e.de.name, '~', e.de.name_len);
+	} else {
+		return false;
+	}
+	memcpy(save, p, size);
+	nv_entry_csum(&e, size);
+	nv_put(&fs, off, &e, size);
+	nv_put32(&fs, inv, old_inv + 1);
+	/* kept if at least one entry after it is good */
+	ok = !nv_iread(&fs, ino, &ns, NV_IREAD_NO_DATA |
+			(ino != NOVA_ROOT_INO && ino < NOVA_NORMAL_INODE_START ?
+			 NV_IREAD_RAW : 0), page_free, NULL) &&
+	     (!ns.log.err || ns.log.nentries > st->log.nentries + 1);
+	nv_ifree(&ns);
+	if (!ok) {
+		nv_put(&fs, off, save, size);
+		nv_put32(&fs, inv, old_inv);
+	}
+	return ok;
+}
+
 static void check_inode(uint64_t ino)
 {
 	struct nv_inode_state st;
@@ -907,9 +980,12 @@ static void check_inode(uint64_t ino)
 	uint64_t total_dead = 0, blk;
 	size_t i, it;
 	int rounds = 0;
+	/* reserved inodes other than the root are only scanned, never read */
+	unsigned int raw = ino != NOVA_ROOT_INO && ino < NOVA_NORMAL_INODE_START ?
+			   NV_IREAD_RAW : 0;
 
 again:
-	if (nv_iread(&fs, ino, &st, 0, page_free, NULL)) {
+	if (nv_iread(&fs, ino, &st, raw, page_free, NULL)) {
 		fprintf(stderr, "%s: out of memory\n", prog);
 		finish(FSCK_ERROR);
 	}
@@ -953,6 +1029,14 @@ again:
 		uint64_t nt = lg->err == NV_LOG_HEAD_ZERO_TAIL ? 0 : lg->good_end;
 
 		if (problem(false, "inode %llu: %s", (unsigned long long)ino, lg->msg)) {
+			if ((lg->err == NV_LOG_CSUM || lg->err == NV_LOG_TID ||
+			     lg->err == NV_LOG_SEMANTIC) && neutralize(ino, &st, lg->err_off)) {
+				fixed("inode %llu: the entry at 0x%llx replaced by a dead entry that changes nothing, keeping the entries after it",
+				      (unsigned long long)ino,
+				      (unsigned long long)lg->err_off);
+				nv_ifree(&st);
+				goto again;
+			}
 			nv_put64(&fs, tail_field(ino), nt);
 			if (lg->err == NV_LOG_HEAD_ZERO_TAIL)
 				fixed("inode %llu: log tail cleared", (unsigned long long)ino);
@@ -987,7 +1071,9 @@ again:
 		const struct nova_log_page_tail *t = nv_ptr(&fs, pt);
 		uint32_t num = le32_to_cpu(t->num_entries);
 		uint32_t inv = le32_to_cpu(t->invalid_entries);
-		long walked = lg->tail_idx >= 0 ? lg->tail_idx : lg->good_idx;
+		/* pages whose every entry was walked (not those after an error) */
+		long walked = !lg->err && lg->tail_idx >= 0 ? lg->tail_idx :
+			      lg->good_idx;
 
 		total_dead += lg->ndead[i];
 		if ((long)i >= walked)
@@ -1027,7 +1113,7 @@ again:
 	 * have (the kernel marks them dead when the count reaches their
 	 * size): both are outside the checksums.
 	 */
-	if (!lg->err && !st.bad && (total_dead || S_ISREG(st.mode))) {
+	if (!lg->err && !st.bad && !raw && (total_dead || S_ISREG(st.mode))) {
 		struct nv_inode_state all;
 		struct pages_ck pc = { .all = &all };
 		char what[120];
@@ -1749,7 +1835,8 @@ static void data_inode(uint64_t ino)
 	struct nv_wlog w;
 
 	if (!nv_inode_slot_valid(&fs, ino) ||
-	    nv_iread(&fs, ino, &st, 0, NULL, NULL))
+	    nv_iread(&fs, ino, &st, ino != NOVA_ROOT_INO &&
+		     ino < NOVA_NORMAL_INODE_START ? NV_IREAD_RAW : 0, NULL, NULL))
 		return;
 	if (st.bad || (!st.links && ino != NOVA_ROOT_INO)) {
 		nv_ifree(&st);	/* the kernel would not count its blocks */

@@ -398,7 +398,7 @@ const char *nv_entry_name(uint8_t type)
 {
 	switch (type) {
 	case NOVA_FILE_WRITE:	return "file write";
-	case NOVA_DIR_LOG:	return "directory entry";
+	case NOVA_DIR_LOG:	return "directory";
 	case NOVA_SET_ATTR:	return "set-attribute";
 	case NOVA_LINK_CHANGE:	return "link-change";
 	case NOVA_MMAP_WRITE:	return "mmap write";
@@ -1150,6 +1150,51 @@ static int replay_entry(struct nv_fs *fs, uint64_t off, const void *entry,
 	if (tid >= st->next_tid)
 		st->next_tid = tid + 1;
 
+	if (rc->flags & NV_IREAD_RAW) {
+		/* bbuild.c nova_scan_entry(): link counts and data pages */
+		const struct nova_file_write_entry *e = entry;
+		uint64_t pg = le64_to_cpu(e->pgoff), blk = le64_to_cpu(e->block);
+		uint32_t n = le32_to_cpu(e->num_pages);
+		uint64_t i;
+
+		switch (type) {
+		case NOVA_DIR_LOG:
+			st->links = le32_to_cpu(((const struct nova_dentry *)entry)->links_count);
+			return 0;
+		case NOVA_LINK_CHANGE:
+			if (!nv_entry_dead(entry))
+				st->links = le32_to_cpu(((const struct nova_link_change_entry *)entry)->links);
+			return 0;
+		case NOVA_SET_ATTR: {
+			const struct nova_setattr_entry *sa = entry;
+
+			if ((sa->attr & NOVA_ATTR_SIZE) && !nv_entry_dead(entry))
+				return pm_del_range(&st->pages,
+						    (le64_to_cpu(sa->size) + NOVA_BLOCK_SIZE - 1) >>
+						    NOVA_BLOCK_SHIFT, ~0ULL - 1, NULL);
+			return 0;
+		}
+		case NOVA_FILE_WRITE:
+			if (nv_entry_dead(entry))
+				return 0;
+			if (!n || pg + n < pg || pg + n > UINT64_MAX / 2 ||
+			    (blk && (blk & (NOVA_BLOCK_SIZE - 1) ||
+				     !nv_range_valid(fs, blk, (uint64_t)n << NOVA_BLOCK_SHIFT)))) {
+				snprintf(msg, msglen, "bad write entry at 0x%llx",
+					 (unsigned long long)off);
+				return 1;
+			}
+			if (!blk)
+				return pm_del_range(&st->pages, pg, pg + n - 1, NULL);
+			for (i = 0; i < n; i++)
+				if (nv_pmap_set(&st->pages, pg + i,
+						blk + (i << NOVA_BLOCK_SHIFT), off, NULL) < 0)
+					return -1;
+			return 0;
+		}
+		return 0;
+	}
+
 	switch (type) {
 	case NOVA_DIR_LOG: {
 		const struct nova_dentry *de = entry;
@@ -1345,7 +1390,7 @@ int nv_iread(struct nv_fs *fs, uint64_t ino, struct nv_inode_state *st,
 	st->rdev = le32_to_cpu(pi->i_rdev);
 	st->next_tid = 1;
 
-	if (!mode_ok(st->mode)) {
+	if (!mode_ok(st->mode) && !(flags & NV_IREAD_RAW)) {
 		st->bad = NV_IBAD_MODE;
 		snprintf(st->bad_msg, sizeof(st->bad_msg), "bad mode 0%o",
 			 st->mode);
@@ -1353,7 +1398,7 @@ int nv_iread(struct nv_fs *fs, uint64_t ino, struct nv_inode_state *st,
 	if (nv_log_scan(fs, le64_to_cpu(pi->log_head), le64_to_cpu(pi->log_tail),
 			&st->log, page_ok, page_arg, replay_entry, &rc))
 		return -1;
-	if (!st->bad && S_ISLNK(st->mode)) {
+	if (!st->bad && S_ISLNK(st->mode) && !(flags & NV_IREAD_RAW)) {
 		const char *t = NULL;
 
 		if (st->symlink_block)
@@ -1591,7 +1636,9 @@ static void scan_inode_blocks(struct nv_fs *fs, uint64_t ino)
 	size_t it = 0, i;
 	uint64_t blk;
 
-	if (!nv_inode_slot_valid(fs, ino) || nv_iread(fs, ino, &st, 0, NULL, NULL))
+	if (!nv_inode_slot_valid(fs, ino) ||
+	    nv_iread(fs, ino, &st, ino != NOVA_ROOT_INO &&
+		     ino < NOVA_NORMAL_INODE_START ? NV_IREAD_RAW : 0, NULL, NULL))
 		return;
 	for (i = 0; i < st.log.npages; i++)
 		mark_range_off(fs, st.log.pages[i], NOVA_BLOCK_SIZE);

@@ -254,6 +254,10 @@ struct nv_dir {
 #define NV_IREAD_IGNORE_DEAD	0x01	/* replay dead entries too */
 #define NV_IREAD_NO_DATA	0x02	/* skip the page map */
 #define NV_IREAD_COUNT		0x04	/* count superseded pages per entry */
+#define NV_IREAD_RAW		0x08	/* no replay checks: only what the
+					   mount-time scan checks (for the
+					   reserved inodes, never read as
+					   files) */
 
 struct nv_inode_state {
 	uint64_t ino;

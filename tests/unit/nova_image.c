@@ -1,0 +1,1238 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nova_image: host test helper built on libnova.
+ *
+ *   nova_image check-tree IMAGE SRCDIR
+ *       Walk the image from its root and compare every name, type, mode,
+ *       owner, size, mtime, link count, file content (holes included),
+ *       symlink target, device number and hard link with SRCDIR.  Prints
+ *       "PASS reader: ..." or "FAIL reader: ..." lines.
+ *   nova_image info IMAGE PATH
+ *       Shell-friendly facts about PATH's inode: ino, pi (slot offset),
+ *       head, tail, pages, entries, last (offset of the last entry),
+ *       links, size, parent, page0 (block of file page 0), dev.
+ *   nova_image metablocks IMAGE
+ *       The blocks that hold metadata (for fuzzing).
+ *   nova_image inject IMAGE KIND [ARGS]
+ *       Corrupt the image in one of the ways fsck must find (see
+ *       inject() below for the kinds).
+ *
+ * Exit status: 0 success (check-tree: no mismatch), 1 mismatch or
+ * failed injection, 2 usage or I/O error.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include "libnova.h"
+
+static int mismatches, compared;
+
+static void __attribute__((format(printf, 2, 3)))
+mismatch(const char *path, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (++mismatches <= 30) {
+		printf("FAIL reader: %s: ", path);
+		va_start(ap, fmt);
+		vprintf(fmt, ap);
+		va_end(ap);
+		putchar('\n');
+	}
+}
+
+struct seen {
+	dev_t dev;
+	ino_t ino;
+	uint64_t nino;
+};
+static struct seen *seen;
+static size_t nseen, capseen;
+
+static int64_t ts_ns(const struct timespec *ts)
+{
+	return (int64_t)ts->tv_sec * 1000000000LL + ts->tv_nsec;
+}
+
+static void compare(struct nv_fs *fs, const char *path, uint64_t ino, bool root);
+
+static int cmpstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void compare_dir(struct nv_fs *fs, const char *path,
+			struct nv_inode_state *st, const struct stat *sst)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	char **names = NULL;
+	size_t n = 0, cap = 0, i, subdirs = 0;
+
+	if (!d) {
+		mismatch(path, "cannot open: %s", strerror(errno));
+		return;
+	}
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 32;
+			names = realloc(names, cap * sizeof(*names));
+		}
+		names[n++] = strdup(de->d_name);
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), cmpstr);
+	if (st->dir.alive != n)
+		mismatch(path, "%zu names in the image, %zu in the source",
+			 st->dir.alive, n);
+	for (i = 0; i < n; i++) {
+		struct nv_dent *e = nv_dir_lookup(&st->dir, names[i],
+						  strlen(names[i]));
+		char *child;
+		struct stat cs;
+
+		if (asprintf(&child, "%s/%s", path, names[i]) < 0)
+			exit(2);
+		if (!e) {
+			mismatch(child, "missing in the image");
+		} else {
+			if (!lstat(child, &cs)) {
+				if (S_ISDIR(cs.st_mode))
+					subdirs++;
+				if (e->ftype != nv_dtype(cs.st_mode))
+					mismatch(child, "dentry file type %u, want %u",
+						 e->ftype, nv_dtype(cs.st_mode));
+			}
+			compare(fs, child, e->ino, false);
+		}
+		free(child);
+		free(names[i]);
+	}
+	free(names);
+	if (st->links != 2 + subdirs)
+		mismatch(path, "directory link count %u, want %zu", st->links,
+			 2 + subdirs);
+	(void)sst;
+}
+
+static void compare(struct nv_fs *fs, const char *path, uint64_t ino, bool root)
+{
+	struct nv_inode_state st;
+	struct stat s;
+	size_t i;
+
+	compared++;
+	if (lstat(path, &s)) {
+		mismatch(path, "lstat: %s", strerror(errno));
+		return;
+	}
+	if (!nv_inode_slot_valid(fs, ino)) {
+		mismatch(path, "inode %llu is not valid", (unsigned long long)ino);
+		return;
+	}
+	if (nv_iread(fs, ino, &st, 0, NULL, NULL)) {
+		mismatch(path, "cannot read inode %llu", (unsigned long long)ino);
+		return;
+	}
+	if (st.log.err || st.bad) {
+		mismatch(path, "inode %llu: %s %s", (unsigned long long)ino,
+			 st.log.msg, st.bad_msg);
+		goto out;
+	}
+	if ((st.mode & S_IFMT) != (s.st_mode & S_IFMT)) {
+		mismatch(path, "type 0%o, want 0%o", st.mode & S_IFMT,
+			 s.st_mode & S_IFMT);
+		goto out;
+	}
+	if ((st.mode & 07777) != (s.st_mode & 07777))
+		mismatch(path, "mode 0%o, want 0%o", st.mode & 07777,
+			 s.st_mode & 07777);
+	if (st.uid != s.st_uid || st.gid != s.st_gid)
+		mismatch(path, "owner %u:%u, want %u:%u", st.uid, st.gid,
+			 s.st_uid, s.st_gid);
+	if (!S_ISLNK(s.st_mode) && st.mtime != ts_ns(&s.st_mtim))
+		mismatch(path, "mtime %lld, want %lld", (long long)st.mtime,
+			 (long long)ts_ns(&s.st_mtim));
+	if (!S_ISDIR(s.st_mode)) {
+		if (st.links != s.st_nlink)
+			mismatch(path, "link count %u, want %lu", st.links,
+				 (unsigned long)s.st_nlink);
+		if (s.st_nlink > 1) {
+			for (i = 0; i < nseen; i++)
+				if (seen[i].dev == s.st_dev && seen[i].ino == s.st_ino)
+					break;
+			if (i < nseen) {
+				if (seen[i].nino != ino)
+					mismatch(path, "hard link to inode %llu, want %llu",
+						 (unsigned long long)ino,
+						 (unsigned long long)seen[i].nino);
+				goto out;	/* content compared once */
+			}
+			if (nseen == capseen) {
+				capseen = capseen ? capseen * 2 : 64;
+				seen = realloc(seen, capseen * sizeof(*seen));
+			}
+			seen[nseen++] = (struct seen){ s.st_dev, s.st_ino, ino };
+		}
+	}
+	switch (s.st_mode & S_IFMT) {
+	case S_IFDIR:
+		if (st.size != NOVA_BLOCK_SIZE)
+			mismatch(path, "directory size %llu",
+				 (unsigned long long)st.size);
+		if (!root && !st.parent)
+			mismatch(path, "no '..' entry");
+		compare_dir(fs, path, &st, &s);
+		break;
+	case S_IFREG: {
+		uint8_t *a, *b;
+		size_t off = 0;
+		int fd;
+
+		if (st.size != (uint64_t)s.st_size) {
+			mismatch(path, "size %llu, want %lld",
+				 (unsigned long long)st.size, (long long)s.st_size);
+			break;
+		}
+		fd = open(path, O_RDONLY);
+		a = malloc(1 << 20);
+		b = malloc(1 << 20);
+		while (fd >= 0 && off < st.size) {
+			size_t n = st.size - off > (1 << 20) ? (1 << 20) : st.size - off;
+
+			if (pread(fd, a, n, off) != (ssize_t)n) {
+				mismatch(path, "source read failed");
+				break;
+			}
+			nv_file_read(fs, &st, off, n, b);
+			if (memcmp(a, b, n)) {
+				mismatch(path, "content differs in [%zu, %zu)", off,
+					 off + n);
+				break;
+			}
+			off += n;
+		}
+		if (fd < 0)
+			mismatch(path, "cannot open the source");
+		else
+			close(fd);
+		free(a);
+		free(b);
+		break;
+	}
+	case S_IFLNK: {
+		char t[NOVA_BLOCK_SIZE + 1];
+		ssize_t n = readlink(path, t, sizeof(t) - 1);
+
+		if (n < 0 || (uint64_t)n != st.size ||
+		    memcmp(t, nv_ptr(fs, st.symlink_block), n))
+			mismatch(path, "symlink target differs (%zd / %llu bytes)",
+				 n, (unsigned long long)st.size);
+		break;
+	}
+	case S_IFCHR:
+	case S_IFBLK: {
+		unsigned int ma, mi;
+
+		nv_decode_dev(st.rdev, &ma, &mi);
+		if (ma != major(s.st_rdev) || mi != minor(s.st_rdev))
+			mismatch(path, "device %u:%u, want %u:%u", ma, mi,
+				 major(s.st_rdev), minor(s.st_rdev));
+		break;
+	}
+	}
+out:
+	nv_ifree(&st);
+}
+
+static int open_fs(struct nv_fs *fs, const char *img, int mode)
+{
+	char msg[256];
+	const char *why;
+
+	if (nv_open(fs, img, mode, msg, sizeof(msg))) {
+		fprintf(stderr, "%s\n", msg);
+		return -1;
+	}
+	if (nv_load_super(fs, &why) < 0) {
+		fprintf(stderr, "%s: no valid super block (%s)\n", img, why);
+		return -1;
+	}
+	if (nv_load_itables(fs)) {
+		fprintf(stderr, "%s: cannot load the inode tables\n", img);
+		return -1;
+	}
+	return 0;
+}
+
+static int check_tree(const char *img, const char *src)
+{
+	struct nv_fs fs;
+
+	if (open_fs(&fs, img, NV_OPEN_RO))
+		return 2;
+	compare(&fs, src, NOVA_ROOT_INO, true);
+	nv_close(&fs);
+	if (mismatches)
+		printf("FAIL reader: %d mismatches in %d entries\n", mismatches,
+		       compared);
+	else
+		printf("PASS reader: %d entries match the source tree (names, types, modes, owners, sizes, mtimes, links, contents, targets, devices)\n",
+		       compared);
+	return mismatches ? 1 : 0;
+}
+
+/* The offset of the last entry of a log (0 if empty) */
+static uint64_t last_entry(struct nv_fs *fs, const struct nv_inode_state *st)
+{
+	uint64_t head = le64_to_cpu(st->pi.log_head), tail = le64_to_cpu(st->pi.log_tail);
+	uint64_t cur = head, last = 0;
+	size_t idx = 0;
+
+	if (!head || !tail)
+		return 0;
+	while (cur != tail) {
+		const uint8_t *p = nv_ptr(fs, cur);
+		size_t in = cur & (NOVA_BLOCK_SIZE - 1), sz;
+
+		if (in >= NOVA_LOG_LAST_ENTRY || *p == NOVA_NEXT_PAGE) {
+			if (++idx >= st->log.npages)
+				return 0;
+			cur = st->log.pages[idx];
+			continue;
+		}
+		sz = nv_entry_size(p, NOVA_LOG_LAST_ENTRY - in);
+		if (!sz)
+			return 0;
+		last = cur;
+		cur += sz;
+	}
+	return last;
+}
+
+/* The offset of the @n-th entry (from 0) of a log, 0 if none */
+static uint64_t nth_entry(struct nv_fs *fs, const struct nv_inode_state *st,
+			  uint64_t n)
+{
+	uint64_t head = le64_to_cpu(st->pi.log_head), tail = le64_to_cpu(st->pi.log_tail);
+	uint64_t cur = head, k = 0;
+	size_t idx = 0;
+
+	if (!head || !tail)
+		return 0;
+	while (cur != tail) {
+		const uint8_t *p = nv_ptr(fs, cur);
+		size_t in = cur & (NOVA_BLOCK_SIZE - 1), sz;
+
+		if (in >= NOVA_LOG_LAST_ENTRY || *p == NOVA_NEXT_PAGE) {
+			if (++idx >= st->log.npages)
+				return 0;
+			cur = st->log.pages[idx];
+			continue;
+		}
+		sz = nv_entry_size(p, NOVA_LOG_LAST_ENTRY - in);
+		if (!sz)
+			return 0;
+		if (k++ == n)
+			return cur;
+		cur += sz;
+	}
+	return 0;
+}
+
+static int info(const char *img, const char *path)
+{
+	struct nv_inode_state st;
+	struct nv_fs fs;
+	uint64_t ino, blk = 0;
+
+	if (open_fs(&fs, img, NV_OPEN_RO))
+		return 2;
+	ino = nv_lookup_path(&fs, path);
+	if (!ino || nv_iread(&fs, ino, &st, 0, NULL, NULL)) {
+		fprintf(stderr, "%s: not found\n", path);
+		return 1;
+	}
+	nv_pmap_get(&st.pages, 0, &blk, NULL);
+	printf("ino=%llu\npi=%llu\nhead=%llu\ntail=%llu\npages=%zu\nentries=%llu\n"
+	       "last=%llu\nlinks=%u\nsize=%llu\nparent=%llu\npage0=%llu\n"
+	       "stripes=%u\nnblocks=%llu\nerr=%d\n",
+	       (unsigned long long)ino, (unsigned long long)st.pi_off,
+	       (unsigned long long)le64_to_cpu(st.pi.log_head),
+	       (unsigned long long)le64_to_cpu(st.pi.log_tail), st.log.npages,
+	       (unsigned long long)st.log.nentries,
+	       (unsigned long long)last_entry(&fs, &st), st.links,
+	       (unsigned long long)st.size, (unsigned long long)st.parent,
+	       (unsigned long long)blk, fs.stripes,
+	       (unsigned long long)fs.nblocks, st.log.err);
+	nv_ifree(&st);
+	nv_close(&fs);
+	return 0;
+}
+
+/* Blocks holding metadata: fixed area, tables, journals, log pages */
+static int metablocks(const char *img)
+{
+	struct nv_fs fs;
+	uint64_t ino, max, i;
+	unsigned int s;
+
+	if (open_fs(&fs, img, NV_OPEN_RO))
+		return 2;
+	printf("0\n1\n16\n32\n%llu\n%llu\n", (unsigned long long)fs.nblocks - 2,
+	       (unsigned long long)fs.nblocks - 1);
+	for (s = 0; s < fs.stripes; s++) {
+		for (i = 0; i < fs.itab[s].n; i++)
+			printf("%llu\n", (unsigned long long)(fs.itab[s].blocks[i] >>
+							     NOVA_BLOCK_SHIFT));
+		printf("%llu\n", (unsigned long long)(nv_get64(&fs, nv_journal_ptr_off(s)) >>
+						     NOVA_BLOCK_SHIFT));
+	}
+	max = nv_max_ino(&fs);
+	for (ino = 1; ino < max; ino++) {
+		struct nv_inode_state st;
+
+		if (!nv_inode_slot_valid(&fs, ino) ||
+		    nv_iread(&fs, ino, &st, NV_IREAD_NO_DATA, NULL, NULL))
+			continue;
+		for (i = 0; i < st.log.npages; i++)
+			printf("%llu\n", (unsigned long long)(st.log.pages[i] >>
+							     NOVA_BLOCK_SHIFT));
+		nv_ifree(&st);
+	}
+	nv_close(&fs);
+	return 0;
+}
+
+static int usage(void)
+{
+	fprintf(stderr,
+		"usage: nova_image check-tree IMAGE SRCDIR\n"
+		"       nova_image info IMAGE PATH\n"
+		"       nova_image metablocks IMAGE\n"
+		"       nova_image inject IMAGE KIND [ARGS]\n");
+	return 2;
+}
+
+int inject(int argc, char **argv);
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 4 && !strcmp(argv[1], "check-tree"))
+		return check_tree(argv[2], argv[3]);
+	if (argc == 3 && !strcmp(argv[1], "metablocks"))
+		return metablocks(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "info"))
+		return info(argv[2], argv[3]);
+	if (argc >= 4 && !strcmp(argv[1], "inject"))
+		return inject(argc - 2, argv + 2);
+	return usage();
+}
+
+/* ------------------------------------------------------------ inject */
+
+static int inj_open(struct nv_fs *fs, const char *img)
+{
+	if (open_fs(fs, img, NV_OPEN_RW))
+		return -1;
+	if (nv_alloc_scan(fs)) {
+		fprintf(stderr, "cannot scan the used blocks\n");
+		return -1;
+	}
+	fs->next_generation = 12345;
+	return 0;
+}
+
+static int inj_state(struct nv_fs *fs, const char *path, struct nv_inode_state *st)
+{
+	uint64_t ino = nv_lookup_path(fs, path);
+
+	if (!ino || nv_iread(fs, ino, st, 0, NULL, NULL)) {
+		fprintf(stderr, "inject: %s not found\n", path);
+		return -1;
+	}
+	return 0;
+}
+
+static void recsum(struct nv_fs *fs, uint64_t off)
+{
+	uint8_t *p = nv_ptr(fs, off);
+
+	nv_entry_csum(p, nv_entry_size(p, NOVA_LOG_LAST_ENTRY -
+				       (off & (NOVA_BLOCK_SIZE - 1))));
+}
+
+
+/* ---- a clean-unmount snapshot, written as nova_save_snapshot() does ---- */
+
+struct range {
+	uint64_t lo, hi;
+};
+
+static size_t free_ranges(struct nv_fs *fs, struct range **out)
+{
+	size_t n = 0, cap = 64;
+	unsigned int s;
+	uint64_t b, st, end;
+
+	*out = malloc(cap * sizeof(**out));
+	for (s = 0; s < fs->stripes; s++) {
+		nv_stripe_region(fs, s, &st, &end);
+		for (b = st; b <= end; b++) {
+			uint64_t e = b;
+
+			if (nv_block_used(fs, b))
+				continue;
+			while (e + 1 <= end && !nv_block_used(fs, e + 1))
+				e++;
+			if (n == cap)
+				*out = realloc(*out, (cap *= 2) * sizeof(**out));
+			(*out)[n++] = (struct range){ b, e };
+			b = e;
+		}
+	}
+	return n;
+}
+
+static size_t inode_ranges(struct nv_fs *fs, struct range **out)
+{
+	size_t n = 0, cap = 64;
+	unsigned int s;
+	uint64_t i, slots;
+
+	*out = malloc(cap * sizeof(**out));
+	for (s = 0; s < fs->stripes; s++) {
+		slots = fs->itab[s].n * fs->per_block;
+		for (i = 0; i < slots; i++) {
+			uint64_t e = i, ino = i * fs->stripes + s;
+
+			if (ino >= NOVA_NORMAL_INODE_START && !nv_inode_slot_valid(fs, ino))
+				continue;
+			while (e + 1 < slots &&
+			       ((e + 1) * fs->stripes + s < NOVA_NORMAL_INODE_START ||
+				nv_inode_slot_valid(fs, (e + 1) * fs->stripes + s)))
+				e++;
+			if (n == cap)
+				*out = realloc(*out, (cap *= 2) * sizeof(**out));
+			(*out)[n++] = (struct range){ (uint64_t)s << 48 | i,
+						      (uint64_t)s << 48 | e };
+			i = e;
+		}
+	}
+	return n;
+}
+
+static uint64_t snap_pages(struct nv_fs *fs, uint64_t records)
+{
+	uint64_t pages = (records + 1 + NOVA_SNAPSHOT_PER_PAGE - 1) / NOVA_SNAPSHOT_PER_PAGE;
+	uint64_t head = 0, prev = 0, blk;
+
+	while (pages--) {
+		if (!nv_alloc(fs, 1, 0, false, &blk))
+			return 0;
+		nv_zero(fs, blk << NOVA_BLOCK_SHIFT, NOVA_BLOCK_SIZE);
+		if (prev)
+			nv_put64(fs, prev + NOVA_LOG_LAST_ENTRY +
+				 offsetof(struct nova_log_page_tail, next_page),
+				 blk << NOVA_BLOCK_SHIFT);
+		else
+			head = blk << NOVA_BLOCK_SHIFT;
+		prev = blk << NOVA_BLOCK_SHIFT;
+	}
+	return head;
+}
+
+static void snap_write(struct nv_fs *fs, unsigned int ino, uint64_t head,
+		       const struct range *r, size_t n)
+{
+	struct nova_snapshot_header h = { .magic = cpu_to_le32(NOVA_SNAPSHOT_MAGIC) };
+	uint64_t page = head, slot = 1, i;
+	uint32_t crc = ~0U;
+	struct nova_inode pi;
+
+	for (i = 0; i < n; i++) {
+		struct nova_range_node_lowhigh x = {
+			cpu_to_le64(r[i].lo), cpu_to_le64(r[i].hi) };
+
+		if (slot == NOVA_SNAPSHOT_PER_PAGE) {
+			nv_put32(fs, page + NOVA_LOG_LAST_ENTRY +
+				 offsetof(struct nova_log_page_tail, num_entries), slot);
+			page = nv_get64(fs, page + NOVA_LOG_LAST_ENTRY +
+					offsetof(struct nova_log_page_tail, next_page));
+			slot = 0;
+		}
+		nv_put(fs, page + slot * sizeof(x), &x, sizeof(x));
+		crc = nova_crc32c_update(crc, &x, sizeof(x));
+		slot++;
+	}
+	nv_put32(fs, page + NOVA_LOG_LAST_ENTRY +
+		 offsetof(struct nova_log_page_tail, num_entries), slot);
+	h.csum = cpu_to_le32(~crc);
+	h.records = cpu_to_le64(n);
+	nv_put(fs, head, &h, sizeof(h));
+	memset(&pi, 0, sizeof(pi));
+	pi.i_ino = cpu_to_le64(ino);
+	pi.log_head = cpu_to_le64(head);
+	pi.i_valid = NOVA_INODE_VALID;
+	nv_put(fs, nv_inode_off(fs, ino), &pi, sizeof(pi));
+}
+
+/* @bad: also list one used data block (of @path) as free */
+static int make_snapshot(struct nv_fs *fs, bool clean, const char *bad)
+{
+	struct range *ir, *fr;
+	size_t ni, nf;
+	uint64_t ih, bh;
+
+	ni = inode_ranges(fs, &ir);
+	ih = snap_pages(fs, ni);
+	nf = free_ranges(fs, &fr);
+	free(fr);
+	bh = snap_pages(fs, nf + 2);
+	nf = free_ranges(fs, &fr);
+	if (!ih || !bh)
+		return -1;
+	if (bad) {
+		struct nv_inode_state st;
+		uint64_t blk, i, j;
+
+		if (inj_state(fs, bad, &st) || !nv_pmap_get(&st.pages, 0, &blk, NULL))
+			return -1;
+		blk >>= NOVA_BLOCK_SHIFT;
+		for (i = 0; i < nf && fr[i].lo < blk; i++)
+			;
+		fr = realloc(fr, (nf + 1) * sizeof(*fr));
+		for (j = nf; j > i; j--)
+			fr[j] = fr[j - 1];
+		fr[i] = (struct range){ blk, blk };
+		nf++;
+	}
+	snap_write(fs, NOVA_INODELIST_INO, ih, ir, ni);
+	snap_write(fs, NOVA_BLOCKNODE_INO, bh, fr, nf);
+	free(ir);
+	free(fr);
+	if (clean) {
+		struct nova_super_block sb = *(struct nova_super_block *)nv_ptr(fs, 0);
+
+		sb.s_state |= cpu_to_le32(NOVA_STATE_CLEAN);
+		sb.s_sum = cpu_to_le32(nova_sb_csum(&sb));
+		nv_put(fs, 0, &sb, sizeof(sb));
+		nv_put(fs, nv_replica_sb_off(fs), &sb, sizeof(sb));
+	}
+	return 0;
+}
+
+
+/* ---- kernel-like updates, for states fsck must accept ---- */
+
+/* A log being written into fresh pages (gc.c nova_new_log_append()) */
+struct newlog {
+	uint64_t head, tail;
+};
+
+static int nl_append(struct nv_fs *fs, struct newlog *nl, void *entry,
+		     size_t size)
+{
+	uint64_t blk, page, pt;
+
+	nv_entry_csum(entry, size);
+	if (!nl->tail || (nl->tail & (NOVA_BLOCK_SIZE - 1)) + size > NOVA_LOG_LAST_ENTRY) {
+		if (!nv_alloc(fs, 1, 0, false, &blk))
+			return -1;
+		page = blk << NOVA_BLOCK_SHIFT;
+		nv_zero(fs, page, NOVA_BLOCK_SIZE);
+		if (nl->tail) {
+			uint64_t cur = nl->tail & ~(uint64_t)(NOVA_BLOCK_SIZE - 1);
+
+			if ((nl->tail & (NOVA_BLOCK_SIZE - 1)) < NOVA_LOG_LAST_ENTRY)
+				nv_put8(fs, nl->tail, NOVA_NEXT_PAGE);
+			nv_put64(fs, cur + NOVA_LOG_LAST_ENTRY +
+				 offsetof(struct nova_log_page_tail, next_page), page);
+		} else {
+			nl->head = page;
+		}
+		nl->tail = page;
+	}
+	nv_put(fs, nl->tail, entry, size);
+	pt = (nl->tail & ~(uint64_t)(NOVA_BLOCK_SIZE - 1)) + NOVA_LOG_LAST_ENTRY +
+	     offsetof(struct nova_log_page_tail, num_entries);
+	nv_put32(fs, pt, le32toh(*(uint32_t *)nv_ptr(fs, pt)) + 1);
+	nl->tail += size;
+	return 0;
+}
+
+static int cmp_cookie(const void *a, const void *b)
+{
+	const struct nv_dent *x = a, *y = b;
+
+	return (x->alive != y->alive) ? (x->alive ? -1 : 1) :
+	       x->cookie < y->cookie ? -1 : x->cookie > y->cookie;
+}
+
+/*
+ * nova_thorough_gc(): the inode's live state as a new log linked after
+ * the old tail and committed; @done: also switch the head (the old pages
+ * are then unused).
+ */
+static int sim_gc(struct nv_fs *fs, const char *path, bool done)
+{
+	struct nv_inode_state st;
+	struct newlog nl = { 0 };
+	uint64_t tid, old_tail, tail_page, i;
+
+	if (inj_state(fs, path, &st))
+		return -1;
+	tid = st.next_tid;
+	if (S_ISDIR(st.mode)) {
+		struct nova_dentry de;
+		uint64_t inos[2] = { st.ino, st.parent ? st.parent : st.ino };
+
+		for (i = 0; i < 2; i++) {
+			memset(&de, 0, sizeof(de));
+			de.entry_type = NOVA_DIR_LOG;
+			de.name_len = i + 1;
+			de.de_len = cpu_to_le16(NOVA_DENTRY_LEN(i + 1));
+			de.file_type = nv_dtype(S_IFDIR);
+			de.links_count = cpu_to_le32(st.links);
+			de.mtime = cpu_to_le64(st.mtime);
+			de.ino = cpu_to_le64(inos[i]);
+			de.trans_id = cpu_to_le64(tid++);
+			memcpy(de.name, "..", i + 1);
+			if (nl_append(fs, &nl, &de, NOVA_DENTRY_LEN(i + 1)))
+				return -1;
+		}
+		qsort(st.dir.d, st.dir.n, sizeof(*st.dir.d), cmp_cookie);
+		for (i = 0; i < st.dir.n && st.dir.d[i].alive; i++) {
+			struct nv_dent *e = &st.dir.d[i];
+
+			memset(&de, 0, sizeof(de));
+			de.entry_type = NOVA_DIR_LOG;
+			de.name_len = e->len;
+			de.de_len = cpu_to_le16(NOVA_DENTRY_LEN(e->len));
+			de.file_type = e->ftype;
+			de.links_count = cpu_to_le32(st.links);
+			de.mtime = cpu_to_le64(st.mtime);
+			de.ino = cpu_to_le64(e->ino);
+			de.cookie = cpu_to_le64(e->cookie);
+			de.trans_id = cpu_to_le64(tid++);
+			memcpy(de.name, e->name, e->len);
+			if (nl_append(fs, &nl, &de, NOVA_DENTRY_LEN(e->len)))
+				return -1;
+		}
+	} else if (S_ISREG(st.mode) || S_ISLNK(st.mode)) {
+		struct nova_file_write_entry we;
+		uint64_t maxpg = 0, pg, blk, start = 0, first = 0, n = 0;
+		size_t it;
+
+		for (it = 0; nv_pmap_next(&st.pages, &it, &pg, NULL, NULL);)
+			if (pg + 1 > maxpg)
+				maxpg = pg + 1;
+		for (pg = 0; pg <= maxpg; pg++) {
+			bool have = pg < maxpg && nv_pmap_get(&st.pages, pg, &blk, NULL);
+
+			if (have && n && pg == start + n &&
+			    blk == first + (n << NOVA_BLOCK_SHIFT)) {
+				n++;
+				continue;
+			}
+			if (n) {
+				memset(&we, 0, sizeof(we));
+				we.entry_type = NOVA_FILE_WRITE;
+				we.num_pages = cpu_to_le32(n);
+				we.block = cpu_to_le64(first);
+				we.pgoff = cpu_to_le64(start);
+				we.mtime = cpu_to_le64(st.mtime);
+				we.size = cpu_to_le64(st.size);
+				we.trans_id = cpu_to_le64(tid++);
+				if (nl_append(fs, &nl, &we, sizeof(we)))
+					return -1;
+			}
+			n = 0;
+			if (have) {
+				start = pg;
+				first = blk;
+				n = 1;
+			}
+		}
+	}
+	{
+		struct nova_setattr_entry sa = { .entry_type = NOVA_SET_ATTR };
+		struct nova_link_change_entry lc = { .entry_type = NOVA_LINK_CHANGE };
+
+		sa.attr = NOVA_ATTR_MODE | NOVA_ATTR_UID | NOVA_ATTR_GID |
+			  NOVA_ATTR_ATIME | NOVA_ATTR_MTIME | NOVA_ATTR_CTIME |
+			  NOVA_ATTR_SIZE;
+		sa.mode = cpu_to_le16(st.mode);
+		sa.uid = cpu_to_le32(st.uid);
+		sa.gid = cpu_to_le32(st.gid);
+		sa.atime = cpu_to_le64(st.atime);
+		sa.mtime = cpu_to_le64(st.mtime);
+		sa.ctime = cpu_to_le64(st.ctime);
+		sa.size = cpu_to_le64(st.size);
+		sa.trans_id = cpu_to_le64(tid++);
+		lc.links = cpu_to_le32(st.links);
+		lc.ctime = cpu_to_le64(st.ctime);
+		lc.flags = cpu_to_le32(st.flags);
+		lc.generation = cpu_to_le32(st.generation);
+		lc.trans_id = cpu_to_le64(tid++);
+		if (nl_append(fs, &nl, &sa, sizeof(sa)) ||
+		    nl_append(fs, &nl, &lc, sizeof(lc)))
+			return -1;
+	}
+	old_tail = le64_to_cpu(st.pi.log_tail);
+	tail_page = old_tail & ~(uint64_t)(NOVA_BLOCK_SIZE - 1);
+	if ((old_tail & (NOVA_BLOCK_SIZE - 1)) < NOVA_LOG_LAST_ENTRY)
+		nv_put8(fs, old_tail, NOVA_NEXT_PAGE);
+	nv_put64(fs, tail_page + NOVA_LOG_LAST_ENTRY +
+		 offsetof(struct nova_log_page_tail, next_page), nl.head);
+	nv_put64(fs, st.pi_off + offsetof(struct nova_inode, log_tail), nl.tail);
+	if (done)
+		nv_put64(fs, st.pi_off + offsetof(struct nova_inode, log_head), nl.head);
+	nv_ifree(&st);
+	return 0;
+}
+
+/* A copy-on-write overwrite of file page 0 with the same bytes, then
+ * the old entry's page marked superseded (dax.c nova_index_set()) */
+static int sim_overwrite(struct nv_fs *fs, const char *path)
+{
+	struct nv_inode_state st;
+	struct nv_wlog w;
+	uint64_t blk, ent, nb;
+
+	if (inj_state(fs, path, &st) || !nv_pmap_get(&st.pages, 0, &blk, &ent) ||
+	    !nv_alloc(fs, 1, 0, false, &nb))
+		return -1;
+	nv_put(fs, nb << NOVA_BLOCK_SHIFT, nv_ptr(fs, blk), NOVA_BLOCK_SIZE);
+	nv_wlog_from_state(&w, &st);
+	if (nv_append_write(fs, &w, 0, 1, nb << NOVA_BLOCK_SHIFT, NULL))
+		return -1;
+	nv_log_commit(fs, &w);
+	nv_invalidate_pages(fs, ent, 1);
+	nv_ifree(&st);
+	return 0;
+}
+
+/* unlink(2) of a name whose inode has other names (namei.c nova_remove()) */
+static int sim_unlink(struct nv_fs *fs, const char *path)
+{
+	char *dir = strdup(path), *base = strrchr(dir, '/');
+	struct nv_inode_state ds, fst;
+	struct nv_dent *de;
+	struct nv_wlog w;
+	uint64_t old;
+
+	*base++ = '\0';
+	if (inj_state(fs, *dir ? dir : "/", &ds) ||
+	    !(de = nv_dir_lookup(&ds.dir, base, strlen(base))) ||
+	    nv_iread(fs, de->ino, &fst, 0, NULL, NULL))
+		return -1;
+	nv_wlog_from_state(&w, &ds);
+	w.mtime = w.ctime = nv_now();
+	if (nv_append_dentry(fs, &w, base, strlen(base), 0, 0, NULL))
+		return -1;
+	nv_log_commit(fs, &w);
+	nv_wlog_from_state(&w, &fst);
+	old = w.last_lc;
+	w.links--;
+	w.ctime = nv_now();
+	if (nv_append_link_change(fs, &w, NULL))
+		return -1;
+	nv_log_commit(fs, &w);
+	nv_invalidate_entry(fs, de->off);
+	if (old)
+		nv_invalidate_entry(fs, old);
+	if (!w.links)	/* evicted */
+		nv_put8(fs, fst.pi_off + offsetof(struct nova_inode, i_valid),
+			NOVA_INODE_FREE);
+	return 0;
+}
+
+/*
+ * Kinds (PATH arguments name files in the image):
+ *   sb-garbage | replica-garbage | sb-csum
+ *   reserved-replica            change the replica of the root inode
+ *   itable-next-range | itable-loop           stripe 0's table chain
+ *   log-next-range PATH | log-loop PATH       (PATH's log has >= 2 pages)
+ *   log-tail-outside PATH
+ *   last-csum PATH | last-type PATH           PATH's last log entry
+ *   mid-csum PATH N                           PATH's N-th log entry
+ *   dentry-free DIR NAME                      a name -> a free inode
+ *   file-links PATH N | dir-links PATH N      log a wrong link count
+ *   orphan PATH                               remove PATH's name only
+ *   orphan0 PATH                              ... and log 0 links
+ *   dup-block PATH1 PATH2                     PATH2's page 0 -> PATH1's
+ *   journal PATH                              uncommitted transaction
+ *   dotdot PATH DIR                           PATH's ".." -> DIR
+ *   ftype DIR NAME                            wrong file_type in a name
+ *   dead-flag DIR NAME                        mark a live dentry dead
+ *   tail-counters PATH                        page-tail invalid count
+ *   cycle PARENT/A A/B                        A unreachable, in a cycle
+ *   dir-hardlink DIR TARGETDIR NAME           a second directory name
+ *   dup-cookie DIR NAME1 NAME2                NAME2 takes NAME1's cookie
+ *   tid PATH                                  last entry's trans_id = 1
+ *   log-head PATH                             log head out of range
+ *   ino-mismatch PATH                         wrong i_ino in the slot
+ *   bad-symlink PATH | bad-mode PATH
+ *   journal-corrupt PATH                      open transaction, bad entry
+ *   set-clean | set-error                     super block state bits
+ *   snapshot | snapshot-stale                 a clean-unmount snapshot
+ *                                             with / without the flag
+ *   snapshot-bad PATH                         ... listing PATH's data
+ *                                             block 0 as free
+ *   invalid-pages PATH                        last write entry claims
+ *                                             all its pages superseded
+ *   gc-selfck DIR NAME                        NAME re-logged with its
+ *                                             own cookie
+ * and kernel-like updates that leave a consistent file system:
+ *   gc-window PATH | gc-done PATH             thorough GC of PATH's log,
+ *                                             before / after the head switch
+ *   overwrite PATH                            COW rewrite of page 0
+ *   unlink PATH                               remove one of PATH's names
+ */
+int inject(int argc, char **argv)
+{
+	const char *img = argv[0], *kind = argv[1];
+	struct nv_inode_state st, st2;
+	struct nv_wlog w;
+	struct nv_fs fs;
+	uint64_t off;
+	int ret = 0;
+
+	if (inj_open(&fs, img))
+		return 2;
+	if (!strcmp(kind, "sb-garbage")) {
+		memset(nv_ptr(&fs, 0), 0x5a, 512);
+	} else if (!strcmp(kind, "replica-garbage")) {
+		memset(nv_ptr(&fs, nv_replica_sb_off(&fs)), 0xa5, 512);
+	} else if (!strcmp(kind, "sb-csum")) {
+		/* a field changed without updating the checksum */
+		struct nova_super_block *s = nv_ptr(&fs, 0);
+
+		s->s_mount_count = cpu_to_le32(le32_to_cpu(s->s_mount_count) + 7);
+	} else if (!strcmp(kind, "reserved-replica")) {
+		struct nova_inode *r = nv_ptr(&fs, ((fs.nblocks - 2) << NOVA_BLOCK_SHIFT) +
+					      NOVA_ROOT_INO * sizeof(struct nova_inode));
+
+		r->i_mode = cpu_to_le16(S_IFREG | 0644);
+		r->i_uid = cpu_to_le32(4242);
+	} else if (!strcmp(kind, "itable-next-range")) {
+		struct nv_itable *t = &fs.itab[0];
+
+		nv_put64(&fs, t->blocks[t->n - 1] + fs.itbs - 8, 0xdead000ULL << 24);
+	} else if (!strcmp(kind, "itable-loop")) {
+		struct nv_itable *t = &fs.itab[0];
+
+		nv_put64(&fs, t->blocks[t->n - 1] + fs.itbs - 8, t->blocks[0]);
+	} else if (argc >= 3 && (!strcmp(kind, "log-next-range") ||
+				 !strcmp(kind, "log-loop"))) {
+		if (inj_state(&fs, argv[2], &st))
+			return 1;
+		if (st.log.npages < 2) {
+			fprintf(stderr, "inject: %s has %zu log pages\n", argv[2],
+				st.log.npages);
+			return 1;
+		}
+		/* the last page of the chain points out of range / back */
+		off = st.log.pages[st.log.npages - 1] + NOVA_LOG_LAST_ENTRY +
+		      offsetof(struct nova_log_page_tail, next_page);
+		nv_put64(&fs, off, kind[4] == 'n' ? (fs.nblocks + 5) << NOVA_BLOCK_SHIFT :
+			 st.log.pages[0]);
+	} else if (argc >= 3 && !strcmp(kind, "log-tail-outside")) {
+		if (inj_state(&fs, argv[2], &st))
+			return 1;
+		/* a tail in a block that is not part of the log */
+		if (!nv_alloc(&fs, 1, 0, false, &off))
+			return 1;
+		nv_put64(&fs, st.pi_off + offsetof(struct nova_inode, log_tail),
+			 (off << NOVA_BLOCK_SHIFT) + 64);
+	} else if (argc >= 3 && (!strcmp(kind, "last-csum") ||
+				 !strcmp(kind, "last-type"))) {
+		if (inj_state(&fs, argv[2], &st))
+			return 1;
+		off = last_entry(&fs, &st);
+		if (!off)
+			return 1;
+		if (kind[5] == 'c')
+			((uint8_t *)nv_ptr(&fs, off))[8] ^= 0x40;
+		else
+			nv_put8(&fs, off, 0x7f);
+	} else if (argc >= 4 && !strcmp(kind, "dentry-free")) {
+		/* a new name pointing to an inode number whose slot is free */
+		uint64_t ino, free_ino = 0;
+
+		if (inj_state(&fs, argv[2], &st))
+			return 1;
+		for (ino = NOVA_NORMAL_INODE_START; ino < nv_max_ino(&fs); ino++)
+			if (nv_inode_off(&fs, ino) && !nv_inode_slot_valid(&fs, ino)) {
+				free_ino = ino;
+				break;
+			}
+		nv_wlog_from_state(&w, &st);
+		ret = nv_append_dentry(&fs, &w, argv[3], strlen(argv[3]),
+				       free_ino, nv_dtype(S_IFREG), NULL);
+		nv_log_commit(&fs, &w);
+	} else if (argc >= 4 && (!strcmp(kind, "file-links") ||
+				 !strcmp(kind, "dir-links"))) {
+		if (inj_state(&fs, argv[2], &st))
+			return 1;
+		nv_wlog_from_state(&w, &st);
+		w.links = atoi(argv[3]);
+		ret = nv_append_link_change(&fs, &w, NULL);
+		nv_log_commit(&fs, &w);
+	} else if (argc >= 3 && (!strcmp(kind, "orphan") ||
+				 !strcmp(kind, "orphan0"))) {
+		/* remove the name (as unlink would) but not the inode */
+		char *dir = strdup(argv[2]), *base = strrchr(dir, '/');
+		struct nv_dent *de;
+
+		*base++ = '\0';
+		if (inj_state(&fs, *dir ? dir : "/", &st) ||
+		    !(de = nv_dir_lookup(&st.dir, base, strlen(base))))
+			return 1;
+		off = de->ino;
+		nv_wlog_from_state(&w, &st);
+		ret = nv_append_dentry(&fs, &w, base, strlen(base), 0, 0, NULL);
+		nv_log_commit(&fs, &w);
+		if (!ret && kind[6] == '0') {
+			if (nv_iread(&fs, off, &st2, 0, NULL, NULL))
+				return 1;
+			nv_wlog_from_state(&w, &st2);
+			w.links = 0;
+			ret = nv_append_link_change(&fs, &w, NULL);
+			nv_log_commit(&fs, &w);
+		}
+	} else if (argc >= 4 && !strcmp(kind, "dup-block")) {
+		uint64_t blk;
+
+		if (inj_state(&fs, argv[2], &st) || inj_state(&fs, argv[3], &st2) ||
+		    !nv_pmap_get(&st.pages, 0, &blk, NULL))
+			return 1;
+		nv_wlog_from_state(&w, &st2);
+		ret = nv_append_write(&fs, &w, 0, 1, blk, NULL);
+		nv_log_commit(&fs, &w);
+	} else if (argc >= 3 && !strcmp(kind, "journal")) {
+		/*
+		 * An uncommitted transaction: a link-change entry appended to
+		 * PATH and committed (its tail stored) after the old tail was
+		 * journaled in stripe 0, with no journal commit.
+		 */
+		struct nova_journal_entry je;
+		uint64_t jh;
+
+		if (inj_state(&fs, argv[2], &st))
+			return 1;
+		jh = nv_get64(&fs, nv_journal_ptr_off(0));
+		memset(&je, 0, sizeof(je));
+		je.type = cpu_to_le64(NOVA_JOURNAL_ENTRY);
+		je.data1 = cpu_to_le64(st.pi_off + offsetof(struct nova_inode, log_tail));
+		je.data2 = st.pi.log_tail;
+		je.e_csum = cpu_to_le32(nova_crc32c(&je, offsetof(struct nova_journal_entry, e_csum)));
+		nv_put(&fs, jh, &je, sizeof(je));
+		nv_put64(&fs, nv_journal_ptr_off(0) + 8, jh + sizeof(je));
+		nv_wlog_from_state(&w, &st);
+		w.links += 5;
+		ret = nv_append_link_change(&fs, &w, NULL);
+		nv_log_commit(&fs, &w);
+	} else if (argc >= 4 && !strcmp(kind, "dotdot")) {
+		uint64_t pino = nv_lookup_path(&fs, argv[3]);
+
+		if (!pino || inj_state(&fs, argv[2], &st))
+			return 1;
+		nv_wlog_from_state(&w, &st);
+		ret = nv_append_dentry(&fs, &w, "..", 2, pino, nv_dtype(S_IFDIR), NULL);
+		nv_log_commit(&fs, &w);
+	} else if (argc >= 4 && !strcmp(kind, "ftype")) {
+		struct nv_dent *de;
+
+		if (inj_state(&fs, argv[2], &st) ||
+		    !(de = nv_dir_lookup(&st.dir, argv[3], strlen(argv[3]))))
+			return 1;
+		nv_put8(&fs, de->off + offsetof(struct nova_dentry, file_type),
+			nv_dtype(S_IFSOCK));
+		recsum(&fs, de->off);
+	} else if (argc >= 4 && !strcmp(kind, "dead-flag")) {
+		struct nv_dent *de;
+
+		if (inj_state(&fs, argv[2], &st) ||
+		    !(de = nv_dir_lookup(&st.dir, argv[3], strlen(argv[3]))))
+			return 1;
+		nv_invalidate_entry(&fs, de->off);
+	} else if (argc >= 3 && !strcmp(kind, "tail-counters")) {
+		if (inj_state(&fs, argv[2], &st) || st.log.npages < 2)
+			return 1;
+		/* claim every entry of the first page is dead */
+		nv_put32(&fs, st.log.pages[0] + NOVA_LOG_LAST_ENTRY +
+			 offsetof(struct nova_log_page_tail, invalid_entries),
+			 st.log.nent[0]);
+		nv_put32(&fs, st.log.pages[0] + NOVA_LOG_LAST_ENTRY +
+			 offsetof(struct nova_log_page_tail, num_entries),
+			 st.log.nent[0]);
+	} else if (argc >= 4 && !strcmp(kind, "cycle")) {
+		/* PARENT/A loses its name; A/B gets a name "loop" -> A */
+		char *dir = strdup(argv[2]), *base = strrchr(dir, '/');
+		uint64_t a_ino, b_ino = nv_lookup_path(&fs, argv[3]);
+
+		*base++ = '\0';
+		a_ino = nv_lookup_path(&fs, argv[2]);
+		if (!a_ino || !b_ino || inj_state(&fs, *dir ? dir : "/", &st))
+			return 1;
+		nv_wlog_from_state(&w, &st);
+		ret = nv_append_dentry(&fs, &w, base, strlen(base), 0, 0, NULL);
+		nv_log_commit(&fs, &w);
+		if (!ret && !nv_iread(&fs, b_ino, &st2, 0, NULL, NULL)) {
+			nv_wlog_from_state(&w, &st2);
+			w.links++;
+			ret = nv_append_dentry(&fs, &w, "loop", 4, a_ino,
+					       nv_dtype(S_IFDIR), NULL);
+			nv_log_commit(&fs, &w);
+		}
+	} else if (argc >= 5 && !strcmp(kind, "dir-hardlink")) {
+		/* DIR gets a second name for directory TARGET */
+		uint64_t t = nv_lookup_path(&fs, argv[3]);
+
+		if (!t || inj_state(&fs, argv[2], &st))
+			return 1;
+		nv_wlog_from_state(&w, &st);
+		ret = nv_append_dentry(&fs, &w, argv[4], strlen(argv[4]), t,
+				       nv_dtype(S_IFDIR), NULL);
+		nv_log_commit(&fs, &w);
+	} else if (argc >= 5 && !strcmp(kind, "dup-cookie")) {
+		struct nv_dent *x, *y;
+
+		if (inj_state(&fs, argv[2], &st) ||
+		    !(x = nv_dir_lookup(&st.dir, argv[3], strlen(argv[3]))) ||
+		    !(y = nv_dir_lookup(&st.dir, argv[4], strlen(argv[4]))))
+			return 1;
+		nv_put64(&fs, y->off + offsetof(struct nova_dentry, cookie), x->cookie);
+		recsum(&fs, y->off);
+	} else if (argc >= 3 && !strcmp(kind, "tid")) {
+		if (inj_state(&fs, argv[2], &st) || st.log.nentries < 2)
+			return 1;
+		off = last_entry(&fs, &st);
+		switch (*(uint8_t *)nv_ptr(&fs, off)) {
+		case NOVA_FILE_WRITE:
+			nv_put64(&fs, off + offsetof(struct nova_file_write_entry, trans_id), 1);
+			break;
+		case NOVA_DIR_LOG:
+			nv_put64(&fs, off + offsetof(struct nova_dentry, trans_id), 1);
+			break;
+		case NOVA_LINK_CHANGE:
+			nv_put64(&fs, off + offsetof(struct nova_link_change_entry, trans_id), 1);
+			break;
+		default:
+			return 1;
+		}
+		recsum(&fs, off);
+	} else if (argc >= 3 && !strcmp(kind, "log-head")) {
+		if (inj_state(&fs, argv[2], &st))
+			return 1;
+		nv_put64(&fs, st.pi_off + offsetof(struct nova_inode, log_head),
+			 (fs.nblocks + 100) << NOVA_BLOCK_SHIFT);
+	} else if (argc >= 3 && !strcmp(kind, "ino-mismatch")) {
+		if (inj_state(&fs, argv[2], &st))
+			return 1;
+		nv_put64(&fs, st.pi_off + offsetof(struct nova_inode, i_ino),
+			 st.ino + 1000);
+	} else if (argc >= 3 && !strcmp(kind, "bad-symlink")) {
+		if (inj_state(&fs, argv[2], &st) || !st.symlink_block)
+			return 1;
+		nv_zero(&fs, st.symlink_block, NOVA_BLOCK_SIZE);
+	} else if (argc >= 3 && !strcmp(kind, "bad-mode")) {
+		if (inj_state(&fs, argv[2], &st))
+			return 1;
+		nv_put(&fs, st.pi_off + offsetof(struct nova_inode, i_mode),
+		       &(uint16_t){ htole16(0644) }, 2);
+	} else if (argc >= 3 && !strcmp(kind, "journal-corrupt")) {
+		/* an open transaction whose only entry has a bad checksum */
+		struct nova_journal_entry je;
+		uint64_t jh;
+
+		if (inj_state(&fs, argv[2], &st))
+			return 1;
+		jh = nv_get64(&fs, nv_journal_ptr_off(0));
+		memset(&je, 0, sizeof(je));
+		je.type = cpu_to_le64(NOVA_JOURNAL_ENTRY);
+		je.data1 = cpu_to_le64(st.pi_off + offsetof(struct nova_inode, log_tail));
+		je.data2 = st.pi.log_tail;
+		je.e_csum = cpu_to_le32(0xbadc0de);
+		nv_put(&fs, jh, &je, sizeof(je));
+		nv_put64(&fs, nv_journal_ptr_off(0) + 8, jh + sizeof(je));
+	} else if (!strcmp(kind, "set-clean") || !strcmp(kind, "set-error")) {
+		struct nova_super_block sb = *(struct nova_super_block *)nv_ptr(&fs, 0);
+
+		sb.s_state |= cpu_to_le32(kind[4] == 'c' ? NOVA_STATE_CLEAN :
+					  NOVA_STATE_ERROR);
+		sb.s_sum = cpu_to_le32(nova_sb_csum(&sb));
+		nv_put(&fs, 0, &sb, sizeof(sb));
+		nv_put(&fs, nv_replica_sb_off(&fs), &sb, sizeof(sb));
+	} else if (argc >= 4 && !strcmp(kind, "mid-csum")) {
+		/* the checksum of PATH's N-th log entry */
+		if (inj_state(&fs, argv[2], &st) ||
+		    !(off = nth_entry(&fs, &st, strtoull(argv[3], NULL, 0))))
+			return 1;
+		((uint8_t *)nv_ptr(&fs, off))[8] ^= 0x10;
+	} else if (argc >= 3 && !strcmp(kind, "invalid-pages")) {
+		/* PATH's last write entry claims superseded pages it has not */
+		if (inj_state(&fs, argv[2], &st))
+			return 1;
+		off = last_entry(&fs, &st);
+		if (!off || *(uint8_t *)nv_ptr(&fs, off) != NOVA_FILE_WRITE)
+			return 1;
+		nv_put32(&fs, off + offsetof(struct nova_file_write_entry, invalid_pages),
+			 le32_to_cpu(((struct nova_file_write_entry *)nv_ptr(&fs, off))->num_pages));
+	} else if (argc >= 4 && !strcmp(kind, "gc-selfck")) {
+		/* DIR's NAME logged again with its own cookie, as a thorough
+		 * GC's new log does before its head switch */
+		struct nv_dent *de;
+		uint64_t cookie, ino;
+		uint8_t ft;
+
+		if (inj_state(&fs, argv[2], &st) ||
+		    !(de = nv_dir_lookup(&st.dir, argv[3], strlen(argv[3]))))
+			return 1;
+		cookie = de->cookie;
+		ino = de->ino;
+		ft = de->ftype;
+		nv_wlog_from_state(&w, &st);
+		ret = nv_append_dentry(&fs, &w, argv[3], strlen(argv[3]), ino, ft, &off);
+		if (!ret) {
+			nv_put64(&fs, off + offsetof(struct nova_dentry, cookie), cookie);
+			recsum(&fs, off);
+			nv_log_commit(&fs, &w);
+		}
+	} else if (argc >= 3 && (!strcmp(kind, "gc-window") || !strcmp(kind, "gc-done"))) {
+		ret = sim_gc(&fs, argv[2], kind[3] == 'd');
+	} else if (argc >= 3 && !strcmp(kind, "overwrite")) {
+		ret = sim_overwrite(&fs, argv[2]);
+	} else if (argc >= 3 && !strcmp(kind, "unlink")) {
+		ret = sim_unlink(&fs, argv[2]);
+	} else if (!strcmp(kind, "snapshot") || !strcmp(kind, "snapshot-stale")) {
+		ret = make_snapshot(&fs, kind[8] != '-', NULL);
+	} else if (argc >= 3 && !strcmp(kind, "snapshot-bad")) {
+		ret = make_snapshot(&fs, true, argv[2]);
+	} else {
+		fprintf(stderr, "inject: unknown kind '%s' or missing arguments\n",
+			kind);
+		return 2;
+	}
+	if (ret) {
+		fprintf(stderr, "inject %s failed (%d)\n", kind, ret);
+		return 1;
+	}
+	if (nv_sync(&fs))
+		return 2;
+	nv_close(&fs);
+	return 0;
+}

@@ -1,0 +1,394 @@
+#!/bin/bash
+# Host tests of mkfs.nova -d, fsck.nova and libnova on image files (no
+# kernel).
+#
+#   test_fsck.sh TOOLS_DIR NOVA_IMAGE WORKDIR
+#
+# TOOLS_DIR holds the built mkfs.nova and fsck.nova, NOVA_IMAGE is the
+# built tests/unit/nova_image helper (reader check and corruption
+# injector).  Prints one PASS/FAIL line per case and "fsck: N passed, N
+# failed"; exits non-zero if anything failed.
+set -uo pipefail
+tools=$(cd "$1" && pwd)
+helper=$2
+work=$3
+here=$(cd "$(dirname "$0")" && pwd)
+mkfs=$tools/mkfs.nova
+fsck=$tools/fsck.nova
+
+passed=0 failed=0
+pass() { echo "PASS $*"; passed=$((passed + 1)); }
+fail() { echo "FAIL $*"; failed=$((failed + 1)); }
+t() {	# t NAME CMD...
+	local name=$1
+	shift
+	if "$@"; then pass "$name"; else fail "$name"; fi
+}
+indent() { sed 's/^/    /'; }
+# run CMD...: sets $out (stdout + stderr) and $rc
+run() {
+	out=$("$@" 2>&1)
+	rc=$?
+}
+expect() {	# expect NAME RC [PATTERN]
+	local name=$1 want=$2 pat=${3:-}
+	if [ "$rc" -ne "$want" ]; then
+		fail "$name (exit $rc, expected $want)"
+		printf '%s\n' "$out" | indent
+	elif [ -n "$pat" ] && ! grep -qE -- "$pat" <<<"$out"; then
+		fail "$name (output lacks /$pat/)"
+		printf '%s\n' "$out" | indent
+	else
+		pass "$name"
+	fi
+}
+sum() { sha256sum "$1" | cut -d' ' -f1; }
+reader() {	# reader IMAGE TREE: the image holds exactly the tree
+	"$helper" check-tree "$1" "$2" >"$work/reader.out" 2>&1
+}
+
+rm -rf "$work"
+mkdir -p "$work"
+src=$work/tree
+img=$work/base.img
+M64=$((64 << 20))
+"$here/mktree.sh" "$src"
+
+# --- a fresh file system is clean ---
+rm -f "$work/empty.img"
+truncate -s $M64 "$work/empty.img"
+"$mkfs" -q "$work/empty.img"
+run "$fsck" -n "$work/empty.img"
+expect "fsck: new file system is clean (-n, exit 0)" 0 'empty.img: 1 inodes, [0-9]+/16384 blocks'
+before=$(sum "$work/empty.img")
+run "$fsck" -fy "$work/empty.img"
+expect "fsck: -y on a clean file system exits 0" 0
+t "fsck: -y on a clean file system writes nothing" [ "$(sum "$work/empty.img")" = "$before" ]
+
+# --- mkfs -d: a tree of a few hundred entries ---
+rm -f "$img"
+truncate -s $M64 "$img"
+run "$mkfs" -c 3 -L tree -d "$src" "$img"
+expect "mkfs -d: copies the tree" 0 'Copying files from .*: done'
+nentries=$(find "$src" | wc -l)
+t "mkfs -d: the tree has a few hundred entries ($nentries)" [ "$nentries" -ge 200 ]
+run "$fsck" -fn "$img"
+expect "mkfs -d: fsck -n finds the file system clean" 0 'base.img: [0-9]+ inodes'
+if reader "$img" "$src"; then
+	pass "mkfs -d: reader check: $(sed -n 's/^PASS reader: //p' "$work/reader.out")"
+else
+	fail "mkfs -d: reader check"
+	indent <"$work/reader.out"
+fi
+info=$("$helper" info "$img" /many)
+t "mkfs -d: the 200-name directory's log spans several pages" \
+	[ "$(sed -n 's/^pages=//p' <<<"$info")" -ge 3 ]
+info=$("$helper" info "$img" /sparse/fragmented)
+t "mkfs -d: the fragmented sparse file has 300 write entries" \
+	[ "$(sed -n 's/^entries=//p' <<<"$info")" -eq 300 ]
+t "mkfs -d: the 4095-byte symlink" \
+	[ "$("$helper" info "$img" /links/long-4095 | sed -n 's/^size=//p')" -eq 4095 ]
+
+# other geometries: one stripe; 1 GiB (2 MiB inode table blocks)
+rm -f "$work/one.img"
+truncate -s 48M "$work/one.img"
+run "$mkfs" -q -c 1 -d "$src" "$work/one.img"
+expect "mkfs -d: one stripe" 0
+run "$fsck" -fn "$work/one.img"
+expect "mkfs -d, one stripe: fsck clean" 0
+t "mkfs -d, one stripe: reader check" reader "$work/one.img" "$src"
+rm -f "$work/big.img"
+truncate -s 1G "$work/big.img"
+run "$mkfs" -q -c 4 -d "$src" "$work/big.img"
+expect "mkfs -d: 1 GiB, 2 MiB inode table blocks" 0
+run "$fsck" -fn "$work/big.img"
+expect "mkfs -d, 1 GiB: fsck clean" 0
+t "mkfs -d, 1 GiB: reader check" reader "$work/big.img" "$src"
+rm -f "$work/big.img" "$work/one.img"
+
+# mkfs -d errors
+rm -f "$work/small.img"
+truncate -s 2M "$work/small.img"
+run "$mkfs" -q -d "$src" "$work/small.img"
+expect "mkfs -d: a tree that does not fit fails" 1 'no space left'
+run "$mkfs" -q -f -d "$work/missing-dir" "$work/small.img"
+expect "mkfs -d: missing source directory" 1 'No such file'
+run "$mkfs" -q -f -d "$src/.hidden" "$work/small.img"
+expect "mkfs -d: source is not a directory" 1 'not a directory'
+
+# --- injected corruptions ---
+# case NAME PROBLEM-PATTERN FIX-PATTERN LOSSLESS INJECT-ARGS...
+#   fsck -n must exit 4 and print the problem (and leave the image as it
+#   was), fsck -y must exit 1 and print what it did, and fsck -n must
+#   then exit 0.  LOSSLESS=1: the repaired image must still hold exactly
+#   the source tree.
+case_() {
+	local name=$1 ppat=$2 fpat=$3 lossless=$4 why=""
+	shift 4
+	local c=$work/case.img
+	cp --sparse=always "$img" "$c"
+	if ! "$helper" inject "$c" "$@" >"$work/inject.out" 2>&1; then
+		fail "corruption: $name (injection failed)"
+		indent <"$work/inject.out"
+		return
+	fi
+	local sum0 n1 rc1 y out2 rc2
+	sum0=$(sum "$c")
+	n1=$("$fsck" -fn "$c" 2>&1)
+	rc1=$?
+	[ "$rc1" -eq 4 ] || why="fsck -n exit $rc1, expected 4"
+	[ -z "$why" ] && ! grep -qE -- "$ppat" <<<"$n1" && why="fsck -n lacks /$ppat/"
+	[ -z "$why" ] && [ "$(sum "$c")" != "$sum0" ] && why="fsck -n changed the image"
+	if [ -z "$why" ]; then
+		y=$("$fsck" -fy "$c" 2>&1)
+		rc2=$?
+		[ "$rc2" -eq 1 ] || why="fsck -y exit $rc2, expected 1"
+		[ -z "$why" ] && ! grep -qE -- "FIXED: .*$fpat" <<<"$y" && why="fsck -y lacks /FIXED: .*$fpat/"
+	fi
+	if [ -z "$why" ]; then
+		out2=$("$fsck" -fn "$c" 2>&1) ||
+			why="fsck -n after the repair is not clean"
+	fi
+	if [ -z "$why" ] && [ "$lossless" = 1 ] && ! reader "$c" "$src"; then
+		why="the repaired image no longer matches the source tree"
+		out2=$(cat "$work/reader.out")
+	fi
+	if [ -z "$why" ]; then
+		pass "corruption: $name"
+	else
+		fail "corruption: $name: $why"
+		{ echo "--- fsck -n:"; printf '%s\n' "$n1"
+		  [ -n "${y:-}" ] && { echo "--- fsck -y:"; printf '%s\n' "$y"; }
+		  [ -n "${out2:-}" ] && { echo "--- after:"; printf '%s\n' "$out2"; }
+		} | indent
+	fi
+}
+
+case_ "primary super block garbage" 'primary super block is invalid \(bad magic' \
+	'primary super block rewritten from the replica' 1 sb-garbage
+case_ "replica super block garbage" 'replica super block \(block [0-9]+\) is invalid' \
+	'replica super block rewritten' 1 replica-garbage
+case_ "super block checksum" 'primary super block is invalid \(bad checksum' \
+	'rewritten from the replica' 1 sb-csum
+case_ "reserved inodes' replica differs" 'replica of the reserved inodes .* differs' \
+	'replica of the reserved inodes rewritten' 1 reserved-replica
+case_ "inode table next pointer out of range" 'inode table block 0x[0-9a-f]+: next pointer .* outside the data area' \
+	'inode table ends at block' 1 itable-next-range
+case_ "inode table loop" 'next pointer 0x[0-9a-f]+ points to an inode table block \(loop\)' \
+	'inode table ends at block' 1 itable-loop
+case_ "log page next pointer out of range" 'log page 0x[0-9a-f]+: next pointer .* outside the data area' \
+	'log ends at page' 1 log-next-range /many
+case_ "log loop" 'next pointer 0x[0-9a-f]+ points back into the log \(loop\)' \
+	'log ends at page' 1 log-loop /sparse/fragmented
+case_ "log tail outside the chain" 'log tail 0x[0-9a-f]+ is not in the log' \
+	'log tail set to 0x[0-9a-f]+, after its last valid entry' 1 log-tail-outside /sizes/s65537
+case_ "bad checksum of the last entry (truncate)" 'file write entry at 0x[0-9a-f]+ has a bad checksum' \
+	'log truncated to 0x[0-9a-f]+' 0 last-csum /sizes/s200000
+case_ "bad checksum inside a directory log (neutralized, later names kept)" 'directory entry at 0x[0-9a-f]+ has a bad checksum' \
+	'replaced by a dead entry that changes nothing, keeping the entries after it' 0 mid-csum /many 60
+case_ "bad checksum inside a file log (neutralized)" 'file write entry at 0x[0-9a-f]+ has a bad checksum' \
+	'replaced by a dead entry that changes nothing' 0 mid-csum /sparse/fragmented 100
+case_ "entry of unknown type" 'entry at 0x[0-9a-f]+ has unknown type 127' \
+	'log truncated to' 0 last-type /many
+case_ "trans_id not increasing" 'has trans_id 1, not above 299' \
+	'log truncated to' 0 tid /sparse/fragmented
+case_ "log head out of range" 'log head 0x[0-9a-f]+ is outside the data area' \
+	'log cleared' 0 log-head /sizes/s8193
+case_ "dentry pointing to a free inode" "entry 'ghost' points to a free inode" \
+	"entry 'ghost' removed" 1 dentry-free /deep ghost
+case_ "wrong file link count" 'link count 7, should be 3' \
+	'link count set to 3' 1 file-links /links/hard-a 7
+case_ "wrong directory link count" 'directory /many\): link count 9, should be 2' \
+	'link count set to 2' 1 dir-links /many 9
+case_ "orphan inode (valid, no name, links > 0)" 'inode [0-9]+ \(regular file, link count 1\) has no name' \
+	'moved to /lost\+found/#[0-9]+' 0 orphan /sizes/s4097
+case_ "orphan directory with contents" 'inode [0-9]+ \(directory, link count 3\) has no name' \
+	'inode [0-9]+ \(directory\) moved to /lost\+found' 0 orphan /deep/level1
+case_ "orphan with link count 0 (freed)" 'has no name and link count 0' \
+	'freed \(as the kernel would at mount\)' 0 orphan0 /many/file-33
+case_ "a block used by two files" 'data block [0-9]+ of file page 0 is also used by' \
+	'file page 0 copied to block' 0 dup-block /sizes/s8192 /sizes/s12288
+case_ "uncommitted journal transaction (rolled back)" 'stripe 0: uncommitted journal transaction \(1 entry\)' \
+	'stripe 0: rolled back 1 journal entry' 1 journal /many/file-5
+case_ "journal transaction with a corrupt entry" 'journal transaction with a corrupt entry' \
+	'discarded the corrupt rest' 1 journal-corrupt /sizes/s1
+case_ "bad '..'" "'\\.\\.' is inode [0-9]+, should be [0-9]+" \
+	"'\\.\\.' set to" 1 dotdot /deep/level1/level2 /many
+case_ "dentry file type differs from the inode" "entry 'data1' has file type 12, but inode [0-9]+ is a regular file" \
+	"entry 'data1' rewritten with file type 8" 1 ftype /deep/level1 data1
+case_ "directory hard link" "has 2 names: 'alias' in directory" \
+	"entry 'alias' removed" 1 dir-hardlink /empty-dir /deep/level1/level2 alias
+case_ "directory cycle unreachable from the root" 'is in a cycle of directories unreachable from the root' \
+	'moved to /lost\+found' 0 cycle /deep/level1/level2 /deep/level1/level2/level3
+case_ "duplicate readdir cookie" "entries 'file-1' and 'file-2' have the same readdir cookie" \
+	"entry 'file-2' rewritten with a new cookie" 1 dup-cookie /many file-1 file-2
+case_ "live dentry marked dead" 'log entries marked dead are still live' \
+	'dead marks cleared from 1 log entries' 1 dead-flag /many file-100
+case_ "page-tail counters that would let GC free live entries" 'its tail counts [0-9]+ entries, [0-9]+ dead, but it holds' \
+	'tail counts corrected' 1 tail-counters /many
+case_ "inode slot with a wrong inode number" 'inode slot [0-9]+ holds inode number' \
+	'inode slot [0-9]+ cleared' 0 ino-mismatch /sizes/s100
+case_ "symlink without a valid target" 'symlink has no valid target' \
+	'inode [0-9]+ cleared' 0 bad-symlink /links/long-4095
+case_ "inode with a bad mode" 'bad mode 0644' 'inode [0-9]+ cleared' 0 bad-mode /special-fifo
+case_ "write entry counting too many superseded pages" 'count more superseded pages than there are' \
+	'superseded page counts corrected in 1 write entry' 1 invalid-pages /sizes/three-mib
+case_ "name re-logged with its own cookie (interrupted log rewrite)" 'logged again with the same readdir cookie' \
+	'superseded entries marked dead' 1 gc-selfck /many file-9
+case_ "stale clean-unmount snapshot" 'reserved inode 3 holds a stale clean-unmount snapshot' \
+	'stale snapshot in reserved inode 3 discarded' 1 snapshot-stale
+case_ "clean-unmount snapshot listing a used block as free" 'clean-unmount snapshot unusable: .*1 used block\(s\) listed as free' \
+	'clean-unmount snapshot discarded and clean flag cleared' 1 snapshot-bad /sizes/s8192
+
+case_ "directory log in a thorough GC's crash window" 'directory [0-9]+: 201 live name\(s\) logged again with the same readdir cookie' \
+	'the 201 superseded entries marked dead' 1 gc-window /many
+
+# --- states the kernel itself leaves: fsck must find them clean ---
+# accept NAME LOSSLESS INJECT-ARGS...
+accept() {
+	local name=$1 lossless=$2 c=$work/case.img
+	shift 2
+	cp --sparse=always "$img" "$c"
+	if ! "$helper" inject "$c" "$@" >"$work/inject.out" 2>&1; then
+		fail "kernel state: $name (injection failed)"
+		indent <"$work/inject.out"
+		return
+	fi
+	run "$fsck" -fn "$c"
+	if [ "$rc" -ne 0 ]; then
+		fail "kernel state: $name (fsck -n exit $rc)"
+		printf '%s\n' "$out" | indent
+	elif [ "$lossless" = 1 ] && ! reader "$c" "$src"; then
+		fail "kernel state: $name (the tree changed)"
+		indent <"$work/reader.out"
+	else
+		pass "kernel state: $name: clean"
+	fi
+}
+accept "file log rewritten by thorough GC, crash before the head switch" 1 gc-window /sparse/fragmented
+accept "file log rewritten by thorough GC" 1 gc-done /sparse/fragmented
+accept "symlink log rewritten by thorough GC, crash before the head switch" 1 gc-window /links/long-4095
+accept "directory log rewritten by thorough GC" 1 gc-done /many
+accept "copy-on-write overwrite of a one-page entry (marked dead)" 1 overwrite /sizes/s4096
+accept "copy-on-write overwrite of one page of a long entry" 1 overwrite /sizes/three-mib
+accept "unlink of one of three hard links (dentry marked dead)" 0 unlink /links/hard-b
+accept "unlink of a last name (inode evicted)" 0 unlink /sizes/s65535
+
+# a consistent clean-unmount snapshot passes
+c=$work/case.img
+cp --sparse=always "$img" "$c"
+"$helper" inject "$c" snapshot
+run "$fsck" -fnv "$c"
+expect "clean-unmount snapshot: a consistent one passes -f" 0 'clean-unmount snapshot: [0-9]+ free ranges, [0-9]+ inode ranges, consistent'
+run "$fsck" -n "$c"
+expect "clean-unmount snapshot: clean without -f" 0 'case.img: clean'
+
+# --- -p: safe repairs only ---
+c=$work/case.img
+cp --sparse=always "$img" "$c"
+"$helper" inject "$c" sb-garbage
+run "$fsck" -p "$c"
+expect "fsck -p repairs a super block from the replica (exit 1)" 1 'FIXED: primary super block'
+cp --sparse=always "$img" "$c"
+"$helper" inject "$c" dentry-free /many ghost
+sum0=$(sum "$c")
+run "$fsck" -p "$c"
+expect "fsck -p stops at an unsafe repair (exit 4)" 4 'UNEXPECTED INCONSISTENCY; RUN fsck.nova MANUALLY'
+t "fsck -p: nothing written for an unsafe problem" [ "$(sum "$c")" = "$sum0" ]
+
+# --- the clean and error flags ---
+cp --sparse=always "$img" "$c"
+"$helper" inject "$c" set-clean
+"$helper" inject "$c" dentry-free /many ghost
+run "$fsck" -n "$c"
+expect "clean flag: skipped without -f" 0 'case.img: clean'
+run "$fsck" -fn "$c"
+expect "clean flag: -f checks anyway" 4 "entry 'ghost' points to a free inode"
+run "$fsck" -fy "$c"
+expect "clean flag: cleared by a repair" 1 'clean flag cleared'
+run "$fsck" -n "$c"
+expect "clean flag: the repaired file system gets a full check" 0 'case.img: [0-9]+ inodes'
+cp --sparse=always "$img" "$c"
+"$helper" inject "$c" set-error
+run "$fsck" -n "$c"
+expect "error flag: reported" 0 'marked as having errors'
+run "$fsck" -y "$c"
+expect "error flag: cleared by fsck -y (exit 1)" 1 'FIXED: error state cleared'
+run "$fsck" -n "$c"
+t "error flag: gone" [ "$rc" -eq 0 ] && ! grep -q 'marked as having errors' <<<"$out"
+
+# --- operational and usage errors ---
+run "$fsck" -n "$work/missing.img"
+expect "operational error: missing image (exit 8)" 8 'cannot access'
+run "$fsck" -n "$work"
+expect "operational error: a directory (exit 8)" 8 'not a block device or a regular file'
+rm -f "$work/zero.img"
+truncate -s $M64 "$work/zero.img"
+run "$fsck" -n "$work/zero.img"
+expect "operational error: no NOVA file system (exit 8)" 8 'no valid NOVA super block'
+rm -f "$work/tiny.img"
+truncate -s 1M "$work/tiny.img"
+run "$fsck" -n "$work/tiny.img"
+expect "operational error: too small (exit 8)" 8 'too small'
+run "$fsck" "$img" </dev/null
+expect "operational error: interactive without a terminal (exit 8)" 8 'need a terminal'
+run "$fsck"
+expect "usage error: no device (exit 16)" 16 'no device or image given'
+run "$fsck" -n -y "$img"
+expect "usage error: -n with -y (exit 16)" 16 'only one of -n, -y and -p'
+run "$fsck" -Z "$img"
+expect "usage error: unknown option (exit 16)" 16 'Usage:'
+run "$fsck" -n "$img" "$img"
+expect "usage error: two devices (exit 16)" 16 'too many arguments'
+run "$fsck" -V
+expect "-V prints the version" 0 '^fsck\.nova [0-9]+\.[0-9]+\.[0-9]+ \(NOVA format 1\.0\)$'
+
+# --- install: fsck.nova, fsck.NOVA for util-linux "fsck -t NOVA", man page ---
+dest=$work/install
+if make -s -C "$tools" install DESTDIR="$dest" >/dev/null 2>&1; then
+	t "install: fsck.nova installed" [ -x "$dest/sbin/fsck.nova" ]
+	t "install: fsck.NOVA -> fsck.nova" [ "$(readlink "$dest/sbin/fsck.NOVA")" = fsck.nova ]
+	t "install: fsck.nova man page" [ -f "$dest/usr/share/man/man8/fsck.nova.8" ]
+	run "$dest/sbin/fsck.NOVA" -n "$img"
+	expect "install: fsck.NOVA checks the image" 0
+	if command -v fsck >/dev/null; then
+		run env PATH="$dest/sbin:$PATH" fsck -t NOVA -n "$img"
+		expect "install: fsck -t NOVA runs fsck.NOVA" 0 'base.img: [0-9]+ inodes'
+	fi
+else
+	fail "install: make install failed"
+fi
+if command -v groff >/dev/null; then
+	for m in fsck.nova.8 mkfs.nova.8; do
+		warn=$(groff -man -ww -z -Tutf8 "$tools/man/$m" 2>&1)
+		t "man page $m: groff reports no warnings" [ -z "$warn" ]
+		[ -z "$warn" ] || printf '%s\n' "$warn" | indent
+	done
+fi
+
+# --- static binaries (for the busybox guest) ---
+sdir=$work/static
+if make -s -C "$tools" static STATIC_OUT="$sdir" >"$work/static.log" 2>&1; then
+	ok=1
+	for b in mkfs.nova fsck.nova nova-probe; do
+		# static: no program interpreter, no dynamic section
+		[ -x "$sdir/$b" ] && ! readelf -l "$sdir/$b" | grep -q INTERP &&
+			! readelf -d "$sdir/$b" | grep -q NEEDED || ok=0
+	done
+	t "static: mkfs.nova, fsck.nova and nova-probe are statically linked" [ $ok -eq 1 ]
+	t "static: fsck.NOVA link" [ "$(readlink "$sdir/fsck.NOVA")" = fsck.nova ]
+	rm -f "$c"
+	truncate -s $M64 "$c"
+	run "$sdir/mkfs.nova" -q -d "$src/sizes" "$c"
+	expect "static: mkfs.nova -d" 0
+	run "$sdir/fsck.nova" -fn "$c"
+	expect "static: fsck.nova checks it clean" 0
+	t "static: reader check" reader "$c" "$src/sizes"
+else
+	fail "static: make static failed"
+	indent <"$work/static.log"
+fi
+
+rm -rf "$work"
+echo "fsck: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
