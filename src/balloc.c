@@ -242,6 +242,9 @@ int nova_new_data_blocks(struct super_block *sb, unsigned long *blocknr,
 
 	if (!want)
 		return -EINVAL;
+	if (nova_in_reserve(sb, 1))
+		return -ENOSPC;
+	want = min(want, nova_count_free_blocks(sb) - sbi->reserved_blocks);
 	for (i = 0; i < sbi->stripes; i++) {
 		struct nova_free_list *fl = &sbi->free_lists[(stripe + i) % sbi->stripes];
 		struct rb_node *n;
@@ -354,6 +357,15 @@ void nova_free_blocks(struct super_block *sb, unsigned long blocknr,
 	}
 	fl->free_count++;
 	spin_unlock(&fl->lock);
+}
+
+/*
+ * The last reserved_blocks blocks are kept for the log pages that
+ * deleting needs: may a normal allocation of @n blocks go ahead?
+ */
+bool nova_in_reserve(struct super_block *sb, unsigned long n)
+{
+	return nova_count_free_blocks(sb) < NOVA_SB(sb)->reserved_blocks + n;
 }
 
 unsigned long nova_count_free_blocks(struct super_block *sb)

@@ -29,6 +29,7 @@ struct nova_scan {
 	/* per inode, filled by the entry walk */
 	unsigned long ino;
 	u32 links;
+	u64 size;			/* file size so far in the walk */
 	struct xarray pages;		/* live page -> block number */
 };
 
@@ -110,6 +111,12 @@ static int nova_scan_entry(struct super_block *sb, u64 off, const void *entry,
 	case NOVA_SET_ATTR:
 		if (!(sa->attr & NOVA_ATTR_SIZE) || nova_entry_is_invalid(entry))
 			break;
+		/* as in the replay: only a shrink cuts pages */
+		if (le64_to_cpu(sa->size) >= sc->size) {
+			sc->size = le64_to_cpu(sa->size);
+			break;
+		}
+		sc->size = le64_to_cpu(sa->size);
 		pg = DIV_ROUND_UP(le64_to_cpu(sa->size), NOVA_BLOCK_SIZE);
 		xa_for_each_start(&sc->pages, index, old, pg)
 			xa_erase(&sc->pages, index);
@@ -120,6 +127,7 @@ static int nova_scan_entry(struct super_block *sb, u64 off, const void *entry,
 		pg = le64_to_cpu(e->pgoff);
 		n = le32_to_cpu(e->num_pages);
 		blk = le64_to_cpu(e->block);
+		sc->size = le64_to_cpu(e->size);
 		if (!n || pg + n < pg || pg + n > ULONG_MAX / 2 ||
 		    (blk && (blk & (NOVA_BLOCK_SIZE - 1) ||
 			     !nova_range_valid(NOVA_SB(sb), blk, n << NOVA_BLOCK_SHIFT)))) {
@@ -180,6 +188,7 @@ static int nova_scan_inode(struct nova_scan *sc, struct nova_inode *pi,
 	}
 	sc->ino = ino;
 	sc->links = le32_to_cpu(pi->i_links_count);
+	sc->size = le64_to_cpu(pi->i_size);
 	xa_init(&sc->pages);
 	if (S_ISDIR(le16_to_cpu(pi->i_mode))) {
 		/* directory logs point at no data: pages only */

@@ -783,7 +783,8 @@ int nova_fault_alloc(struct inode *inode, pgoff_t pg, u64 *blk)
 	*blk = nova_find_page(inode, pg);
 	if (*blk)
 		goto out;	/* another fault got there first */
-	ret = nova_new_blocks(sb, &b, 1, -1, true);
+	ret = nova_in_reserve(sb, 1) ? -ENOSPC :
+	      nova_new_blocks(sb, &b, 1, -1, true);
 	if (ret < 0)
 		goto out_err;
 	ret = xa_reserve(&sih->pages, pg, GFP_KERNEL);

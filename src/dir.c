@@ -75,10 +75,14 @@ int nova_dir_index_add(struct inode *dir, const char *name, int len,
 		dn = rb_entry(parent, struct nova_dir_node, node);
 		c = nova_dir_cmp(hash, name, len, dn);
 		if (!c) {
-			ret = xa_insert(&sih->dir_cookies, cookie, dn, GFP_KERNEL);
-			if (ret)
-				return ret;
-			xa_erase(&sih->dir_cookies, dn->cookie);
+			/* same name again: re-point (a GC'd log repeats cookies) */
+			if (dn->cookie != cookie) {
+				ret = xa_insert(&sih->dir_cookies, cookie, dn,
+						GFP_KERNEL);
+				if (ret)
+					return ret;
+				xa_erase(&sih->dir_cookies, dn->cookie);
+			}
 			dn->ino = ino;
 			dn->file_type = ftype;
 			dn->cookie = cookie;
@@ -176,16 +180,19 @@ int nova_rebuild_entry(struct super_block *sb, u64 off, const void *entry,
 	int len = de->name_len;
 	struct nova_dir_node *dn;
 
+	bool dot = (len == 1 && de->name[0] == '.') ||
+		   (len == 2 && de->name[0] == '.' && de->name[1] == '.');
+
+	/* names point to normal inodes; "." and ".." may point to the root */
 	if (memchr(de->name, '/', len) || memchr(de->name, '\0', len) ||
-	    (ino && ino < NOVA_ROOT_INO)) {
+	    (ino && ino < (dot ? NOVA_ROOT_INO : NOVA_NORMAL_INODE_START))) {
 		nova_error(sb, "directory %lu: bad entry at 0x%llx", dir->i_ino, off);
 		return -EUCLEAN;
 	}
 	set_nlink(dir, le32_to_cpu(de->links_count));
 	dir->i_mtime = dir->i_ctime = nova_ns_to_ts(le64_to_cpu(de->mtime));
 
-	if ((len == 1 && de->name[0] == '.') ||
-	    (len == 2 && de->name[0] == '.' && de->name[1] == '.')) {
+	if (dot) {
 		if (len == 2)
 			sih->parent_ino = ino;
 		return 0;

@@ -180,6 +180,8 @@ static int nova_extend_inode_table(struct super_block *sb, unsigned int stripe,
 	u64 last = map->blocks[map->nblocks - 1];
 	int ret;
 
+	if (nova_in_reserve(sb, sbi->itable_block_size >> NOVA_BLOCK_SHIFT))
+		return -ENOSPC;
 	ret = nova_new_blocks(sb, &blk, sbi->itable_block_size >> NOVA_BLOCK_SHIFT,
 			      stripe, true);
 	if (ret < 0)
@@ -228,6 +230,36 @@ static int nova_alloc_ino(struct super_block *sb, unsigned long *ino)
 	return ret;
 }
 
+/*
+ * Give back trailing inode table blocks whose slots are all free (never
+ * the first block).  Each unlink is one durable 8-byte store of the
+ * previous block's next pointer; the block held only free inodes, so a
+ * crash anywhere leaves a consistent table.  Caller holds map->lock.
+ */
+static void nova_shrink_inode_table(struct super_block *sb, unsigned int stripe,
+				    struct nova_inode_map *map)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned long per = nova_slots_per_block(sbi);
+
+	while (map->nblocks > 1) {
+		unsigned long first = (map->nblocks - 1) * per;
+		u64 blk = map->blocks[map->nblocks - 1];
+		u64 prev = map->blocks[map->nblocks - 2];
+
+		if (find_next_bit(map->inuse, map->capacity, first) < map->capacity)
+			break;
+		nova_store_le64(nova_get_block(sb, prev + sbi->itable_block_size -
+					       sizeof(__le64)), 0);
+		nova_free_blocks(sb, blk >> NOVA_BLOCK_SHIFT,
+				 sbi->itable_block_size >> NOVA_BLOCK_SHIFT);
+		map->nblocks--;
+		map->capacity = map->nblocks * per;
+		if (map->hint > map->capacity)
+			map->hint = map->capacity;
+	}
+}
+
 static void nova_release_ino(struct super_block *sb, unsigned long ino)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
@@ -240,6 +272,7 @@ static void nova_release_ino(struct super_block *sb, unsigned long ino)
 		if (slot < map->hint)
 			map->hint = slot;
 	}
+	nova_shrink_inode_table(sb, ino % sbi->stripes, map);
 	mutex_unlock(&map->lock);
 	atomic64_dec(&sbi->inodes_used);
 }
@@ -338,7 +371,8 @@ static int nova_replay_entry(struct super_block *sb, u64 off,
 		sih->last_sa = off;
 		sih->last_sa_cut = (e->attr & NOVA_ATTR_SIZE) &&
 				   inode->i_size < before;
-		if (S_ISREG(inode->i_mode) && (e->attr & NOVA_ATTR_SIZE))
+		/* only a shrink cut pages (not blocks kept past EOF) */
+		if (S_ISREG(inode->i_mode) && sih->last_sa_cut)
 			ret = nova_index_truncate(sb, inode, inode->i_size, false);
 		break;
 	}
@@ -357,10 +391,11 @@ static int nova_replay_entry(struct super_block *sb, u64 off,
 	case NOVA_FILE_WRITE: {
 		struct nova_file_write_entry *e = (void *)entry;
 
+		/* a dead write entry's pages are all superseded */
+		if (dead)
+			break;
 		if (S_ISREG(inode->i_mode)) {
-			/* a dead write entry's pages are all superseded */
-			if (!dead)
-				ret = nova_replay_write_entry(sb, inode, e);
+			ret = nova_replay_write_entry(sb, inode, e);
 			break;
 		}
 		if (!S_ISLNK(inode->i_mode) || le64_to_cpu(e->pgoff) ||

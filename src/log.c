@@ -50,10 +50,17 @@ static void nova_init_log_pages(struct super_block *sb, unsigned long blk,
  * @first, the last page's via @last, and the count, or -ENOSPC.
  */
 static long nova_alloc_log_pages(struct super_block *sb, unsigned long want,
-				 u64 *first, u64 *last)
+				 u64 *first, u64 *last, bool reserve)
 {
 	unsigned long got = 0, blk, n = want;
 	u64 prev = 0;
+
+	/* a full device still lets deletions log what they do */
+	if (!reserve && nova_in_reserve(sb, 1))
+		return -ENOSPC;
+	if (!reserve)
+		n = want = min(want, nova_count_free_blocks(sb) -
+			       NOVA_SB(sb)->reserved_blocks);
 
 	while (got < want) {
 		int ret = nova_new_blocks(sb, &blk, n, -1, false);
@@ -128,7 +135,7 @@ static int nova_log_make_room(struct super_block *sb, struct inode *inode,
 
 	if (!cur) {
 		/* empty log: its first page; head is set before any commit */
-		got = nova_alloc_log_pages(sb, 1, &first, &last);
+		got = nova_alloc_log_pages(sb, 1, &first, &last, sih->use_reserve);
 		if (got < 0)
 			return got;
 		nova_store_le64(&pi->log_head, first);
@@ -151,7 +158,8 @@ static int nova_log_make_room(struct super_block *sb, struct inode *inode,
 		want = sih->log_pages < NOVA_LOG_EXTEND_THRESHOLD ?
 		       max(sih->log_pages, 1UL) : NOVA_LOG_EXTEND_STEP;
 
-		got = nova_alloc_log_pages(sb, want, &first, &last);
+		got = nova_alloc_log_pages(sb, want, &first, &last,
+					   sih->use_reserve);
 		if (got < 0)
 			return got;
 		nova_store_le64(&nova_page_tail(sb, page)->next_page, first);

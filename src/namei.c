@@ -294,10 +294,15 @@ static int nova_remove(struct inode *dir, struct dentry *dentry)
 	} else {
 		drop_nlink(inode);
 	}
+	/* deleting must work on a full device: its log pages may use the reserve */
+	NOVA_I(dir)->header.use_reserve = true;
+	NOVA_I(inode)->header.use_reserve = true;
 	ret = nova_append_dentry(dir, &dentry->d_name, 0, 0,
 				 nova_op_tail(&op, dir), NULL, NULL);
 	if (!ret)
 		ret = nova_append_link_change(inode, nova_op_tail(&op, inode));
+	NOVA_I(dir)->header.use_reserve = false;
+	NOVA_I(inode)->header.use_reserve = false;
 	if (ret) {
 		nova_op_abort(&op);
 		set_nlink(inode, old_nlink);
@@ -308,6 +313,9 @@ static int nova_remove(struct inode *dir, struct dentry *dentry)
 	nova_op_commit(dir->i_sb, &op);
 	nova_invalidate_entry(dir->i_sb, dn->de_off);
 	nova_dir_index_remove(dir, dn);
+	/* an emptied directory gets its log rewritten to one page */
+	if (!NOVA_I(dir)->header.dir_entries && NOVA_I(dir)->header.log_pages > 1)
+		NOVA_I(dir)->header.gc_pending = true;
 	nova_op_done(&op);
 	return 0;
 }

@@ -86,6 +86,7 @@ struct nova_sb_info {
 
 	unsigned int stripes;
 	unsigned long itable_block_size;
+	unsigned long reserved_blocks;	/* only for deletions' log pages */
 
 	struct nova_free_list *free_lists;	/* one per stripe */
 	struct nova_inode_map *inode_maps;	/* one per stripe */
@@ -152,6 +153,7 @@ struct nova_inode_info_header {
 	u64 last_lc;			/* link-change entry */
 	u64 pending_lc;			/* appended, not yet committed */
 	bool gc_pending;		/* thorough GC wanted */
+	bool use_reserve;		/* appends of a deletion */
 	/* directories */
 	struct rb_root dir_tree;
 	struct xarray dir_cookies;	/* cookie -> nova_dir_node */
@@ -196,11 +198,13 @@ static inline struct nova_super_block *nova_pmem_super(struct super_block *sb)
 	return NOVA_SB(sb)->virt_addr;
 }
 
+/* The replica is in the device's last block (block n-1 at format) */
 static inline struct nova_super_block *nova_pmem_replica_super(struct super_block *sb)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 
-	return nova_get_block(sb, nova_block_off(sbi->num_blocks - 1));
+	return nova_get_block(sb, (sbi->phys_size & ~(u64)(NOVA_BLOCK_SIZE - 1)) -
+			      NOVA_BLOCK_SIZE);
 }
 
 static inline struct nova_inode *nova_reserved_inode(struct super_block *sb,
@@ -321,6 +325,7 @@ int nova_new_data_blocks(struct super_block *sb, unsigned long *blocknr,
 void nova_free_blocks(struct super_block *sb, unsigned long blocknr,
 		      unsigned long num);
 unsigned long nova_count_free_blocks(struct super_block *sb);
+bool nova_in_reserve(struct super_block *sb, unsigned long n);
 int nova_insert_free_range(struct super_block *sb, struct nova_free_list *fl,
 			   unsigned long low, unsigned long high);
 int nova_stripe_of_block(struct nova_sb_info *sbi, unsigned long blocknr);

@@ -510,6 +510,8 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_time_min = S64_MIN / NSEC_PER_SEC;
 	sb->s_time_max = S64_MAX / NSEC_PER_SEC;
 	sb->s_max_links = NOVA_LINK_MAX;
+	/* 1/256 of the device, 64 to 1024 blocks, for deletions on a full one */
+	sbi->reserved_blocks = clamp_t(unsigned long, sbi->num_blocks / 256, 64, 1024);
 	sb->s_flags |= SB_NOSEC;
 	atomic_set(&sbi->next_generation, get_random_u32());
 	memcpy(&sb->s_uuid, sbi->s_super.s_uuid, sizeof(sb->s_uuid));
@@ -581,7 +583,7 @@ static int nova_statfs(struct dentry *dentry, struct kstatfs *buf)
 	buf->f_frsize = NOVA_BLOCK_SIZE;
 	buf->f_blocks = sbi->num_blocks;
 	buf->f_bfree = free;
-	buf->f_bavail = free;
+	buf->f_bavail = free > sbi->reserved_blocks ? free - sbi->reserved_blocks : 0;
 	/* an inode table block of 4 KiB holds 31 inodes */
 	buf->f_ffree = free * (NOVA_BLOCK_SIZE / sizeof(struct nova_inode) - 1);
 	buf->f_files = buf->f_ffree + atomic64_read(&sbi->inodes_used);

@@ -25,7 +25,8 @@ int nova_symlink_write(struct inode *inode, const char *target, size_t len,
 	copy = kmemdup_nul(target, len, GFP_KERNEL);
 	if (!copy)
 		return -ENOMEM;
-	ret = nova_new_blocks(sb, &blk, 1, -1, false);
+	ret = nova_in_reserve(sb, 1) ? -ENOSPC :
+	      nova_new_blocks(sb, &blk, 1, -1, false);
 	if (ret < 0) {
 		kfree(copy);
 		return ret;

@@ -1,0 +1,71 @@
+#!/bin/sh
+# A full device: ENOSPC for new data, new files and directories; deleting
+# still works when the device is full; afterwards the free space returns
+# exactly to where it started; nothing is corrupted (remount compares).
+. "$NOVA_TESTS/lib.sh"
+. "$NOVA_TESTS/nova-lib.inc"
+
+# a small partition keeps the fill fast: 24 MiB at 1 MiB
+le32() {
+	printf '\\%03o\\%03o\\%03o\\%03o' $(($1 & 255)) $((($1 >> 8) & 255)) \
+		$((($1 >> 16) & 255)) $((($1 >> 24) & 255))
+}
+expect_ok dd if=/dev/zero of="$PMEM" bs=512 count=1 conv=notrunc 2>/dev/null
+printf "\\000\\000\\000\\000\\203\\000\\000\\000$(le32 2048)$(le32 49152)" |
+	dd of="$PMEM" bs=1 seek=446 conv=notrunc 2>/dev/null
+printf '\125\252' | dd of="$PMEM" bs=1 seek=510 conv=notrunc 2>/dev/null
+expect_ok blockdev --rereadpt "$PMEM"
+sleep 1
+DEV=${PMEM}p1
+[ -b "$DEV" ] || fail "no $DEV"
+expect_ok mount -t NOVA -o init "$DEV" "$MNT"
+mkdir "$MNT/d" "$MNT/keep"
+echo "precious" > "$MNT/keep/file"
+start=$(nova_statfs bfree)
+info "free blocks at start: $start"
+
+# 1. small files until ENOSPC
+i=0
+err=""
+while :; do
+	if ! err=$(echo "data $i" 2>&1 > "$MNT/d/f$i"); then
+		break
+	fi
+	i=$((i + 1))
+	[ $i -lt 200000 ] || fail "no ENOSPC after $i files"
+done
+info "created $i files before: $err"
+echo "$err" | grep -q "No space left on device" || fail "expected ENOSPC, got: $err"
+[ $i -gt 1000 ] || fail "only $i files fit"
+# directories need log pages: they run out within a few more
+k=0
+while mkdir "$MNT/d/newdir$k" 2>/tmp/mkdir.err; do
+	k=$((k + 1))
+	[ $k -lt 100 ] || fail "mkdir never hit ENOSPC"
+done
+grep -q "No space left on device" /tmp/mkdir.err || fail "mkdir: $(cat /tmp/mkdir.err)"
+expect_fail sh -c "echo x > $MNT/keep/new"
+# (the create itself may succeed: an empty file costs no block)
+rm -f "$MNT/keep/new"
+# deleting works on the full device
+expect_ok rm "$MNT/d/f0" "$MNT/d/f1"
+# 2. delete everything: free space returns exactly
+expect_ok rm -r "$MNT/d"
+expect_ok mkdir "$MNT/d"
+expect_eq "$(nova_statfs bfree)" "$start" "free blocks after deleting all small files"
+
+# 3. one big file until ENOSPC (short write, then ENOSPC)
+dd if=/dev/zero of="$MNT/d/big" bs=1M count=64 2>/tmp/dd.err && fail "64 MiB fit in 24 MiB"
+grep -q "No space left on device" /tmp/dd.err || { cat /tmp/dd.err; fail "big write: no ENOSPC"; }
+size=$(stat -c %s "$MNT/d/big")
+[ "$size" -gt $((16 * 1024 * 1024)) ] || fail "big file only $size bytes"
+expect_ok rm "$MNT/d/big"
+expect_eq "$(nova_statfs bfree)" "$start" "free blocks after deleting the big file"
+expect_eq "$(cat "$MNT/keep/file")" "precious" "other data intact"
+expect_ok umount "$MNT"
+expect_ok mount -t NOVA "$DEV" "$MNT"
+expect_eq "$(nova_statfs bfree)" "$start" "free blocks after remount"
+expect_eq "$(cat "$MNT/keep/file")" "precious" "data after remount"
+expect_ok umount "$MNT"
+expect_ok dd if=/dev/zero of="$PMEM" bs=512 count=1 conv=notrunc 2>/dev/null
+expect_ok blockdev --rereadpt "$PMEM"
