@@ -228,6 +228,77 @@ int nova_new_blocks(struct super_block *sb, unsigned long *blocknr,
 }
 
 /*
+ * @num blocks starting at a multiple of @align (a power of two), carved
+ * out of the middle of a free range if need be.  Caller holds fl->lock.
+ */
+static long nova_alloc_aligned_in_list(struct nova_free_list *fl,
+				       unsigned long num, unsigned long align,
+				       unsigned long *blocknr)
+{
+	struct rb_node *n;
+
+	for (n = rb_first(&fl->tree); n; n = rb_next(n)) {
+		struct nova_range_node *rn =
+			rb_entry(n, struct nova_range_node, node);
+		unsigned long s = ALIGN(rn->low, align), e = s + num - 1;
+		unsigned long high = rn->high;
+
+		if (s < rn->low || e > rn->high)
+			continue;
+		if (s == rn->low && e == high) {
+			rb_erase(n, &fl->tree);
+			kmem_cache_free(nova_range_cachep, rn);
+			fl->num_nodes--;
+		} else if (s == rn->low) {
+			rn->low = e + 1;
+		} else if (e == high) {
+			rn->high = s - 1;
+		} else {
+			/* split: the part after the extent becomes a new node */
+			rn->high = s - 1;
+			fl->num_free_blocks -= high - e;
+			if (nova_insert_range(fl, e + 1, high)) {
+				/* no memory: undo, try the next range */
+				rn->high = high;
+				fl->num_free_blocks += high - e;
+				continue;
+			}
+		}
+		fl->num_free_blocks -= num;
+		fl->alloc_count++;
+		*blocknr = s;
+		return num;
+	}
+	return -ENOSPC;
+}
+
+/*
+ * Huge-page friendly data extent: @num blocks aligned to 2 MiB, from any
+ * stripe, or -ENOSPC (the caller then takes what it can get).
+ */
+int nova_new_aligned_blocks(struct super_block *sb, unsigned long *blocknr,
+			    unsigned long num)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned int stripe = raw_smp_processor_id() % sbi->stripes, i;
+	long ret = -ENOSPC;
+
+	if (nova_in_reserve(sb, num))
+		return -ENOSPC;
+	for (i = 0; i < sbi->stripes && ret < 0; i++) {
+		struct nova_free_list *fl =
+			&sbi->free_lists[(stripe + i) % sbi->stripes];
+
+		spin_lock(&fl->lock);
+		if (fl->num_free_blocks >= num)
+			ret = nova_alloc_aligned_in_list(fl, num,
+							 NOVA_HUGE_BLOCKS, blocknr);
+		spin_unlock(&fl->lock);
+	}
+	return ret;
+}
+
+/*
  * Data blocks: up to @want contiguous blocks, fewer if no free range is
  * that long (the longest one then).  Prefers the current CPU's stripe.
  * Returns the count (>= 1) or -ENOSPC.  Not zeroed.

@@ -436,7 +436,13 @@ static ssize_t nova_cow_chunk(struct inode *inode, struct iov_iter *from,
 	int ret;
 
 	want = min_t(unsigned long, want, limit - pg);
-	ret = nova_new_data_blocks(sb, &blk, want);
+	ret = -ENOSPC;
+	/* whole 2 MiB file ranges get 2 MiB-aligned blocks: PMD mappings */
+	if (IS_ALIGNED(pg, NOVA_HUGE_BLOCKS) && want >= NOVA_HUGE_BLOCKS)
+		ret = nova_new_aligned_blocks(sb, &blk,
+					      round_down(want, NOVA_HUGE_BLOCKS));
+	if (ret < 0)
+		ret = nova_new_data_blocks(sb, &blk, want);
 	if (ret < 0)
 		return ret;
 	n = ret;
@@ -719,7 +725,12 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 			     !nova_falloc_keep(inode, pg + n, zero, zfirst, zend);
 			     n++)
 				;
-			ret = nova_new_data_blocks(sb, &r.blk, n);
+			ret = -ENOSPC;
+			if (IS_ALIGNED(pg, NOVA_HUGE_BLOCKS) && n >= NOVA_HUGE_BLOCKS)
+				ret = nova_new_aligned_blocks(sb, &r.blk,
+							      round_down(n, NOVA_HUGE_BLOCKS));
+			if (ret < 0)
+				ret = nova_new_data_blocks(sb, &r.blk, n);
 			if (ret < 0)
 				break;
 			r.n = ret;

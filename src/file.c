@@ -157,6 +157,8 @@ static vm_fault_t nova_dax_huge_fault(struct vm_fault *vmf,
 		sb_start_pagefault(inode->i_sb);
 	filemap_invalidate_lock_shared(inode->i_mapping);
 	ret = dax_iomap_fault(vmf, pe_size, &pfn, NULL, &nova_iomap_ops);
+	if (pe_size == PE_SIZE_PMD && !(ret & (VM_FAULT_FALLBACK | VM_FAULT_ERROR)))
+		atomic64_inc(&NOVA_SB(inode->i_sb)->stats.pmd_faults);
 	if (ret & VM_FAULT_NEEDDSYNC)
 		ret = dax_finish_sync_fault(vmf, pe_size, pfn);
 	filemap_invalidate_unlock_shared(inode->i_mapping);

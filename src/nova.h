@@ -21,6 +21,8 @@
 
 #define NOVA_FS_NAME	"NOVA"
 #define NOVA_LINK_MAX	65000
+/* blocks in a 2 MiB huge page */
+#define NOVA_HUGE_BLOCKS	(1UL << (21 - NOVA_BLOCK_SHIFT))
 
 /* Mount options (nova_sb_info.s_mount_opt) */
 #define NOVA_MOUNT_FORMAT		0x0001	/* -o init */
@@ -322,6 +324,8 @@ int nova_new_blocks(struct super_block *sb, unsigned long *blocknr,
 		    unsigned long num, int stripe, bool zero);
 int nova_new_data_blocks(struct super_block *sb, unsigned long *blocknr,
 			 unsigned long want);
+int nova_new_aligned_blocks(struct super_block *sb, unsigned long *blocknr,
+			    unsigned long num);
 void nova_free_blocks(struct super_block *sb, unsigned long blocknr,
 		      unsigned long num);
 unsigned long nova_count_free_blocks(struct super_block *sb);

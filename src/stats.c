@@ -62,6 +62,7 @@ static int nova_io_show(struct seq_file *m, void *v)
 	NOVA_IO(m, sbi, inplace_bytes);
 	NOVA_IO(m, sbi, fsync_calls);
 	NOVA_IO(m, sbi, fault_allocs);
+	NOVA_IO(m, sbi, pmd_faults);
 	return 0;
 }
 
@@ -174,6 +175,7 @@ static ssize_t nova_io_write(struct file *file, const char __user *buf,
 	atomic64_set(&s->inplace_bytes, 0);
 	atomic64_set(&s->fsync_calls, 0);
 	atomic64_set(&s->fault_allocs, 0);
+	atomic64_set(&s->pmd_faults, 0);
 	return len;
 }
 

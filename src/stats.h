@@ -24,7 +24,7 @@ struct nova_stats {
 	atomic64_t read_calls, read_bytes;
 	atomic64_t write_calls, write_bytes;
 	atomic64_t cow_pages, inplace_bytes;
-	atomic64_t fsync_calls, fault_allocs;
+	atomic64_t fsync_calls, fault_allocs, pmd_faults;
 	/* GC */
 	atomic64_t fast_gc_runs, fast_gc_pages;
 	atomic64_t thorough_gc_runs, thorough_gc_pages_written;
