@@ -7,6 +7,8 @@
 #
 # Both install what they need with apt-get on a fresh Debian 12 machine.
 # Other targets: module, tools, guest-bin, unit, lint, guest, clean.
+# Packages: deb, rpm (into build/deb, build/rpm), package-check (cheap, in
+# make check), full-check (install the .debs in a cloud-init Debian guest).
 
 SHELL := /bin/bash
 KVER = $(shell qemu/kernel-version.sh)
@@ -34,8 +36,7 @@ guest-bin:
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/t_tree tests/guest/src/t_tree.c
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/t_data tests/guest/src/t_data.c
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/fsx_nova tests/guest/src/fsx_nova.c
-	$(CC) $(CFLAGS_STATIC) -Isrc/tools -o $(GUEST_BIN)/nova-probe \
-		src/tools/nova-probe.c src/tools/nova_tools.c
+	$(MAKE) -s -C src/tools static STATIC_OUT=$(CURDIR)/$(GUEST_BIN)
 
 unit: tools
 	tests/run-unit-tests.sh
@@ -52,9 +53,23 @@ check:
 demo:
 	qemu/demo.sh
 
+# Packages and their tests (README: "Packages and installation")
+deb:
+	packaging/build-deb.sh
+
+rpm:
+	packaging/build-rpm.sh
+
+package-check:
+	tests/package/package-check.sh
+
+full-check:
+	tests/package/full-check.sh
+
 clean:
 	-$(MAKE) -C src/tools clean
 	-[ -d /lib/modules/$(KVER)/build ] && $(MAKE) -C src KVER=$(KVER) clean
 	rm -rf build $(GUEST_BIN)
 
-.PHONY: all deps module tools guest-bin unit lint guest check demo clean
+.PHONY: all deps module tools guest-bin unit lint guest check demo clean \
+	deb rpm package-check full-check

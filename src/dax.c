@@ -338,6 +338,40 @@ static bool nova_write_inplace_mode(struct inode *inode)
 	       mapping_mapped(inode->i_mapping);
 }
 
+static void nova_wait_dax_page(struct inode *inode)
+{
+	filemap_invalidate_unlock(inode->i_mapping);
+	schedule();
+	filemap_invalidate_lock(inode->i_mapping);
+}
+
+/*
+ * Before blocks of [start, end] stop belonging to @inode: wait until no
+ * DAX page of the range is pinned (get_user_pages), then drop the user
+ * mappings and the mapping's DAX entries, so that a freed block is never
+ * still associated with this file.  Caller holds the invalidate lock.
+ */
+static int nova_break_layouts(struct inode *inode, loff_t start, loff_t end)
+{
+	struct page *page;
+	int ret = 0;
+
+	if (!inode->i_mapping->nrpages)
+		return 0;
+	do {
+		page = dax_layout_busy_page_range(inode->i_mapping, start, end);
+		if (!page)
+			break;
+		ret = ___wait_var_event(&page->_refcount,
+					atomic_read(&page->_refcount) == 1,
+					TASK_INTERRUPTIBLE, 0, 0,
+					nova_wait_dax_page(inode));
+	} while (!ret);
+	if (!ret)
+		truncate_pagecache_range(inode, start, end);
+	return ret;
+}
+
 /* A run of new blocks filled by a copy-on-write write */
 struct nova_run {
 	pgoff_t pg;
@@ -363,12 +397,17 @@ static int nova_commit_runs(struct inode *inode, struct nova_run *runs,
 	struct address_space *mapping = inode->i_mapping;
 	u64 old_tail, tail;
 	loff_t size = keep_size;
-	int i, done = 0;
+	int i, done = 0, stop;
 
 	filemap_invalidate_lock(mapping);
+	/* replaced blocks must leave the mapping before they are freed */
+	stop = nova_break_layouts(inode, (loff_t)runs[0].pg << NOVA_BLOCK_SHIFT,
+				  ((loff_t)(runs[nr - 1].pg + runs[nr - 1].n) <<
+				   NOVA_BLOCK_SHIFT) - 1);
 	mutex_lock(&sih->log_mutex);
 	old_tail = tail = sih->log_tail;
-	for (i = 0; i < nr; i++) {
+	/* (interrupted while waiting for pinned pages: nothing is committed) */
+	for (i = 0; i < nr && !stop; i++) {
 		if (extend)
 			size = max(size, runs[i].end);
 		if (nova_append_write_entry(inode, runs[i].pg, runs[i].n,
@@ -388,12 +427,6 @@ static int nova_commit_runs(struct inode *inode, struct nova_run *runs,
 		NOVA_CRASH_POINT(CP_WRITE_ENTRIES);
 		nova_log_commit(sb, inode, tail);
 		inode->i_size = size;
-		if (mapping_mapped(mapping))
-			unmap_mapping_range(mapping,
-					    (loff_t)runs[0].pg << NOVA_BLOCK_SHIFT,
-					    (loff_t)(runs[done - 1].pg + runs[done - 1].n -
-						     runs[0].pg) << NOVA_BLOCK_SHIFT,
-					    0);
 		nova_apply_new_entries(sb, inode, old_tail, tail);
 		nova_gc_if_pending(inode);
 	}
@@ -630,6 +663,7 @@ void nova_truncate_blocks(struct inode *inode, loff_t old, loff_t size)
 {
 	if (size >= old)
 		return;
+	nova_break_layouts(inode, round_up(size, NOVA_BLOCK_SIZE), LLONG_MAX);
 	truncate_pagecache(inode, size);
 	nova_index_truncate(inode->i_sb, inode, size, true);
 	if (size & (NOVA_BLOCK_SIZE - 1))
@@ -686,8 +720,10 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 		struct nova_run hole = { .pg = first, .n = tp - first };
 
 		filemap_invalidate_lock(inode->i_mapping);
-		truncate_pagecache_range(inode, offset, end - 1);
+		ret = nova_break_layouts(inode, offset, end - 1);
 		filemap_invalidate_unlock(inode->i_mapping);
+		if (ret)
+			goto out;
 		if (offset & (NOVA_BLOCK_SIZE - 1))
 			nova_zero_in_page(inode, offset,
 					  min_t(loff_t, end, (loff_t)(hp + 1) <<

@@ -1,6 +1,7 @@
 #!/bin/bash
 # The test command (README, .ci/run): host unit tests, then the fast guest
-# tier.  Installs its own dependencies.  Last line: "N passed, N failed".
+# tier, then the package tiers (NOVA_FULL_CHECK=0 skips the cloud-init one).
+# Installs its own dependencies.  Last line: "N passed, N failed".
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
@@ -43,6 +44,12 @@ if make -s module guest-bin; then
 else
 	echo "=== guest: module or test binaries failed to build"
 	total_fail=$((total_fail + 1))
+fi
+# Packages: the cheap tier always; the cloud-init guest tier (about 5 min, plus
+# about 3 min once to build its cached image) unless NOVA_FULL_CHECK=0.
+run_tier package tests/package/package-check.sh
+if [ "${NOVA_FULL_CHECK:-1}" != 0 ]; then
+	run_tier full tests/package/full-check.sh
 fi
 echo "=== check took $(($(date +%s) - start)) s"
 echo "$total_pass passed, $total_fail failed"

@@ -27,3 +27,8 @@ expect_dmesg "snapshot unusable, scanning" "mount scanned"
 t_tree list "$MNT" > /tmp/after2 || fail "list after scan"
 expect_ok cmp /tmp/before /tmp/after2
 nova_umount
+# the kernel's image checks clean with fsck.nova, and nova-stat reads it
+expect_ok fsck.nova -fn "$PMEM"
+nova_mount
+expect_ok nova-stat -a "$MNT"
+nova_umount

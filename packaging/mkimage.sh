@@ -1,0 +1,185 @@
+#!/bin/bash
+# Build (or reuse) the Debian 12 cloud-init guest image of the full package
+# test tier (tests/package/full-check.sh).
+#
+# Usage: packaging/mkimage.sh [--force]
+# Prints the image directory, which holds:
+#   base.qcow2   root file system (ext4 on the whole disk, /dev/vda; no partitions)
+#   vmlinuz      the image's kernel, booted directly by QEMU (no boot loader)
+#   initrd.img   its initramfs (initramfs-tools)
+#   kver         the kernel ABI version inside (= qemu/kernel-version.sh)
+#   .complete    stamp: the image is complete
+#
+# The image is cached under $NOVA_CACHE/images/debian12-<kver>-<hash>/, where the
+# hash covers this script (package list, configuration) and the kernel version, so
+# editing either builds a new image; old ones can be deleted at any time.
+# Contents: debootstrap minbase of bookworm plus bookworm-updates and
+# bookworm-security (the current kernel ABI, e.g. linux-image-6.1.0-57-amd64, is only
+# there), linux-image-amd64 + linux-headers-amd64 (must resolve to the version that
+# qemu/kernel-version.sh prints), dkms, gcc, make, ndctl, cloud-init (NoCloud, no
+# network), systemd, a pre-created DKMS MOK signing key, and no apt lists (the guest
+# is offline; the test adds its own file: repository).
+# Environment: NOVA_DEBIAN_MIRROR (default http://deb.debian.org/debian),
+#   NOVA_DEBIAN_SECURITY (default http://deb.debian.org/debian-security),
+#   NOVA_CACHE, NOVA_KVER (see qemu/common.sh).
+set -euo pipefail
+NOVA_PROG=mkimage
+# shellcheck source=../qemu/common.sh
+. "$(dirname "$0")/../qemu/common.sh"
+
+# debootstrap, chroot and mount need root: re-run as root, same cache.
+if [ "$(id -u)" -ne 0 ]; then
+	command -v sudo >/dev/null 2>&1 || die "building the image needs root (or sudo)"
+	exec sudo NOVA_CACHE="$NOVA_CACHE" NOVA_KVER="${NOVA_KVER:-}" \
+		NOVA_DEBIAN_MIRROR="${NOVA_DEBIAN_MIRROR:-}" NOVA_DEBIAN_SECURITY="${NOVA_DEBIAN_SECURITY:-}" \
+		"$0" "$@"
+fi
+
+force=0
+case ${1:-} in
+--force) force=1 ;;
+"") ;;
+*) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2 ;;
+esac
+
+mirror=${NOVA_DEBIAN_MIRROR:-}
+mirror=${mirror:-http://deb.debian.org/debian}
+security=${NOVA_DEBIAN_SECURITY:-}
+security=${security:-http://deb.debian.org/debian-security}
+# Packages installed after debootstrap (--no-install-recommends). Part of the hash.
+guest_pkgs=(
+	linux-image-amd64 linux-headers-amd64 initramfs-tools
+	systemd systemd-sysv udev dbus kmod util-linux e2fsprogs
+	dkms gcc make libc6-dev openssl
+	ndctl cloud-init
+)
+
+ensure_pkgs debootstrap debian-archive-keyring qemu-utils e2fsprogs coreutils util-linux
+kver=$(guest_kver)
+hash=$({ cat "$0"; echo "$kver"; } | sha256sum | cut -c1-12)
+images=$NOVA_CACHE/images
+dir=$images/debian12-$kver-$hash
+mkdir -p "$images"
+
+# One builder at a time; a second caller waits and then reuses the result.
+exec 8>"$images/.lock"
+if ! flock -n 8; then
+	log "another image build holds $images/.lock; waiting"
+	flock 8
+fi
+if [ "$force" = 0 ] && [ -f "$dir/.complete" ]; then
+	echo "$dir"
+	exit 0
+fi
+
+log "building the guest image for kernel $kver in $dir (takes a few minutes)"
+t0=$SECONDS
+rm -rf "$dir"
+tmp=$(mktemp -d "$images/.build.XXXXXX")
+root=$tmp/root
+mounts=()
+# shellcheck disable=SC2317 # called via trap
+cleanup() {
+	local i
+	for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
+		umount -l "${mounts[i]}" 2>/dev/null || true
+	done
+	# Never follow a still-mounted /dev or /proc out of the build tree.
+	if grep -qF " $tmp/" /proc/mounts; then
+		log "not removing $tmp: something is still mounted below it"
+	else
+		rm -rf --one-file-system "$tmp"
+	fi
+}
+trap cleanup EXIT
+
+as_root debootstrap --variant=minbase --include=ca-certificates,gnupg \
+	bookworm "$root" "$mirror" >"$tmp/debootstrap.log" 2>&1 ||
+	{ tail -n 30 "$tmp/debootstrap.log" >&2; die "debootstrap failed (log above)"; }
+log "debootstrap done after $((SECONDS - t0)) s"
+
+cat >"$root/etc/apt/sources.list" <<EOF
+deb $mirror bookworm main
+deb $mirror bookworm-updates main
+deb $security bookworm-security main
+EOF
+# No daemons start inside the chroot.
+printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
+chmod 0755 "$root/usr/sbin/policy-rc.d"
+for m in proc sys dev; do
+	case $m in
+	proc) as_root mount -t proc proc "$root/proc" ;;
+	sys) as_root mount -t sysfs sysfs "$root/sys" ;;
+	dev) as_root mount --bind /dev "$root/dev" ;;
+	esac
+	mounts+=("$root/$m")
+done
+in_root() { as_root chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+	DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8 "$@"; }
+
+in_root apt-get update >"$tmp/apt.log" 2>&1 ||
+	{ tail -n 30 "$tmp/apt.log" >&2; die "apt-get update in the image failed"; }
+in_root apt-get install -y --no-install-recommends "${guest_pkgs[@]}" >>"$tmp/apt.log" 2>&1 ||
+	{ tail -n 30 "$tmp/apt.log" >&2; die "apt-get install in the image failed"; }
+log "packages installed after $((SECONDS - t0)) s"
+
+# The meta packages must have brought exactly the kernel the harness uses.
+[ -f "$root/boot/vmlinuz-$kver" ] ||
+	die "image has no /boot/vmlinuz-$kver (linux-image-amd64 resolved to: $(ls "$root/boot"))"
+[ -e "$root/usr/src/linux-headers-$kver/Makefile" ] || die "image has no linux-headers-$kver"
+[ -f "$root/boot/initrd.img-$kver" ] || in_root update-initramfs -c -k "$kver" >>"$tmp/apt.log" 2>&1
+
+# DKMS signs modules with this key; generating it in the guest costs 4-7 s per run.
+mkdir -p "$root/var/lib/dkms"
+in_root openssl req -new -x509 -nodes -days 36500 -subj "/CN=DKMS module signing key" \
+	-newkey rsa:2048 -keyout /var/lib/dkms/mok.key -outform DER \
+	-out /var/lib/dkms/mok.pub >>"$tmp/apt.log" 2>&1 || die "cannot create the DKMS MOK key"
+chmod 0600 "$root/var/lib/dkms/mok.key"
+
+# --- configuration -------------------------------------------------------------
+echo nova-guest >"$root/etc/hostname"
+printf '127.0.0.1\tlocalhost\n127.0.1.1\tnova-guest\n' >"$root/etc/hosts"
+echo '/dev/vda / ext4 rw,relatime 0 0' >"$root/etc/fstab"
+cat >"$root/etc/cloud/cloud.cfg.d/90-nova.cfg" <<'EOF'
+# NOVA test image: the seed disk (label cidata) is the only data source; no network,
+# no ssh server, only the C.UTF-8 locale.
+datasource_list: [NoCloud, None]
+network: {config: disabled}
+locale: C.UTF-8
+ssh_genkeytypes: []
+EOF
+# QEMU's pc machine has a floppy controller but no disk: silence its I/O errors.
+echo 'blacklist floppy' >"$root/etc/modprobe.d/nova-test-blacklist-floppy.conf"
+# Nothing periodic that could compete for the 2 emulated CPUs during the test.
+for u in apt-daily.timer apt-daily-upgrade.timer man-db.timer e2scrub_all.timer \
+	e2scrub_reap.service fstrim.timer systemd-networkd-wait-online.service \
+	ndctl-monitor.service; do
+	in_root systemctl mask "$u" >/dev/null 2>&1 || true
+done
+# Root can log in on the console without a password (offline throw-away test VM).
+in_root passwd -d root >/dev/null
+
+rm -f "$root/usr/sbin/policy-rc.d"
+in_root apt-get clean
+rm -rf "$root"/var/lib/apt/lists/* "$root"/var/log/*.log "$root"/var/cache/debconf/*-old
+mkdir -p "$root/var/lib/apt/lists/partial"
+for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
+	as_root umount "${mounts[i]}"
+done
+mounts=()
+
+# --- disk image ------------------------------------------------------------------
+mkdir -p "$tmp/out"
+cp "$root/boot/vmlinuz-$kver" "$tmp/out/vmlinuz"
+cp "$root/boot/initrd.img-$kver" "$tmp/out/initrd.img"
+chmod 0644 "$tmp/out/vmlinuz" "$tmp/out/initrd.img"
+# mke2fs -d copies the tree (owners, modes, links, devices) without a loop mount.
+as_root mkfs.ext4 -q -F -L novaroot -d "$root" "$tmp/root.raw" 4G >&2 ||
+	die "mkfs.ext4 -d failed"
+qemu-img convert -f raw -O qcow2 "$tmp/root.raw" "$tmp/out/base.qcow2"
+rm -f "$tmp/root.raw"
+echo "$kver" >"$tmp/out/kver"
+date -u +%Y-%m-%dT%H:%M:%SZ >"$tmp/out/.complete"
+mv "$tmp/out" "$dir"
+log "image ready in $((SECONDS - t0)) s: $dir ($(du -sh "$dir/base.qcow2" | cut -f1))"
+echo "$dir"
