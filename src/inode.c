@@ -305,23 +305,6 @@ void nova_set_inode_flags(struct inode *inode, u32 flags)
 
 /* ---- reading an inode and replaying its log ---- */
 
-u64 nova_entry_trans_id(const void *entry)
-{
-	switch (*(const u8 *)entry) {
-	case NOVA_FILE_WRITE:
-		return le64_to_cpu(((const struct nova_file_write_entry *)entry)->trans_id);
-	case NOVA_DIR_LOG:
-		return le64_to_cpu(((const struct nova_dentry *)entry)->trans_id);
-	case NOVA_SET_ATTR:
-		return le64_to_cpu(((const struct nova_setattr_entry *)entry)->trans_id);
-	case NOVA_LINK_CHANGE:
-		return le64_to_cpu(((const struct nova_link_change_entry *)entry)->trans_id);
-	case NOVA_MMAP_WRITE:
-		return le64_to_cpu(((const struct nova_mmap_entry *)entry)->trans_id);
-	}
-	return 0;
-}
-
 static void nova_apply_setattr(struct inode *inode,
 			       const struct nova_setattr_entry *e)
 {

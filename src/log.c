@@ -217,33 +217,6 @@ void nova_log_commit(struct super_block *sb, struct inode *inode, u64 tail)
 	sih->log_tail = tail;
 }
 
-/* Size of the entry at @p, or 0 if it is not a well-formed entry */
-static size_t nova_entry_size(const u8 *p, size_t room)
-{
-	const struct nova_dentry *de = (const void *)p;
-	size_t len;
-
-	switch (p[0]) {
-	case NOVA_FILE_WRITE:
-		return sizeof(struct nova_file_write_entry);
-	case NOVA_SET_ATTR:
-		return sizeof(struct nova_setattr_entry);
-	case NOVA_LINK_CHANGE:
-		return sizeof(struct nova_link_change_entry);
-	case NOVA_MMAP_WRITE:
-		return sizeof(struct nova_mmap_entry);
-	case NOVA_DIR_LOG:
-		if (room < NOVA_DENTRY_HEADER)
-			return 0;
-		len = le16_to_cpu(de->de_len);
-		if (!de->name_len || len != NOVA_DENTRY_LEN(de->name_len))
-			return 0;
-		return len;
-	default:
-		return 0;
-	}
-}
-
 /*
  * Walk the committed entries of a log, calling @fn(sb, entry_off, entry,
  * size, arg) for each.  Every step is validated: a page outside the
@@ -301,80 +274,6 @@ corrupt:
 	return -EUCLEAN;
 }
 
-/* Offsets of an entry type's checksum and mutable fields, -1 if none */
-struct nova_entry_layout {
-	int csum;
-	int flag;
-	int pages;	/* invalid_pages of a write entry */
-};
-
-static struct nova_entry_layout nova_layout_of(u8 type)
-{
-	switch (type) {
-	case NOVA_FILE_WRITE:
-		return (struct nova_entry_layout){
-			offsetof(struct nova_file_write_entry, e_csum),
-			offsetof(struct nova_file_write_entry, reassigned),
-			offsetof(struct nova_file_write_entry, invalid_pages) };
-	case NOVA_DIR_LOG:
-		return (struct nova_entry_layout){
-			offsetof(struct nova_dentry, e_csum),
-			offsetof(struct nova_dentry, invalid), -1 };
-	case NOVA_SET_ATTR:
-		return (struct nova_entry_layout){
-			offsetof(struct nova_setattr_entry, e_csum),
-			offsetof(struct nova_setattr_entry, invalid), -1 };
-	case NOVA_LINK_CHANGE:
-		return (struct nova_entry_layout){
-			offsetof(struct nova_link_change_entry, e_csum),
-			offsetof(struct nova_link_change_entry, invalid), -1 };
-	case NOVA_MMAP_WRITE:
-		return (struct nova_entry_layout){
-			offsetof(struct nova_mmap_entry, e_csum),
-			offsetof(struct nova_mmap_entry, invalid), -1 };
-	default:
-		return (struct nova_entry_layout){ -1, -1, -1 };
-	}
-}
-
-/* CRC32C of an entry with its checksum and mutable fields taken as zero */
-static u32 nova_entry_crc(const void *entry, size_t size)
-{
-	struct nova_entry_layout l = nova_layout_of(*(const u8 *)entry);
-	u8 buf[NOVA_DENTRY_HEADER + NOVA_NAME_LEN + 1];
-
-	if (size > sizeof(buf) || l.csum < 0)
-		return 0;
-	memcpy(buf, entry, size);
-	memset(buf + l.csum, 0, 4);
-	buf[l.flag] = 0;
-	if (l.pages >= 0)
-		memset(buf + l.pages, 0, 4);
-	return nova_crc32c(buf, size);
-}
-
-void nova_entry_csum(void *entry, size_t size)
-{
-	struct nova_entry_layout l = nova_layout_of(*(u8 *)entry);
-
-	*(__le32 *)((u8 *)entry + l.csum) = cpu_to_le32(nova_entry_crc(entry, size));
-}
-
-bool nova_entry_csum_ok(const void *entry, size_t size)
-{
-	struct nova_entry_layout l = nova_layout_of(*(const u8 *)entry);
-
-	return le32_to_cpu(*(const __le32 *)((const u8 *)entry + l.csum)) ==
-	       nova_entry_crc(entry, size);
-}
-
-bool nova_entry_is_invalid(const void *entry)
-{
-	struct nova_entry_layout l = nova_layout_of(*(const u8 *)entry);
-
-	return l.flag >= 0 && READ_ONCE(((const u8 *)entry)[l.flag]);
-}
-
 /*
  * Mark the entry at @off dead: its flag, then its page's invalid count,
  * each durable.  Only after the entry that supersedes it is committed.
@@ -382,7 +281,7 @@ bool nova_entry_is_invalid(const void *entry)
 void nova_invalidate_entry(struct super_block *sb, u64 off)
 {
 	u8 *p = nova_get_block(sb, off);
-	struct nova_entry_layout l = nova_layout_of(p[0]);
+	struct nova_entry_layout l = nova_entry_layout_of(p[0]);
 	struct nova_log_page_tail *pt;
 
 	if (l.flag < 0 || p[l.flag])

@@ -353,12 +353,8 @@ typedef int (*nova_entry_fn)(struct super_block *sb, u64 off,
 			     const void *entry, size_t size, void *arg);
 int nova_log_walk(struct super_block *sb, unsigned long ino, u64 head,
 		  u64 tail, nova_entry_fn fn, void *arg);
-u64 nova_entry_trans_id(const void *entry);
 void nova_free_log(struct super_block *sb, u64 head);
 unsigned long nova_log_count_pages(struct super_block *sb, u64 head);
-void nova_entry_csum(void *entry, size_t size);
-bool nova_entry_csum_ok(const void *entry, size_t size);
-bool nova_entry_is_invalid(const void *entry);
 void nova_invalidate_entry(struct super_block *sb, u64 off);
 void nova_invalidate_pages(struct super_block *sb,
 			   struct nova_file_write_entry *e, unsigned int n);

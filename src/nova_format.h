@@ -31,9 +31,13 @@
 
 #include <linux/types.h>
 
-#ifndef __KERNEL__
+#ifdef __KERNEL__
+#include <linux/stddef.h>
+#include <linux/string.h>
+#else
 #include <endian.h>
 #include <stddef.h>
+#include <string.h>
 #define le16_to_cpu(x)	le16toh(x)
 #define le32_to_cpu(x)	le32toh(x)
 #define le64_to_cpu(x)	le64toh(x)
@@ -415,6 +419,134 @@ static inline __u32 nova_sb_csum(const struct nova_super_block *sb)
 {
 	return nova_crc32c(&sb->s_magic,
 			   sizeof(*sb) - sizeof(sb->s_sum));
+}
+
+/*
+ * Log entries, shared by the module and the tools: size of the entry at
+ * @p with @room bytes left in its page (0 if it is not a well-formed
+ * entry), where its checksum and mutable fields are, its checksum, and
+ * its trans_id.
+ */
+static inline size_t nova_entry_size(const __u8 *p, size_t room)
+{
+	const struct nova_dentry *de = (const void *)p;
+	size_t len;
+
+	switch (p[0]) {
+	case NOVA_FILE_WRITE:
+		return sizeof(struct nova_file_write_entry);
+	case NOVA_SET_ATTR:
+		return sizeof(struct nova_setattr_entry);
+	case NOVA_LINK_CHANGE:
+		return sizeof(struct nova_link_change_entry);
+	case NOVA_MMAP_WRITE:
+		return sizeof(struct nova_mmap_entry);
+	case NOVA_DIR_LOG:
+		if (room < NOVA_DENTRY_HEADER)
+			return 0;
+		len = le16_to_cpu(de->de_len);
+		if (!de->name_len || len != NOVA_DENTRY_LEN(de->name_len))
+			return 0;
+		return len;
+	default:
+		return 0;
+	}
+}
+
+/* Offsets of an entry type's checksum and mutable fields, -1 if none */
+struct nova_entry_layout {
+	int csum;
+	int flag;	/* invalid (reassigned for write entries) */
+	int pages;	/* invalid_pages of a write entry */
+};
+
+static inline struct nova_entry_layout nova_entry_layout_of(__u8 type)
+{
+	struct nova_entry_layout l = { -1, -1, -1 };
+
+	switch (type) {
+	case NOVA_FILE_WRITE:
+		l.csum = offsetof(struct nova_file_write_entry, e_csum);
+		l.flag = offsetof(struct nova_file_write_entry, reassigned);
+		l.pages = offsetof(struct nova_file_write_entry, invalid_pages);
+		break;
+	case NOVA_DIR_LOG:
+		l.csum = offsetof(struct nova_dentry, e_csum);
+		l.flag = offsetof(struct nova_dentry, invalid);
+		break;
+	case NOVA_SET_ATTR:
+		l.csum = offsetof(struct nova_setattr_entry, e_csum);
+		l.flag = offsetof(struct nova_setattr_entry, invalid);
+		break;
+	case NOVA_LINK_CHANGE:
+		l.csum = offsetof(struct nova_link_change_entry, e_csum);
+		l.flag = offsetof(struct nova_link_change_entry, invalid);
+		break;
+	case NOVA_MMAP_WRITE:
+		l.csum = offsetof(struct nova_mmap_entry, e_csum);
+		l.flag = offsetof(struct nova_mmap_entry, invalid);
+		break;
+	}
+	return l;
+}
+
+/* CRC32C of an entry with its checksum and mutable fields taken as zero */
+static inline __u32 nova_entry_crc(const void *entry, size_t size)
+{
+	struct nova_entry_layout l = nova_entry_layout_of(*(const __u8 *)entry);
+	__u8 buf[NOVA_DENTRY_HEADER + NOVA_NAME_LEN + 1];
+
+	if (size > sizeof(buf) || l.csum < 0)
+		return 0;
+	memcpy(buf, entry, size);
+	memset(buf + l.csum, 0, 4);
+	buf[l.flag] = 0;
+	if (l.pages >= 0)
+		memset(buf + l.pages, 0, 4);
+	return nova_crc32c(buf, size);
+}
+
+static inline void nova_entry_csum(void *entry, size_t size)
+{
+	struct nova_entry_layout l = nova_entry_layout_of(*(__u8 *)entry);
+	__le32 c = cpu_to_le32(nova_entry_crc(entry, size));
+
+	memcpy((__u8 *)entry + l.csum, &c, sizeof(c));
+}
+
+static inline int nova_entry_csum_ok(const void *entry, size_t size)
+{
+	struct nova_entry_layout l = nova_entry_layout_of(*(const __u8 *)entry);
+	__le32 c;
+
+	if (l.csum < 0)
+		return 0;
+	memcpy(&c, (const __u8 *)entry + l.csum, sizeof(c));
+	return le32_to_cpu(c) == nova_entry_crc(entry, size);
+}
+
+static inline int nova_entry_is_invalid(const void *entry)
+{
+	struct nova_entry_layout l = nova_entry_layout_of(*(const __u8 *)entry);
+
+	return l.flag >= 0 && ((const __u8 *)entry)[l.flag];
+}
+
+static inline __u64 nova_entry_trans_id(const void *entry)
+{
+	switch (*(const __u8 *)entry) {
+	case NOVA_FILE_WRITE:
+		return le64_to_cpu(((const struct nova_file_write_entry *)entry)->trans_id);
+	case NOVA_DIR_LOG:
+		return le64_to_cpu(((const struct nova_dentry *)entry)->trans_id);
+	case NOVA_SET_ATTR:
+		return le64_to_cpu(((const struct nova_setattr_entry *)entry)->trans_id);
+	case NOVA_LINK_CHANGE:
+		return le64_to_cpu(((const struct nova_link_change_entry *)entry)->trans_id);
+	case NOVA_MMAP_WRITE:
+		return le64_to_cpu(((const struct nova_mmap_entry *)entry)->trans_id);
+	}
+	return 0;
 }
 
 /*

@@ -407,126 +407,40 @@ const char *nv_entry_name(uint8_t type)
 	}
 }
 
+/* The entry helpers live in nova_format.h, shared with the module */
 size_t nv_entry_size(const uint8_t *p, size_t room)
 {
-	const struct nova_dentry *de = (const void *)p;
-	size_t len;
-
-	switch (p[0]) {
-	case NOVA_FILE_WRITE:
-		return sizeof(struct nova_file_write_entry);
-	case NOVA_SET_ATTR:
-		return sizeof(struct nova_setattr_entry);
-	case NOVA_LINK_CHANGE:
-		return sizeof(struct nova_link_change_entry);
-	case NOVA_MMAP_WRITE:
-		return sizeof(struct nova_mmap_entry);
-	case NOVA_DIR_LOG:
-		if (room < NOVA_DENTRY_HEADER)
-			return 0;
-		len = le16_to_cpu(de->de_len);
-		if (!de->name_len || len != NOVA_DENTRY_LEN(de->name_len))
-			return 0;
-		return len;
-	default:
-		return 0;
-	}
-}
-
-struct entry_layout {
-	int csum, flag, pages;
-};
-
-static struct entry_layout layout_of(uint8_t type)
-{
-	switch (type) {
-	case NOVA_FILE_WRITE:
-		return (struct entry_layout){
-			offsetof(struct nova_file_write_entry, e_csum),
-			offsetof(struct nova_file_write_entry, reassigned),
-			offsetof(struct nova_file_write_entry, invalid_pages) };
-	case NOVA_DIR_LOG:
-		return (struct entry_layout){
-			offsetof(struct nova_dentry, e_csum),
-			offsetof(struct nova_dentry, invalid), -1 };
-	case NOVA_SET_ATTR:
-		return (struct entry_layout){
-			offsetof(struct nova_setattr_entry, e_csum),
-			offsetof(struct nova_setattr_entry, invalid), -1 };
-	case NOVA_LINK_CHANGE:
-		return (struct entry_layout){
-			offsetof(struct nova_link_change_entry, e_csum),
-			offsetof(struct nova_link_change_entry, invalid), -1 };
-	case NOVA_MMAP_WRITE:
-		return (struct entry_layout){
-			offsetof(struct nova_mmap_entry, e_csum),
-			offsetof(struct nova_mmap_entry, invalid), -1 };
-	default:
-		return (struct entry_layout){ -1, -1, -1 };
-	}
+	return nova_entry_size(p, room);
 }
 
 int nv_entry_flag_offset(uint8_t type)
 {
-	return layout_of(type).flag;
+	return nova_entry_layout_of(type).flag;
 }
 
 uint32_t nv_entry_crc(const void *entry, size_t size)
 {
-	struct entry_layout l = layout_of(*(const uint8_t *)entry);
-	uint8_t buf[NOVA_DENTRY_HEADER + NOVA_NAME_LEN + 1];
-
-	if (size > sizeof(buf) || l.csum < 0)
-		return 0;
-	memcpy(buf, entry, size);
-	memset(buf + l.csum, 0, 4);
-	buf[l.flag] = 0;
-	if (l.pages >= 0)
-		memset(buf + l.pages, 0, 4);
-	return nova_crc32c(buf, size);
+	return nova_entry_crc(entry, size);
 }
 
 void nv_entry_csum(void *entry, size_t size)
 {
-	struct entry_layout l = layout_of(*(uint8_t *)entry);
-	uint32_t c = htole32(nv_entry_crc(entry, size));
-
-	memcpy((uint8_t *)entry + l.csum, &c, 4);
+	nova_entry_csum(entry, size);
 }
 
 bool nv_entry_csum_ok(const void *entry, size_t size)
 {
-	struct entry_layout l = layout_of(*(const uint8_t *)entry);
-	uint32_t c;
-
-	if (l.csum < 0)
-		return false;
-	memcpy(&c, (const uint8_t *)entry + l.csum, 4);
-	return le32toh(c) == nv_entry_crc(entry, size);
+	return nova_entry_csum_ok(entry, size);
 }
 
 bool nv_entry_dead(const void *entry)
 {
-	struct entry_layout l = layout_of(*(const uint8_t *)entry);
-
-	return l.flag >= 0 && ((const uint8_t *)entry)[l.flag];
+	return nova_entry_is_invalid(entry);
 }
 
 uint64_t nv_entry_tid(const void *entry)
 {
-	switch (*(const uint8_t *)entry) {
-	case NOVA_FILE_WRITE:
-		return le64_to_cpu(((const struct nova_file_write_entry *)entry)->trans_id);
-	case NOVA_DIR_LOG:
-		return le64_to_cpu(((const struct nova_dentry *)entry)->trans_id);
-	case NOVA_SET_ATTR:
-		return le64_to_cpu(((const struct nova_setattr_entry *)entry)->trans_id);
-	case NOVA_LINK_CHANGE:
-		return le64_to_cpu(((const struct nova_link_change_entry *)entry)->trans_id);
-	case NOVA_MMAP_WRITE:
-		return le64_to_cpu(((const struct nova_mmap_entry *)entry)->trans_id);
-	}
-	return 0;
+	return nova_entry_trans_id(entry);
 }
 
 /* ------------------------------------------------------------ log walk */
