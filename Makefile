@@ -66,10 +66,17 @@ package-check:
 full-check:
 	tests/package/full-check.sh
 
+# Benchmarks (bench/README-section.md); results in bench/results/<date>/
+bench: module
+	bench/run-bench.sh --no-build
+
+bench-mount: module
+	bench/run-mount.sh --no-build
+
 clean:
 	-$(MAKE) -C src/tools clean
 	-[ -d /lib/modules/$(KVER)/build ] && $(MAKE) -C src KVER=$(KVER) clean
 	rm -rf build $(GUEST_BIN)
 
 .PHONY: all deps module tools guest-bin unit lint guest check demo clean \
-	deb rpm package-check full-check
+	deb rpm package-check full-check bench bench-mount
