@@ -9,6 +9,8 @@
 # Other targets: module, tools, guest-bin, unit, lint, guest, clean.
 # Packages: deb, rpm (into build/deb, build/rpm), package-check (cheap, in
 # make check), full-check (install the .debs in a cloud-init Debian guest).
+# Benchmarks (not in make check): bench (NOVA vs ext4-DAX, XFS-DAX, tmpfs in one
+# guest boot; about 25 min), bench-mount (mount time after crash/clean unmount).
 
 SHELL := /bin/bash
 KVER = $(shell qemu/kernel-version.sh)
@@ -36,6 +38,10 @@ guest-bin:
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/t_tree tests/guest/src/t_tree.c
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/t_data tests/guest/src/t_data.c
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/fsx_nova tests/guest/src/fsx_nova.c
+	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/crashwork tests/guest/src/crashwork.c
+	$(CC) $(CFLAGS_STATIC) -Isrc -o $(GUEST_BIN)/nova_fuzz tests/guest/src/nova_fuzz.c
+	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/nova_stress tests/guest/src/nova_stress.c
+	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/t_dax_stale tests/guest/src/t_dax_stale.c
 	$(MAKE) -s -C src/tools static STATIC_OUT=$(CURDIR)/$(GUEST_BIN)
 
 unit: tools
@@ -73,10 +79,40 @@ bench: module
 bench-mount: module
 	bench/run-mount.sh --no-build
 
+# Robustness (README: "Robustness"): hostile images and concurrency stress
+#   make fuzz [FUZZ_ITERS=2000] [FUZZ_SEED=N]   image fuzzer, one boot per chunk
+#   make fuzz-replay SEED=0x...                 one image again, verbosely
+#   make stress [STRESS_PROCS=8] [STRESS_SECS=600] [STRESS_SMP=4]
+FUZZ_ITERS ?= 2000
+FUZZ_SEED ?=
+STRESS_PROCS ?= 8
+STRESS_SECS ?= 600
+STRESS_SMP ?= 4
+fuzz: module guest-bin
+	FUZZ_ITERS=$(FUZZ_ITERS) FUZZ_SEED=$(FUZZ_SEED) tests/robustness.sh fuzz
+
+fuzz-replay: module guest-bin
+	tests/robustness.sh replay $(SEED)
+
+stress: module guest-bin
+	STRESS_PROCS=$(STRESS_PROCS) STRESS_SECS=$(STRESS_SECS) \
+		STRESS_SMP=$(STRESS_SMP) tests/robustness.sh stress
+
+# Power-cut tests (tests/crash/run-powercut.sh; results in build/crash/):
+#   crash-test   20 random power cuts + every crash point x every workload
+#   crash-quick  3 random power cuts + every crash point with one workload
+crash-test:
+	tests/crash/run-powercut.sh --mode both --iterations 20 --workloads all
+
+crash-quick:
+	tests/crash/run-powercut.sh --mode both --iterations 3 --workloads best
+
 clean:
 	-$(MAKE) -C src/tools clean
 	-[ -d /lib/modules/$(KVER)/build ] && $(MAKE) -C src KVER=$(KVER) clean
 	rm -rf build $(GUEST_BIN)
 
+.PHONY: crash-test crash-quick
 .PHONY: all deps module tools guest-bin unit lint guest check demo clean \
+	fuzz fuzz-replay stress \
 	deb rpm package-check full-check bench bench-mount

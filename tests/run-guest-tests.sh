@@ -9,6 +9,8 @@
 #   --pmem FILE          use (and keep) this pmem backing file instead of a fresh one
 #   --pmem-size SIZE     size of a fresh pmem file (default 512M)
 #   --scratch            attach a second, fresh nvdimm (guest: $PMEM2, $MNT2)
+#   --smp N              guest CPUs (default: run-guest.sh's, 2)
+#   --mem SIZE           guest RAM (default: run-guest.sh's, 2G)
 #   --nova-args "ARGS"   module parameters for insmod nova.ko
 #   --no-load            do not insmod nova.ko before the tests (tests load it)
 #   --test-timeout SEC   per test (default 300)
@@ -35,12 +37,15 @@ usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2
 
 script="" pmem="" pmem_size=512M scratch=0 nova_args="" load_nova=1 test_timeout=300
 timeout="" results="" keep_pmem=0 loglevel="" stdio=0 shell=0 build=1 names=()
+smp="" mem=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--script) script=$2; shift ;;
 	--pmem) pmem=$2; shift ;;
 	--pmem-size) pmem_size=$2; shift ;;
 	--scratch) scratch=1 ;;
+	--smp) smp=$2; shift ;;
+	--mem) mem=$2; shift ;;
 	--nova-args) nova_args=$2; shift ;;
 	--no-load) load_nova=0 ;;
 	--test-timeout) test_timeout=$2; shift ;;
@@ -148,6 +153,8 @@ fi
 [ "$timeout" -le 4800 ] || timeout=4800
 run_args+=(--timeout "$timeout" --idle-timeout $((test_timeout + 150)))
 [ "$stdio" = 0 ] || run_args+=(--stdio)
+[ -z "$smp" ] || run_args+=(--smp "$smp")
+[ -z "$mem" ] || run_args+=(--mem "$mem")
 [ "$shell" = 0 ] || run_args+=(--interactive)
 
 # --- boot ------------------------------------------------------------------------

@@ -1,0 +1,100 @@
+# shellcheck shell=sh
+# Guest side of a power-cut test's verification boot (busybox sh).
+# tests/crash/run-powercut.sh prepends "SEED=... PROFILE=... OPS=..." and
+# ships the records of the cut boot as $NOVA_TESTS/rec.txt.
+#
+#   fsck.nova -n (if present)   exit 0 or 1 required ("FSCK-RC n")
+#   mount (crash recovery)      "RECOVERY: ..." lines: what the kernel logged
+#   crashwork verify            against the records: the state after the
+#                               completed ops, the in-flight op all or nothing
+#   crashwork stress + verify   new allocations do not hit live data
+#   umount, mount, verify       the clean-unmount snapshot gives the same
+#                               tree, free blocks and inode count
+#   rm -rf, GC of the root      no leaked blocks: free blocks = REC 0's - 1
+#                               (the root directory's log page)
+#   no "NOVA error" in the kernel log
+. "$NOVA_TESTS/lib.sh"
+. "$NOVA_TESTS/nova-lib.inc"
+
+REC=$NOVA_TESTS/rec.txt
+status=0
+bad() {
+	echo "FAIL: $*"
+	status=1
+}
+
+info "seed $SEED, profile $PROFILE, $OPS ops; $(grep -c 'REC ' "$REC") record lines"
+dmesg_mark
+if command -v fsck.nova >/dev/null 2>&1; then
+	frc=0
+	fsck.nova -n "$PMEM" >/tmp/fsck.out 2>&1 || frc=$?
+	sed 's/^/fsck: /' /tmp/fsck.out | head -n 60
+	echo "FSCK-RC $frc"
+	case $frc in
+	0 | 1) ;;
+	*) bad "fsck.nova -n after the power cut: exit status $frc (0 or 1 expected)" ;;
+	esac
+fi
+
+expect_ok mount -t NOVA "$PMEM" "$MNT"
+dmesg_since_mark | grep -E 'NOVA' | grep -vE 'NOVA-MARK' | sed 's/^\[[ 0-9.]*\] //' |
+	sed 's/^/RECOVERY: /'
+
+# verify_as NAME: crashwork verify; prints the matched state in $matched
+verify_as() {
+	_rc=0
+	crashwork verify "$MNT" "$SEED" "$REC" --profile "$PROFILE" --ops "$OPS" \
+		>/tmp/verify.out 2>&1 || _rc=$?
+	if [ "$1" = first ]; then
+		cat /tmp/verify.out
+	else
+		grep -vE '^(INFO|WARNING)' /tmp/verify.out
+	fi
+	[ "$_rc" -eq 0 ] || bad "crashwork verify ($1) exit status $_rc"
+	matched=$(sed -n 's/^verify: matched //p' /tmp/verify.out)
+}
+
+verify_as first
+first=$matched
+
+crashwork stress "$MNT" "$SEED" || bad "crashwork stress"
+verify_as "after stress"
+[ "$matched" = "$first" ] || bad "after stress the tree matches '$matched', before '$first'"
+free1=$(nova_statfs bfree)
+files1=$(nova_statfs files)
+ffree1=$(nova_statfs ffree)
+
+expect_ok umount "$MNT"
+dmesg_mark
+expect_ok mount -t NOVA "$PMEM" "$MNT"
+expect_no_dmesg "snapshot unusable" "a clean unmount's snapshot is used"
+verify_as "after a clean remount"
+[ "$matched" = "$first" ] || bad "after the remount the tree matches '$matched', before '$first'"
+free2=$(nova_statfs bfree)
+files2=$(nova_statfs files)
+ffree2=$(nova_statfs ffree)
+[ "$free2" = "$free1" ] || bad "free blocks $free1 before the clean remount, $free2 after"
+[ $((files2 - ffree2)) = $((files1 - ffree1)) ] ||
+	bad "used inodes $((files1 - ffree1)) before the clean remount, $((files2 - ffree2)) after"
+
+# leaks: remove everything; the root's log shrinks back to one page
+bfree0=$(sed -n 's/.*REC 0 start .* bfree=\([0-9]*\) .*/\1/p' "$REC" | head -n1)
+rm -rf "$MNT"/* "$MNT"/.[!.]* 2>/dev/null
+[ -z "$(ls -A "$MNT")" ] || bad "cannot empty the file system: $(ls -A "$MNT" | head -n 5)"
+echo 1 >/proc/fs/NOVA/pmem0/gc || bad "thorough GC of the root directory"
+free3=$(nova_statfs bfree)
+info "free blocks: after recovery+stress $free1, after the remount $free2, empty $free3, at the start ${bfree0:-?}"
+if [ -n "$bfree0" ] && [ "$free3" != $((bfree0 - 1)) ]; then
+	bad "leak check: $free3 free blocks with an empty file system, expected $((bfree0 - 1)) (the start's $bfree0 minus the root's log page)"
+fi
+expect_ok umount "$MNT"
+dmesg_mark
+expect_ok mount -t NOVA "$PMEM" "$MNT"
+free4=$(nova_statfs bfree)
+[ "$free4" = "$free3" ] || bad "empty file system: $free3 free blocks before a remount, $free4 after"
+expect_ok umount "$MNT"
+if dmesg | grep -E 'NOVA error|NOVA.*(corrupt|bad )' >/tmp/errs; then
+	cat /tmp/errs
+	bad "the kernel log has NOVA errors"
+fi
+exit $status

@@ -1,0 +1,2366 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * crashwork: deterministic workload and checker for NOVA power-cut tests.
+ *
+ *   crashwork run DIR SEED OPS [--profile P] [--arm POINT@K] [--param FILE]
+ *                 [--records DEV]
+ *   crashwork verify DIR SEED RECORDFILE [--profile P] [--ops N]
+ *   crashwork stress DIR SEED
+ *   crashwork list SEED OPS [--profile P]
+ *
+ * run: DIR must be an empty directory (normally the mount point itself).
+ * A pseudo-random workload, a function of (SEED, OPS, profile) only, is
+ * applied to DIR.  Every operation is a short sequence of system calls;
+ * after one completes, one record line goes to stdout:
+ *
+ *   REC <n> <op> <args...> #<crc32>
+ *
+ * and stdout is flushed and drained (tcdrain on a tty: the serial console
+ * has transmitted the line before the next operation starts); or with
+ * --records DEV the record is written to the block device DEV with
+ * O_DIRECT before the next operation starts (a second pmem device: much
+ * faster than the serial line; the host extracts the REC lines from its
+ * backing file, e.g. tr '\0' '\n' <img | grep -a 'REC ').  REC 0
+ * carries the start state (profile, OPS, free blocks, used inodes).  So a
+ * console log cut by a power failure holds exactly the records of the
+ * operations that completed; operation N+1 was in flight (or done, its
+ * record not yet out).  At the end (no crash) run checks the file system
+ * against its model and prints "PASS run" or "FAIL run: ...".
+ *   --arm POINT@K  after operation K, write POINT to the crash_point module
+ *                  parameter (--param, default
+ *                  /sys/module/nova/parameters/crash_point)
+ *
+ * Operations: create (+ one write), append + fsync, pwrite, full 64 KiB
+ * overwrites of "big" with pattern k in ONE write(), 4 KiB overwrites of
+ * page 0 of "hot", rename (within/across directories, over files and
+ * empty directories), RENAME_EXCHANGE, unlink, unlink of an open file,
+ * mkdir, rmdir, link, symlink, truncate, fallocate (allocate, keep size,
+ * punch hole, zero range), mmap store + msync, chmod; and bursts that
+ * make the logs need garbage collection: hundreds of create/unlink pairs
+ * in "churn", hundreds of overwrites of "hot", mass creates in "many"
+ * (inode table growth).  Profiles weight them: mixed, write, ns, gc.
+ *
+ * verify: rebuilds the operation list from SEED (each record's text must
+ * match the regenerated one), replays records 1..N in an in-memory model
+ * and builds the candidate states of the in-flight operation N+1: the
+ * state before it, after each of its atomic steps (for example create:
+ * the empty file, then the file with its data), and for steps that are
+ * not atomic by design (stores through mmap, the in-place zeroing of
+ * partial pages by punch hole / zero range) a state in which each byte
+ * of the range may be old or new.  The whole tree under DIR must equal
+ * one candidate exactly: names (no unknown or missing ones), types,
+ * permission bits, link counts (files: names; directories: 2 + subdirs),
+ * hard links (the same inode), sizes, every byte of every file, symlink
+ * targets; "..", readdir d_type, no duplicate names.  Every file is read
+ * completely (a read error fails).  statfs: sane counters; the used inode
+ * count must equal REC 0's plus the inodes in the tree (an unreclaimed
+ * orphan or leaked inode fails).  Prints PASS/FAIL lines (for a FAIL the
+ * differences against the committed state and the closest candidate) and
+ * "verify: matched <state>"; exit 1 on any violation.
+ *
+ * stress: after recovery, allocate and free a lot (files in DIR/.stress)
+ * and check that what was written reads back; then remove it.  A verify
+ * afterwards shows that the new allocations did not overwrite live data.
+ *
+ * list: print the operation list that run would execute (model only).
+ *
+ * Exit status: 0 pass, 1 violation or failed operation, 2 usage error.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <linux/falloc.h>
+
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
+
+#define MAXP		1024	/* path buffers */
+#define BIGSIZE		65536	/* "big": overwritten whole by one write() */
+#define PAGE		4096
+#define FILE_CAP	(192 * 1024)	/* the workload keeps files below this */
+#define MAXDEPTH	4
+#define MAXDIFF		40
+
+static const char *prog = "crashwork";
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+static void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+static char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+/* ------------------------------------------------------------ hashing */
+
+static uint64_t splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static uint32_t crc32(const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	uint32_t c = 0xffffffffu;
+	size_t i;
+	int k;
+
+	for (i = 0; i < len; i++) {
+		c ^= p[i];
+		for (k = 0; k < 8; k++)
+			c = (c >> 1) ^ (0xedb88320u & -(c & 1));
+	}
+	return ~c;
+}
+
+static uint64_t g_seed;
+
+/*
+ * The data of operation @opn: 8-byte words with the operation number in
+ * the top 24 bits (so foreign data in a file can be traced to its op).
+ */
+static void fill_data(unsigned char *buf, size_t len, unsigned opn)
+{
+	uint64_t s = g_seed * 0x100000001b3ULL ^ (uint64_t)opn * 0xd1b54a32d192ed03ULL;
+	size_t i;
+
+	for (i = 0; i < len; i += 8) {
+		uint64_t w = ((uint64_t)(opn & 0xffffff) << 40) |
+			     (splitmix(&s) & 0xffffffffffULL);
+		size_t n = len - i < 8 ? len - i : 8;
+
+		memcpy(buf + i, &w, n);
+	}
+}
+
+/* Pattern k of "big": word i = B16 marker | k | i */
+static void fill_big(unsigned char *buf, unsigned k)
+{
+	size_t i;
+
+	for (i = 0; i < BIGSIZE / 8; i++) {
+		uint64_t w = 0xB160000000000000ULL | ((uint64_t)k << 16) | i;
+
+		memcpy(buf + i * 8, &w, 8);
+	}
+}
+
+/* ------------------------------------------------------------ the model */
+
+enum { T_FREE, T_REG, T_DIR, T_LNK };
+
+struct dent {
+	char *name;
+	int id;
+};
+
+struct mnode {
+	int type;
+	unsigned mode;		/* permission bits */
+	int nlink;
+	unsigned char *data;	/* T_REG */
+	size_t size;
+	unsigned char *alt;	/* candidate only: each byte may be data or alt */
+	char *target;		/* T_LNK */
+	struct dent *ents;	/* T_DIR, in insertion order */
+	int nents, capents;
+	int parent;		/* T_DIR */
+};
+
+struct model {
+	struct mnode *n;
+	int nn, cap;
+};
+
+static int m_alloc(struct model *m, int type, unsigned mode)
+{
+	int id;
+
+	for (id = 0; id < m->nn; id++)
+		if (m->n[id].type == T_FREE)
+			break;
+	if (id == m->nn) {
+		if (m->nn == m->cap) {
+			m->cap = m->cap ? m->cap * 2 : 64;
+			m->n = xrealloc(m->n, m->cap * sizeof(*m->n));
+		}
+		m->nn++;
+	}
+	memset(&m->n[id], 0, sizeof(m->n[id]));
+	m->n[id].type = type;
+	m->n[id].mode = mode;
+	m->n[id].nlink = type == T_DIR ? 2 : 1;
+	return id;
+}
+
+static void m_release(struct model *m, int id)
+{
+	struct mnode *x = &m->n[id];
+	int i;
+
+	free(x->data);
+	free(x->alt);
+	free(x->target);
+	for (i = 0; i < x->nents; i++)
+		free(x->ents[i].name);
+	free(x->ents);
+	memset(x, 0, sizeof(*x));
+	x->type = T_FREE;
+}
+
+static void m_init(struct model *m)
+{
+	memset(m, 0, sizeof(*m));
+	m_alloc(m, T_DIR, 0755);
+	m->n[0].parent = 0;
+}
+
+static void m_free(struct model *m)
+{
+	int i;
+
+	for (i = 0; i < m->nn; i++)
+		m_release(m, i);
+	free(m->n);
+	memset(m, 0, sizeof(*m));
+}
+
+static void m_clone(struct model *dst, const struct model *src)
+{
+	int i, j;
+
+	dst->nn = dst->cap = src->nn;
+	dst->n = xmalloc((src->nn ? src->nn : 1) * sizeof(*dst->n));
+	for (i = 0; i < src->nn; i++) {
+		const struct mnode *s = &src->n[i];
+		struct mnode *d = &dst->n[i];
+
+		*d = *s;
+		d->data = NULL;
+		d->alt = NULL;
+		d->target = NULL;
+		d->ents = NULL;
+		if (s->data) {
+			d->data = xmalloc(s->size);
+			memcpy(d->data, s->data, s->size);
+		}
+		if (s->alt) {
+			d->alt = xmalloc(s->size);
+			memcpy(d->alt, s->alt, s->size);
+		}
+		if (s->target)
+			d->target = xstrdup(s->target);
+		if (s->type == T_DIR) {
+			d->capents = s->nents;
+			d->ents = xmalloc((s->nents ? s->nents : 1) * sizeof(*d->ents));
+			for (j = 0; j < s->nents; j++) {
+				d->ents[j].name = xstrdup(s->ents[j].name);
+				d->ents[j].id = s->ents[j].id;
+			}
+		}
+	}
+}
+
+static int d_find(const struct mnode *d, const char *name)
+{
+	int i;
+
+	for (i = 0; i < d->nents; i++)
+		if (!strcmp(d->ents[i].name, name))
+			return i;
+	return -1;
+}
+
+static void d_add(struct mnode *d, const char *name, int id)
+{
+	if (d->nents == d->capents) {
+		d->capents = d->capents ? d->capents * 2 : 8;
+		d->ents = xrealloc(d->ents, d->capents * sizeof(*d->ents));
+	}
+	d->ents[d->nents].name = xstrdup(name);
+	d->ents[d->nents].id = id;
+	d->nents++;
+}
+
+static void d_del(struct mnode *d, int i)
+{
+	free(d->ents[i].name);
+	memmove(&d->ents[i], &d->ents[i + 1], (d->nents - i - 1) * sizeof(*d->ents));
+	d->nents--;
+}
+
+/* Resolve a path relative to the root ("" is the root); -1 if absent */
+static int m_lookup(const struct model *m, const char *path)
+{
+	char buf[MAXP], *save = NULL, *tok;
+	int id = 0;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (tok = strtok_r(buf, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
+		int i;
+
+		if (m->n[id].type != T_DIR)
+			return -1;
+		i = d_find(&m->n[id], tok);
+		if (i < 0)
+			return -1;
+		id = m->n[id].ents[i].id;
+	}
+	return id;
+}
+
+/* Split @path into its parent's id and the last name */
+static int m_parent(const struct model *m, const char *path, const char **name)
+{
+	char buf[MAXP];
+	const char *slash = strrchr(path, '/');
+	int id;
+
+	if (!slash) {
+		*name = path;
+		return 0;
+	}
+	snprintf(buf, sizeof(buf), "%.*s", (int)(slash - path), path);
+	*name = slash + 1;
+	id = m_lookup(m, buf);
+	if (id < 0 || m->n[id].type != T_DIR)
+		die("model: no parent directory for %s", path);
+	return id;
+}
+
+static void m_setsize(struct mnode *x, size_t size)
+{
+	if (size > x->size) {
+		x->data = xrealloc(x->data, size);
+		memset(x->data + x->size, 0, size - x->size);
+	}
+	x->size = size;
+}
+
+static void m_write(struct mnode *x, uint64_t off, const unsigned char *buf, size_t len)
+{
+	if (off + len > x->size)
+		m_setsize(x, off + len);
+	memcpy(x->data + off, buf, len);
+}
+
+/* Remove name @i of directory @pid; drop the inode when unreferenced */
+static void m_drop_name(struct model *m, int pid, int i)
+{
+	int id = m->n[pid].ents[i].id;
+
+	d_del(&m->n[pid], i);
+	if (m->n[id].type == T_DIR) {
+		m->n[pid].nlink--;
+		m_release(m, id);
+	} else if (--m->n[id].nlink == 0) {
+		m_release(m, id);
+	}
+}
+
+/* ------------------------------------------------------------ operations */
+
+enum {
+	OP_MKDIR, OP_CREATE, OP_APPEND, OP_PWRITE, OP_BIGWRITE, OP_HOT, OP_RENAME,
+	OP_EXCHANGE, OP_UNLINK, OP_RMDIR, OP_LINK, OP_SYMLINK, OP_TRUNCATE, OP_FALLOC,
+	OP_MMAP, OP_UNLINKOPEN, OP_CHMOD,
+	OP_NK,
+	/* burst starts (generator only) */
+	B_CHURN = OP_NK, B_HOT, B_MASS,
+	W_N
+};
+
+static const char *const opname[OP_NK] = {
+	"mkdir", "create", "append", "pwrite", "bigwrite", "hot", "rename",
+	"exchange", "unlink", "rmdir", "link", "symlink", "truncate", "falloc",
+	"mmap", "unlinkopen", "chmod",
+};
+
+struct op {
+	int kind;
+	unsigned n;
+	char a[MAXP], b[MAXP];
+	uint64_t off, len;	/* bigwrite: len = k; truncate: off = size;
+				 * chmod: off = mode */
+	int fl;			/* falloc mode */
+};
+
+static void op_text(const struct op *op, char *buf, size_t sz)
+{
+	const char *k = opname[op->kind];
+	unsigned long long off = op->off, len = op->len;
+
+	switch (op->kind) {
+	case OP_MKDIR: case OP_UNLINK: case OP_RMDIR: case OP_HOT: case OP_UNLINKOPEN:
+		snprintf(buf, sz, "%s %s", k, op->a);
+		break;
+	case OP_CREATE: case OP_APPEND:
+		snprintf(buf, sz, "%s %s len=%llu", k, op->a, len);
+		break;
+	case OP_PWRITE: case OP_MMAP:
+		snprintf(buf, sz, "%s %s off=%llu len=%llu", k, op->a, off, len);
+		break;
+	case OP_BIGWRITE:
+		snprintf(buf, sz, "%s %s k=%llu", k, op->a, len);
+		break;
+	case OP_RENAME: case OP_EXCHANGE: case OP_LINK:
+		snprintf(buf, sz, "%s %s %s", k, op->a, op->b);
+		break;
+	case OP_SYMLINK:
+		snprintf(buf, sz, "%s %s target=%s", k, op->a, op->b);
+		break;
+	case OP_TRUNCATE:
+		snprintf(buf, sz, "%s %s size=%llu", k, op->a, off);
+		break;
+	case OP_FALLOC:
+		snprintf(buf, sz, "%s %s mode=%d off=%llu len=%llu", k, op->a,
+			 op->fl, off, len);
+		break;
+	case OP_CHMOD:
+		snprintf(buf, sz, "%s %s mode=0%llo", k, op->a, off);
+		break;
+	default:
+		snprintf(buf, sz, "?");
+	}
+}
+
+/*
+ * Apply @op to the model.  @cb (if set) is called after every atomic
+ * step with the state reached; fuzzy steps set ->alt on the node for the
+ * duration of the call.
+ */
+typedef void (*step_cb)(struct model *m, const char *label, void *arg);
+
+static void step(struct model *m, step_cb cb, void *arg, const char *label)
+{
+	if (cb)
+		cb(m, label, arg);
+}
+
+/* Fuzzy step: bytes [from, to) of @id may be old or zero (in-place zeroing) */
+static void fuzzy_zero(struct model *m, int id, uint64_t from, uint64_t to,
+		       step_cb cb, void *arg, const char *label)
+{
+	struct mnode *x = &m->n[id];
+
+	if (to > x->size)
+		to = x->size;
+	if (from >= to)
+		return;
+	if (cb) {
+		x->alt = xmalloc(x->size);
+		memcpy(x->alt, x->data, x->size);
+		memset(x->alt + from, 0, to - from);
+		cb(m, label, arg);
+		free(x->alt);
+		x->alt = NULL;
+	}
+	memset(x->data + from, 0, to - from);
+	step(m, cb, arg, label);
+}
+
+static void apply(struct model *m, const struct op *op, step_cb cb, void *arg)
+{
+	const char *name, *name2;
+	unsigned char *buf;
+	int pid, pid2, id, id2, i, j;
+	struct mnode *x;
+
+	switch (op->kind) {
+	case OP_MKDIR:
+		pid = m_parent(m, op->a, &name);
+		id = m_alloc(m, T_DIR, 0755);
+		m->n[id].parent = pid;
+		d_add(&m->n[pid], name, id);
+		m->n[pid].nlink++;
+		step(m, cb, arg, "mkdir done");
+		break;
+	case OP_CREATE:
+		pid = m_parent(m, op->a, &name);
+		id = m_alloc(m, T_REG, 0644);
+		d_add(&m->n[pid], name, id);
+		step(m, cb, arg, "created empty");
+		if (op->len) {
+			buf = xmalloc(op->len);
+			fill_data(buf, op->len, op->n);
+			m_write(&m->n[id], 0, buf, op->len);
+			free(buf);
+			step(m, cb, arg, "data written");
+		}
+		break;
+	case OP_APPEND:
+	case OP_PWRITE:
+	case OP_HOT:
+		x = &m->n[m_lookup(m, op->a)];
+		buf = xmalloc(op->len);
+		fill_data(buf, op->len, op->n);
+		m_write(x, op->kind == OP_APPEND ? x->size : op->off, buf, op->len);
+		free(buf);
+		step(m, cb, arg, "written");
+		break;
+	case OP_BIGWRITE:
+		x = &m->n[m_lookup(m, op->a)];
+		buf = xmalloc(BIGSIZE);
+		fill_big(buf, op->len);
+		m_write(x, 0, buf, BIGSIZE);
+		free(buf);
+		step(m, cb, arg, "written");
+		break;
+	case OP_MMAP:
+		id = m_lookup(m, op->a);
+		x = &m->n[id];
+		buf = xmalloc(op->len);
+		fill_data(buf, op->len, op->n);
+		if (cb) {
+			/* stores through the mapping: any mix of old and new */
+			x->alt = xmalloc(x->size);
+			memcpy(x->alt, x->data, x->size);
+			memcpy(x->alt + op->off, buf, op->len);
+			cb(m, "mmap stores partly done", arg);
+			free(x->alt);
+			x->alt = NULL;
+		}
+		memcpy(x->data + op->off, buf, op->len);
+		free(buf);
+		step(m, cb, arg, "mmap stores done");
+		break;
+	case OP_TRUNCATE:
+		m_setsize(&m->n[m_lookup(m, op->a)], op->off);
+		step(m, cb, arg, "truncated");
+		break;
+	case OP_FALLOC: {
+		uint64_t end = op->off + op->len;
+		uint64_t hp = op->off / PAGE, tp = end / PAGE;
+
+		id = m_lookup(m, op->a);
+		if (op->fl & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) {
+			/* partial edge pages are zeroed in place first */
+			if (op->off % PAGE) {
+				uint64_t e = (hp + 1) * PAGE;
+
+				fuzzy_zero(m, id, op->off, end < e ? end : e, cb, arg,
+					   "head page zeroed in place");
+			}
+			if ((end % PAGE) && (tp != hp || !(op->off % PAGE)))
+				fuzzy_zero(m, id, tp * PAGE, end, cb, arg,
+					   "tail page zeroed in place");
+		}
+		x = &m->n[id];
+		if (!(op->fl & FALLOC_FL_KEEP_SIZE) && end > x->size)
+			m_setsize(x, end);
+		if (op->fl & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) {
+			uint64_t e = end < x->size ? end : x->size;
+
+			if (op->off < e)
+				memset(x->data + op->off, 0, e - op->off);
+		}
+		step(m, cb, arg, "fallocate committed");
+		break;
+	}
+	case OP_CHMOD:
+		m->n[m_lookup(m, op->a)].mode = op->off;
+		step(m, cb, arg, "mode changed");
+		break;
+	case OP_UNLINK:
+	case OP_UNLINKOPEN:
+	case OP_RMDIR:
+		pid = m_parent(m, op->a, &name);
+		i = d_find(&m->n[pid], name);
+		id = m->n[pid].ents[i].id;
+		m_drop_name(m, pid, i);
+		step(m, cb, arg, "removed");
+		if (op->kind == OP_UNLINKOPEN && m->n[id].type == T_REG) {
+			/* other names remain: the write through the fd shows */
+			buf = xmalloc(PAGE);
+			fill_data(buf, PAGE, op->n);
+			m_write(&m->n[id], 0, buf, PAGE);
+			free(buf);
+			step(m, cb, arg, "written through the open fd");
+		}
+		break;
+	case OP_SYMLINK:
+		pid = m_parent(m, op->a, &name);
+		id = m_alloc(m, T_LNK, 0777);
+		m->n[id].target = xstrdup(op->b);
+		d_add(&m->n[pid], name, id);
+		step(m, cb, arg, "symlink created");
+		break;
+	case OP_LINK:
+		id = m_lookup(m, op->a);
+		pid = m_parent(m, op->b, &name);
+		d_add(&m->n[pid], name, id);
+		m->n[id].nlink++;
+		step(m, cb, arg, "linked");
+		break;
+	case OP_RENAME:
+		id = m_lookup(m, op->a);
+		id2 = m_lookup(m, op->b);
+		if (id == id2) {
+			step(m, cb, arg, "renamed (same inode: no-op)");
+			break;
+		}
+		pid2 = m_parent(m, op->b, &name2);
+		if (id2 >= 0)
+			m_drop_name(m, pid2, d_find(&m->n[pid2], name2));
+		pid = m_parent(m, op->a, &name);
+		d_del(&m->n[pid], d_find(&m->n[pid], name));
+		d_add(&m->n[pid2], name2, id);
+		if (m->n[id].type == T_DIR && pid != pid2) {
+			m->n[pid].nlink--;
+			m->n[pid2].nlink++;
+			m->n[id].parent = pid2;
+		}
+		step(m, cb, arg, "renamed");
+		break;
+	case OP_EXCHANGE:
+		pid = m_parent(m, op->a, &name);
+		pid2 = m_parent(m, op->b, &name2);
+		i = d_find(&m->n[pid], name);
+		j = d_find(&m->n[pid2], name2);
+		id = m->n[pid].ents[i].id;
+		id2 = m->n[pid2].ents[j].id;
+		m->n[pid].ents[i].id = id2;
+		m->n[pid2].ents[j].id = id;
+		if (pid != pid2) {
+			if (m->n[id].type == T_DIR) {
+				m->n[pid].nlink--;
+				m->n[pid2].nlink++;
+				m->n[id].parent = pid2;
+			}
+			if (m->n[id2].type == T_DIR) {
+				m->n[pid2].nlink--;
+				m->n[pid].nlink++;
+				m->n[id2].parent = pid;
+			}
+		}
+		step(m, cb, arg, "exchanged");
+		break;
+	}
+}
+
+/* ------------------------------------------------------------ generator */
+
+enum { P_MIXED, P_WRITE, P_NS, P_GC, P_N };
+static const char *const profname[P_N] = { "mixed", "write", "ns", "gc" };
+
+/* weights per profile: OP_* kinds, then burst starts (bursts are long) */
+static const int weights[P_N][W_N] = {
+	/*           mkd  cre  app  pwr  big  hot  ren  exc  unl  rmd  lnk  sym  trn  fal  mma  uop  chm  CHU HOT MAS */
+	[P_MIXED] = { 40, 140,  80,  80,  60,  30,  70,  20,  70,  20,  40,  30,  50,  40,  30,  20,  20,   1,  1,  1 },
+	[P_WRITE] = { 10,  80, 120, 140, 120,  40,  10,   0,  30,   0,  10,   0, 100,  80,  60,  20,  10,   0,  2,  0 },
+	[P_NS]    = { 80, 180,  10,  10,  10,   0, 140,  50, 100,  40,  80,  50,  10,   0,   0,  30,  20,   0,  0,  3 },
+	[P_GC]    = { 10,  40,  20,  20,  20,  10,  20,  10,  20,  10,  10,  10,  10,  10,  10,  10,   0,  60, 60, 20 },
+};
+
+struct gen {
+	uint64_t rng;
+	int profile;
+	unsigned n;		/* next op number */
+	unsigned bigk;
+	int burst, left, phase;
+	char pend[MAXP];
+};
+
+/* the setup operations every workload starts with */
+static const char *const setup_ops[] = {
+	"mkdir d0", "mkdir d1", "mkdir churn", "mkdir many",
+	"create big", "bigwrite", "create hot",
+};
+#define NSETUP (sizeof(setup_ops) / sizeof(setup_ops[0]))
+
+static uint64_t rnd(struct gen *g, uint64_t n)
+{
+	return n ? splitmix(&g->rng) % n : 0;
+}
+
+struct plist {
+	char **p;
+	int n, cap;
+};
+
+static void pl_add(struct plist *l, const char *s)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 64;
+		l->p = xrealloc(l->p, l->cap * sizeof(*l->p));
+	}
+	l->p[l->n++] = xstrdup(s);
+}
+
+static void pl_free(struct plist *l)
+{
+	int i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->p[i]);
+	free(l->p);
+	memset(l, 0, sizeof(*l));
+}
+
+struct lists {
+	struct plist files;	/* regular files (every name), not big/hot/churn */
+	struct plist syms;
+	struct plist dirs;	/* where new names may go (root included) */
+	struct plist mdirs;	/* movable/removable directories */
+	struct plist edirs;	/* empty movable directories */
+};
+
+static int special(const char *p)
+{
+	return !strcmp(p, "big") || !strcmp(p, "hot") || !strcmp(p, "churn") ||
+	       !strcmp(p, "many") || !strncmp(p, "churn/", 6);
+}
+
+static int depth_of(const char *p)
+{
+	int d = *p ? 1 : 0;
+
+	for (; *p; p++)
+		d += *p == '/';
+	return d;
+}
+
+static void collect(const struct model *m, int id, const char *path, struct lists *l)
+{
+	const struct mnode *d = &m->n[id];
+	char sub[MAXP];
+	int i;
+
+	for (i = 0; i < d->nents; i++) {
+		const struct mnode *x = &m->n[d->ents[i].id];
+
+		snprintf(sub, sizeof(sub), "%s%s%s", path, *path ? "/" : "", d->ents[i].name);
+		if (special(sub) && strcmp(sub, "many"))
+			continue;
+		if (x->type == T_REG) {
+			pl_add(&l->files, sub);
+		} else if (x->type == T_LNK) {
+			pl_add(&l->syms, sub);
+		} else if (x->type == T_DIR) {
+			if (depth_of(sub) < MAXDEPTH)
+				pl_add(&l->dirs, sub);
+			if (strcmp(sub, "many")) {
+				pl_add(&l->mdirs, sub);
+				if (!x->nents)
+					pl_add(&l->edirs, sub);
+			}
+			collect(m, d->ents[i].id, sub, l);
+		}
+	}
+}
+
+static void lists_free(struct lists *l)
+{
+	pl_free(&l->files);
+	pl_free(&l->syms);
+	pl_free(&l->dirs);
+	pl_free(&l->mdirs);
+	pl_free(&l->edirs);
+}
+
+static const char *pick(struct gen *g, const struct plist *l)
+{
+	return l->n ? l->p[rnd(g, l->n)] : NULL;
+}
+
+/* a new name in directory @dir */
+static void new_name(struct gen *g, char *out, const char *dir, const char *kind)
+{
+	static const char *const tails[] = { "", "-x", "-long-name-for-a-bigger-dentry",
+					     "-q", "-abcdefghijklmnopqrstuvwxyz" };
+
+	snprintf(out, MAXP, "%s%s%s%u%s", dir, *dir ? "/" : "", kind, g->n,
+		 tails[rnd(g, 5)]);
+}
+
+static int is_under(const char *p, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return !strncmp(p, dir, n) && (p[n] == '/' || p[n] == 0);
+}
+
+static uint64_t rnd_len(struct gen *g)
+{
+	switch (rnd(g, 8)) {
+	case 0: return 0;
+	case 1: case 2: case 3: return 1 + rnd(g, 3000);
+	case 4: case 5: return 1 + rnd(g, 16384);
+	case 6: return PAGE * (1 + rnd(g, 8));
+	default: return 1 + rnd(g, 65536);
+	}
+}
+
+/* Build an operation of kind @k; 0 when the state allows none */
+static int build(struct gen *g, const struct model *m, struct lists *l, int k,
+		 struct op *op)
+{
+	const char *s, *t;
+	const struct mnode *x;
+	int id;
+
+	op->kind = k;
+	switch (k) {
+	case OP_MKDIR:
+		s = pick(g, &l->dirs);
+		if (!s)
+			s = "";
+		if (is_under(s, "many") && rnd(g, 2))
+			s = "";
+		new_name(g, op->a, s, "d");
+		return 1;
+	case OP_CREATE:
+		s = pick(g, &l->dirs);
+		new_name(g, op->a, s ? s : "", "f");
+		op->len = rnd_len(g);
+		return 1;
+	case OP_APPEND:
+		if (!(s = pick(g, &l->files)))
+			return 0;
+		x = &m->n[m_lookup(m, s)];
+		op->len = 1 + rnd(g, rnd(g, 4) ? 3000 : 12000);
+		if (x->size + op->len > FILE_CAP)
+			return 0;
+		snprintf(op->a, MAXP, "%s", s);
+		return 1;
+	case OP_PWRITE:
+		if (!(s = pick(g, &l->files)))
+			return 0;
+		x = &m->n[m_lookup(m, s)];
+		op->off = rnd(g, x->size + 8192);
+		if (rnd(g, 3) == 0)
+			op->off &= ~(uint64_t)(PAGE - 1);
+		op->len = 1 + rnd(g, rnd(g, 3) ? 6000 : 20000);
+		if (op->off + op->len > FILE_CAP)
+			return 0;
+		snprintf(op->a, MAXP, "%s", s);
+		return 1;
+	case OP_BIGWRITE:
+		snprintf(op->a, MAXP, "big");
+		op->len = ++g->bigk;
+		return 1;
+	case OP_HOT:
+		snprintf(op->a, MAXP, "hot");
+		op->len = PAGE;
+		op->off = 0;
+		return 1;
+	case OP_RENAME:
+		if (rnd(g, 4) == 0) {
+			/* a directory, possibly over an empty one */
+			if (!(s = pick(g, &l->mdirs)))
+				return 0;
+			if (rnd(g, 3) == 0 && (t = pick(g, &l->edirs)) &&
+			    !is_under(t, s) && !is_under(s, t)) {
+				snprintf(op->b, MAXP, "%s", t);
+			} else {
+				t = pick(g, &l->dirs);
+				if (!t || is_under(t, s))
+					t = "";
+				new_name(g, op->b, t, "r");
+			}
+			if (depth_of(op->b) + 2 > MAXDEPTH + 2)
+				return 0;
+		} else {
+			s = rnd(g, 6) ? pick(g, &l->files) : pick(g, &l->syms);
+			if (!s)
+				return 0;
+			if (rnd(g, 3) == 0 && (t = pick(g, &l->files)) && strcmp(s, t)) {
+				snprintf(op->b, MAXP, "%s", t);	/* replace a file */
+			} else {
+				t = pick(g, &l->dirs);
+				new_name(g, op->b, t ? t : "", "r");
+			}
+		}
+		snprintf(op->a, MAXP, "%s", s);
+		return 1;
+	case OP_EXCHANGE:
+		s = rnd(g, 3) ? pick(g, &l->files) : pick(g, &l->mdirs);
+		t = rnd(g, 3) ? pick(g, &l->files) : pick(g, &l->mdirs);
+		if (!s || !t || !strcmp(s, t) || is_under(s, t) || is_under(t, s))
+			return 0;
+		snprintf(op->a, MAXP, "%s", s);
+		snprintf(op->b, MAXP, "%s", t);
+		return 1;
+	case OP_UNLINK:
+	case OP_UNLINKOPEN:
+		s = (k == OP_UNLINK && rnd(g, 5) == 0) ? pick(g, &l->syms) : pick(g, &l->files);
+		if (!s)
+			return 0;
+		snprintf(op->a, MAXP, "%s", s);
+		return 1;
+	case OP_RMDIR:
+		if (!(s = pick(g, &l->edirs)))
+			return 0;
+		snprintf(op->a, MAXP, "%s", s);
+		return 1;
+	case OP_LINK:
+		if (!(s = pick(g, &l->files)))
+			return 0;
+		t = pick(g, &l->dirs);
+		new_name(g, op->b, t ? t : "", "l");
+		snprintf(op->a, MAXP, "%s", s);
+		return 1;
+	case OP_SYMLINK:
+		s = pick(g, &l->dirs);
+		new_name(g, op->a, s ? s : "", "s");
+		t = pick(g, &l->files);
+		if (t && rnd(g, 2))
+			snprintf(op->b, MAXP, "/%s", t);
+		else
+			snprintf(op->b, MAXP, "target-%u-%llx", g->n,
+				 (unsigned long long)rnd(g, 1ULL << 40));
+		return 1;
+	case OP_TRUNCATE:
+		if (!(s = pick(g, &l->files)))
+			return 0;
+		x = &m->n[m_lookup(m, s)];
+		switch (rnd(g, 4)) {
+		case 0: op->off = 0; break;
+		case 1: op->off = rnd(g, x->size + 1); break;
+		case 2: op->off = x->size + rnd(g, 20000); break;
+		default: op->off = rnd(g, x->size + 1) & ~(uint64_t)(PAGE - 1); break;
+		}
+		if (op->off > FILE_CAP)
+			return 0;
+		snprintf(op->a, MAXP, "%s", s);
+		return 1;
+	case OP_FALLOC: {
+		static const int modes[] = {
+			0, FALLOC_FL_KEEP_SIZE, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			FALLOC_FL_ZERO_RANGE, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE,
+			FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+		};
+
+		if (!(s = pick(g, &l->files)))
+			return 0;
+		x = &m->n[m_lookup(m, s)];
+		op->fl = modes[rnd(g, 6)];
+		op->off = rnd(g, x->size + 8192);
+		op->len = 1 + rnd(g, 24000);
+		if (rnd(g, 2)) {
+			op->off &= ~(uint64_t)(PAGE - 1);
+			op->len = PAGE * (1 + op->len / (4 * PAGE));
+		}
+		if (op->off + op->len > FILE_CAP)
+			return 0;
+		snprintf(op->a, MAXP, "%s", s);
+		return 1;
+	}
+	case OP_MMAP:
+		if (!(s = pick(g, &l->files)))
+			return 0;
+		x = &m->n[m_lookup(m, s)];
+		if (!x->size)
+			return 0;
+		op->off = rnd(g, x->size);
+		op->len = 1 + rnd(g, x->size - op->off < 9000 ? x->size - op->off : 9000);
+		snprintf(op->a, MAXP, "%s", s);
+		return 1;
+	case OP_CHMOD: {
+		static const unsigned modes[] = { 0600, 0644, 0755, 0700, 0640, 0444 };
+
+		s = rnd(g, 4) ? pick(g, &l->files) : pick(g, &l->mdirs);
+		if (!s)
+			return 0;
+		id = m_lookup(m, s);
+		op->off = modes[rnd(g, 6)];
+		if (m->n[id].type == T_DIR)
+			op->off |= 0700;
+		snprintf(op->a, MAXP, "%s", s);
+		return 1;
+	}
+	}
+	return 0;
+}
+
+static void gen_init(struct gen *g, int profile)
+{
+	memset(g, 0, sizeof(*g));
+	g->rng = g_seed ^ 0x5eed5eed5eed5eedULL;
+	g->profile = profile;
+	g->n = 1;
+}
+
+/* The next operation, a function of the generator and the model only */
+static void gen_next(struct gen *g, const struct model *m, struct op *op)
+{
+	struct lists l;
+	int k, tries;
+
+	memset(op, 0, sizeof(*op));
+	op->n = g->n;
+	if (g->n <= NSETUP) {
+		const char *s = setup_ops[g->n - 1];
+
+		if (!strncmp(s, "mkdir ", 6)) {
+			op->kind = OP_MKDIR;
+			snprintf(op->a, MAXP, "%s", s + 6);
+		} else if (!strcmp(s, "create big")) {
+			op->kind = OP_CREATE;
+			snprintf(op->a, MAXP, "big");
+		} else if (!strcmp(s, "bigwrite")) {
+			op->kind = OP_BIGWRITE;
+			snprintf(op->a, MAXP, "big");
+			op->len = ++g->bigk;
+		} else {
+			op->kind = OP_CREATE;
+			snprintf(op->a, MAXP, "hot");
+			op->len = PAGE;
+		}
+		g->n++;
+		return;
+	}
+
+	if (g->burst) {
+		g->left--;
+		switch (g->burst) {
+		case B_CHURN:
+			if (g->phase == 0) {
+				op->kind = OP_CREATE;
+				snprintf(op->a, MAXP, "churn/churn-entry-with-a-longer-name-%u", g->n);
+				snprintf(g->pend, MAXP, "%s", op->a);
+				op->len = rnd(g, 4) ? 0 : 1 + rnd(g, 200);
+			} else {
+				op->kind = OP_UNLINK;
+				snprintf(op->a, MAXP, "%s", g->pend);
+			}
+			g->phase ^= 1;
+			if (g->left <= 0 && g->phase == 0)
+				g->burst = 0;
+			else if (g->left <= 0)
+				g->left = 1;	/* finish the pair */
+			break;
+		case B_HOT:
+			op->kind = OP_HOT;
+			snprintf(op->a, MAXP, "hot");
+			op->len = PAGE;
+			if (g->left <= 0)
+				g->burst = 0;
+			break;
+		case B_MASS: {
+			const struct mnode *many = &m->n[m_lookup(m, "many")];
+			int i, files = 0;
+
+			for (i = 0; i < many->nents; i++)
+				files += m->n[many->ents[i].id].type == T_REG;
+			if (g->phase == 0) {
+				op->kind = OP_CREATE;
+				snprintf(op->a, MAXP, "many/m%u", g->n);
+				op->len = rnd(g, 2) ? 0 : 1 + rnd(g, 5000);
+				if (g->left <= 0) {
+					g->phase = 1;
+					g->left = files / 2;
+				}
+			} else {
+				for (i = 0; i < many->nents; i++) {
+					int j = (i + rnd(g, many->nents)) % many->nents;
+
+					if (m->n[many->ents[j].id].type == T_REG) {
+						op->kind = OP_UNLINK;
+						snprintf(op->a, MAXP, "many/%s", many->ents[j].name);
+						break;
+					}
+				}
+				if (i == many->nents) {
+					op->kind = OP_CREATE;
+					snprintf(op->a, MAXP, "many/m%u", g->n);
+				}
+				if (g->left <= 0)
+					g->burst = 0;
+			}
+			break;
+		}
+		}
+		g->n++;
+		return;
+	}
+
+	memset(&l, 0, sizeof(l));
+	pl_add(&l.dirs, "");
+	collect(m, 0, "", &l);
+	for (tries = 0; tries < 20; tries++) {
+		const int *w = weights[g->profile];
+		int total = 0, r;
+
+		for (k = 0; k < W_N; k++)
+			total += w[k];
+		r = rnd(g, total);
+		for (k = 0; k < W_N && r >= w[k]; k++)
+			r -= w[k];
+		if (k >= OP_NK) {
+			g->burst = k;
+			g->phase = 0;
+			switch (k) {
+			case B_CHURN: g->left = 2 * (80 + rnd(g, 80)); break;
+			case B_HOT: g->left = 100 + rnd(g, 150); break;
+			default: g->left = 40 + rnd(g, 50); break;
+			}
+			lists_free(&l);
+			gen_next(g, m, op);
+			return;
+		}
+		memset(op, 0, sizeof(*op));
+		op->n = g->n;
+		if (build(g, m, &l, k, op))
+			break;
+	}
+	if (tries == 20) {
+		memset(op, 0, sizeof(*op));
+		op->n = g->n;
+		build(g, m, &l, OP_CREATE, op);
+	}
+	lists_free(&l);
+	g->n++;
+}
+
+/* ------------------------------------------------------------ run */
+
+#define DIRMAX	256	/* the directory under test */
+#define FULLP	(DIRMAX + MAXP + 2)
+static char g_dir[DIRMAX];
+
+static void full(char *out, const char *rel)
+{
+	snprintf(out, FULLP, "%s%s%s", g_dir, *rel ? "/" : "", rel);
+}
+
+static int write_all(int fd, const unsigned char *buf, size_t len, off_t off, int append)
+{
+	ssize_t r = append ? write(fd, buf, len) : pwrite(fd, buf, len, off);
+
+	if (r < 0)
+		return -1;
+	if ((size_t)r != len) {
+		errno = EIO;	/* one call must do it all (atomicity) */
+		return -1;
+	}
+	return 0;
+}
+
+/* Execute @op on the real file system; 0 or -1 with a message */
+static int execute(const struct op *op)
+{
+	char a[FULLP], b[FULLP], what[64] = "";
+	unsigned char *buf = NULL;
+	int fd = -1, ret = -1;
+	struct stat st;
+	void *p;
+
+	full(a, op->a);
+	full(b, op->b);
+#define TRY(call, name) do { if ((call) < 0) { snprintf(what, sizeof(what), "%s", name); goto out; } } while (0)
+	switch (op->kind) {
+	case OP_MKDIR:
+		TRY(mkdir(a, 0755), "mkdir");
+		break;
+	case OP_CREATE:
+		TRY(fd = open(a, O_CREAT | O_EXCL | O_WRONLY, 0644), "open(O_CREAT|O_EXCL)");
+		if (op->len) {
+			buf = xmalloc(op->len);
+			fill_data(buf, op->len, op->n);
+			TRY(write_all(fd, buf, op->len, 0, 0), "write");
+		}
+		break;
+	case OP_APPEND:
+		TRY(fd = open(a, O_WRONLY | O_APPEND), "open(O_APPEND)");
+		buf = xmalloc(op->len);
+		fill_data(buf, op->len, op->n);
+		TRY(write_all(fd, buf, op->len, 0, 1), "write");
+		TRY(fsync(fd), "fsync");
+		break;
+	case OP_PWRITE:
+	case OP_HOT:
+		TRY(fd = open(a, O_WRONLY), "open");
+		buf = xmalloc(op->len);
+		fill_data(buf, op->len, op->n);
+		TRY(write_all(fd, buf, op->len, op->off, 0), "pwrite");
+		break;
+	case OP_BIGWRITE:
+		TRY(fd = open(a, O_WRONLY), "open");
+		buf = xmalloc(BIGSIZE);
+		fill_big(buf, op->len);
+		TRY(write_all(fd, buf, BIGSIZE, 0, 0), "pwrite(64 KiB)");
+		break;
+	case OP_MMAP:
+		TRY(fd = open(a, O_RDWR), "open");
+		TRY(fstat(fd, &st), "fstat");
+		buf = xmalloc(op->len);
+		fill_data(buf, op->len, op->n);
+		p = mmap(NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (p == MAP_FAILED) {
+			snprintf(what, sizeof(what), "mmap");
+			goto out;
+		}
+		memcpy((char *)p + op->off, buf, op->len);
+		if (msync(p, st.st_size, MS_SYNC) < 0) {
+			snprintf(what, sizeof(what), "msync");
+			munmap(p, st.st_size);
+			goto out;
+		}
+		TRY(munmap(p, st.st_size), "munmap");
+		break;
+	case OP_TRUNCATE:
+		TRY(truncate(a, op->off), "truncate");
+		break;
+	case OP_FALLOC:
+		TRY(fd = open(a, O_WRONLY), "open");
+		TRY(fallocate(fd, op->fl, op->off, op->len), "fallocate");
+		break;
+	case OP_CHMOD:
+		TRY(chmod(a, op->off), "chmod");
+		break;
+	case OP_UNLINK:
+		TRY(unlink(a), "unlink");
+		break;
+	case OP_UNLINKOPEN:
+		TRY(fd = open(a, O_RDWR), "open");
+		TRY(unlink(a), "unlink");
+		buf = xmalloc(PAGE);
+		fill_data(buf, PAGE, op->n);
+		TRY(write_all(fd, buf, PAGE, 0, 1), "write after unlink");
+		TRY(fsync(fd), "fsync");
+		break;
+	case OP_RMDIR:
+		TRY(rmdir(a), "rmdir");
+		break;
+	case OP_SYMLINK:
+		TRY(symlink(op->b, a), "symlink");
+		break;
+	case OP_LINK:
+		TRY(link(a, b), "link");
+		break;
+	case OP_RENAME:
+		TRY(rename(a, b), "rename");
+		break;
+	case OP_EXCHANGE:
+		TRY(syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE),
+		    "renameat2(RENAME_EXCHANGE)");
+		break;
+	}
+#undef TRY
+	ret = 0;
+out:
+	if (ret)
+		ret = -errno;
+	if (fd >= 0 && close(fd) < 0 && !ret) {
+		snprintf(what, sizeof(what), "close");
+		ret = -errno;
+	}
+	free(buf);
+	if (ret) {
+		char t[2 * MAXP + 64];
+
+		op_text(op, t, sizeof(t));
+		printf("ERROR: op %u (%s): %s failed: %s\n", op->n, t, what, strerror(-ret));
+		fflush(stdout);
+	}
+	return ret;
+}
+
+/*
+ * Records go to stdout (the serial console; drained before the next
+ * operation) or, with --records DEV, to a block device with O_DIRECT
+ * writes: DEV is a second pmem device, whose backing file the host reads
+ * after the power cut.  The log there is the text of the records, packed,
+ * each write covering the 4 KiB blocks that the new record touches.  It is
+ * much faster than the serial line, so that power cuts land inside the
+ * operations rather than while a record is being sent.
+ */
+static int rec_fd = -1;
+static char *rec_buf;
+static size_t rec_len, rec_cap;
+
+static void rec_open(const char *dev)
+{
+	rec_fd = open(dev, O_WRONLY | O_DIRECT);
+	if (rec_fd < 0)
+		die("--records %s: %s", dev, strerror(errno));
+	rec_cap = 8 << 20;
+	if (posix_memalign((void **)&rec_buf, 4096, rec_cap))
+		die("out of memory");
+	memset(rec_buf, 0, rec_cap);
+}
+
+static void rec_write(const char *line, size_t n)
+{
+	size_t from, to;
+
+	if (rec_len + n + 4096 > rec_cap) {
+		char *nb;
+
+		if (posix_memalign((void **)&nb, 4096, rec_cap * 2))
+			die("out of memory");
+		memcpy(nb, rec_buf, rec_cap);
+		memset(nb + rec_cap, 0, rec_cap);
+		free(rec_buf);
+		rec_buf = nb;
+		rec_cap *= 2;
+	}
+	memcpy(rec_buf + rec_len, line, n);
+	from = rec_len & ~(size_t)4095;
+	rec_len += n;
+	to = (rec_len + 4095) & ~(size_t)4095;
+	if (pwrite(rec_fd, rec_buf + from, to - from, from) != (ssize_t)(to - from))
+		die("writing the record log: %s", strerror(errno));
+}
+
+static void emit(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void emit(const char *fmt, ...)
+{
+	char line[3 * MAXP], out[3 * MAXP + 32];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	n = snprintf(out, sizeof(out), "REC %s #%08x\n", line, crc32(line, strlen(line)));
+	if (rec_fd >= 0) {
+		rec_write(out, n);
+		return;
+	}
+	fputs(out, stdout);
+	fflush(stdout);
+	/* wait until the serial line has sent it: the record then precedes
+	 * the next operation on the console */
+	if (isatty(STDOUT_FILENO))
+		tcdrain(STDOUT_FILENO);
+}
+
+/* ------------------------------------------------------------ snapshot */
+
+struct snode {
+	char *name;
+	int type;
+	unsigned mode;
+	unsigned long nlink;
+	uint64_t ino;
+	uint64_t size, blocks;
+	unsigned char *data;
+	char *target;
+	struct snode *kids;
+	int nkids;
+	int bad;		/* read problems (reported already) */
+};
+
+static int n_fail;
+
+static void failf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void failf(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("FAIL verify: ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	n_fail++;
+}
+
+static int cmp_snode(const void *a, const void *b)
+{
+	return strcmp(((const struct snode *)a)->name, ((const struct snode *)b)->name);
+}
+
+static int type_of(mode_t m)
+{
+	return S_ISREG(m) ? T_REG : S_ISDIR(m) ? T_DIR : S_ISLNK(m) ? T_LNK : -1;
+}
+
+static unsigned long s_files, s_bytes;
+
+/* Read the tree at @path into @s (lstat already in s) */
+static void snap(const char *path, struct snode *s, uint64_t parent_ino)
+{
+	if (s->type == T_REG) {
+		int fd = open(path, O_RDONLY);
+		uint64_t got = 0;
+
+		s_files++;
+		s->data = xmalloc(s->size + 1);
+		if (fd < 0) {
+			failf("%s: open: %s", path, strerror(errno));
+			s->bad = 1;
+			return;
+		}
+		while (got <= s->size) {
+			ssize_t r = read(fd, s->data + got, s->size + 1 - got);
+
+			if (r < 0) {
+				failf("%s: read at %llu: %s", path,
+				      (unsigned long long)got, strerror(errno));
+				s->bad = 1;
+				break;
+			}
+			if (!r)
+				break;
+			got += r;
+		}
+		close(fd);
+		s_bytes += got;
+		if (!s->bad && got != s->size) {
+			failf("%s: read %llu bytes, st_size %llu", path,
+			      (unsigned long long)got, (unsigned long long)s->size);
+			s->bad = 1;
+		}
+	} else if (s->type == T_LNK) {
+		char buf[PATH_MAX + 1];
+		ssize_t r = readlink(path, buf, PATH_MAX);
+
+		if (r < 0) {
+			failf("%s: readlink: %s", path, strerror(errno));
+			s->bad = 1;
+			r = 0;
+		}
+		buf[r] = 0;
+		s->target = xstrdup(buf);
+	} else if (s->type == T_DIR) {
+		DIR *d = opendir(path);
+		struct dirent *de;
+		struct stat st;
+		char sub[MAXP];
+		int cap = 0, i, dots = 0;
+
+		if (!d) {
+			failf("%s: opendir: %s", path, strerror(errno));
+			s->bad = 1;
+			return;
+		}
+		errno = 0;
+		while ((de = readdir(d))) {
+			struct snode *k;
+
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) {
+				dots++;
+				continue;
+			}
+			if (s->nkids == cap) {
+				cap = cap ? cap * 2 : 16;
+				s->kids = xrealloc(s->kids, cap * sizeof(*s->kids));
+			}
+			k = &s->kids[s->nkids++];
+			memset(k, 0, sizeof(*k));
+			k->name = xstrdup(de->d_name);
+			snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
+			if (lstat(sub, &st) < 0) {
+				failf("%s: lstat of a listed name: %s", sub, strerror(errno));
+				k->bad = 1;
+				k->type = -1;
+				continue;
+			}
+			k->type = type_of(st.st_mode);
+			k->mode = st.st_mode & 07777;
+			k->nlink = st.st_nlink;
+			k->ino = st.st_ino;
+			k->size = st.st_size;
+			k->blocks = st.st_blocks;
+			if (k->type < 0)
+				failf("%s: unexpected file type 0%o", sub, st.st_mode & S_IFMT);
+			if (de->d_type != DT_UNKNOWN && IFTODT(st.st_mode) != de->d_type)
+				failf("%s: readdir d_type %d, lstat says %d", sub, de->d_type,
+				      IFTODT(st.st_mode));
+			if (de->d_ino != st.st_ino)
+				failf("%s: readdir ino %llu, lstat ino %llu", sub,
+				      (unsigned long long)de->d_ino,
+				      (unsigned long long)st.st_ino);
+			errno = 0;
+		}
+		if (errno)
+			failf("%s: readdir: %s", path, strerror(errno));
+		closedir(d);
+		if (dots != 2)
+			failf("%s: readdir gave %d of \".\" and \"..\"", path, dots);
+		snprintf(sub, sizeof(sub), "%s/..", path);
+		if (parent_ino && stat(sub, &st) == 0 && st.st_ino != parent_ino)
+			failf("%s: \"..\" is inode %llu, the parent is %llu", path,
+			      (unsigned long long)st.st_ino, (unsigned long long)parent_ino);
+		qsort(s->kids, s->nkids, sizeof(*s->kids), cmp_snode);
+		for (i = 1; i < s->nkids; i++)
+			if (!strcmp(s->kids[i].name, s->kids[i - 1].name))
+				failf("%s: the name \"%s\" is listed twice", path, s->kids[i].name);
+		for (i = 0; i < s->nkids; i++) {
+			if (s->kids[i].bad)
+				continue;
+			snprintf(sub, sizeof(sub), "%s/%s", path, s->kids[i].name);
+			snap(sub, &s->kids[i], s->ino);
+		}
+	}
+}
+
+static void snap_free(struct snode *s)
+{
+	int i;
+
+	for (i = 0; i < s->nkids; i++)
+		snap_free(&s->kids[i]);
+	free(s->kids);
+	free(s->name);
+	free(s->data);
+	free(s->target);
+}
+
+/* distinct inodes of the tree and the sum of their blocks */
+struct inoset {
+	uint64_t *v;
+	int n, cap;
+};
+
+static int ino_add(struct inoset *s, uint64_t ino)
+{
+	int i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->v[i] == ino)
+			return 0;
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 256;
+		s->v = xrealloc(s->v, s->cap * sizeof(*s->v));
+	}
+	s->v[s->n++] = ino;
+	return 1;
+}
+
+static void count_inodes(const struct snode *s, struct inoset *set, uint64_t *blocks)
+{
+	int i;
+
+	if (ino_add(set, s->ino))
+		*blocks += s->blocks;
+	for (i = 0; i < s->nkids; i++)
+		count_inodes(&s->kids[i], set, blocks);
+}
+
+/* ------------------------------------------------------------ compare */
+
+struct diffs {
+	char msg[MAXDIFF][2 * MAXP];
+	int n;
+	int *map;		/* model id -> index in inos, -1 */
+	uint64_t *ino;		/* model id -> real inode */
+};
+
+static void diff(struct diffs *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void diff(struct diffs *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (d->n < MAXDIFF) {
+		va_start(ap, fmt);
+		vsnprintf(d->msg[d->n], sizeof(d->msg[0]), fmt, ap);
+		va_end(ap);
+	}
+	d->n++;
+}
+
+static const char *tname(int t)
+{
+	return t == T_REG ? "file" : t == T_DIR ? "directory" : t == T_LNK ? "symlink" : "?";
+}
+
+static void hex8(char *out, const unsigned char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && i < 16; i++)
+		sprintf(out + 2 * i, "%02x", p[i]);
+	out[2 * (i < 16 ? i : 16)] = 0;
+}
+
+/* Describe what one 4 KiB page of the file holds (for big: its pattern) */
+static void page_origin(char *out, size_t sz, const unsigned char *p, size_t n)
+{
+	uint64_t w = 0;
+	size_t i;
+
+	for (i = 0; i < n && !p[i]; i++)
+		;
+	if (i == n) {
+		snprintf(out, sz, "zeros");
+		return;
+	}
+	if (n >= 8) {
+		memcpy(&w, p, 8);
+		if ((w >> 48) == 0xB160)
+			snprintf(out, sz, "big pattern %llu", (unsigned long long)((w >> 16) & 0xffffffff));
+		else
+			snprintf(out, sz, "data of op %llu?", (unsigned long long)(w >> 40));
+	} else {
+		snprintf(out, sz, "%zu bytes", n);
+	}
+}
+
+static void cmp_data(struct diffs *d, const char *path, const struct mnode *x,
+		     const struct snode *s)
+{
+	size_t n = x->size < s->size ? x->size : s->size, i, first = n, last = 0, cnt = 0;
+	size_t pg, pages = 0;
+	char e[40], g[40], eo[64], go[64];
+
+	if (x->size != s->size)
+		diff(d, "%s: size %llu, expected %zu", path, (unsigned long long)s->size, x->size);
+	if (s->bad)
+		return;
+	for (i = 0; i < n; i++) {
+		if (s->data[i] == x->data[i] || (x->alt && s->data[i] == x->alt[i]))
+			continue;
+		if (first == n)
+			first = i;
+		last = i;
+		cnt++;
+	}
+	if (!cnt)
+		return;
+	diff(d, "%s: %zu bytes differ in [%zu, %zu]", path, cnt, first, last);
+	/* one line per differing page (the first few) */
+	for (pg = first / PAGE; pg <= last / PAGE; pg++) {
+		size_t lo = pg * PAGE, hi = lo + PAGE < n ? lo + PAGE : n, f = hi;
+
+		for (i = lo; i < hi; i++)
+			if (s->data[i] != x->data[i] && !(x->alt && s->data[i] == x->alt[i])) {
+				f = i;
+				break;
+			}
+		if (f == hi)
+			continue;
+		if (++pages > 6) {
+			diff(d, "%s:   ... more pages differ", path);
+			break;
+		}
+		hex8(e, x->data + f, hi - f);
+		hex8(g, s->data + f, hi - f);
+		page_origin(eo, sizeof(eo), x->data + lo, hi - lo);
+		page_origin(go, sizeof(go), s->data + lo, hi - lo);
+		diff(d, "%s:   page %zu from byte %zu: found %s (page holds %s), expected %s (%s)%s",
+		     path, pg, f, g, go, e, eo, x->alt ? " or the old bytes" : "");
+	}
+}
+
+static void cmp_tree(const struct model *m, int id, const struct snode *s,
+		     const char *path, struct diffs *d)
+{
+	const struct mnode *x = &m->n[id];
+	char sub[MAXP];
+	int i, j, *order;
+
+	if (s->type != x->type) {
+		diff(d, "%s: is a %s, expected a %s", *path ? path : "/", tname(s->type),
+		     tname(x->type));
+		return;
+	}
+	/* the same model inode must be the same real inode, and vice versa */
+	if (d->ino[id]) {
+		if (d->ino[id] != s->ino)
+			diff(d, "%s: inode %llu, but its hard link is inode %llu", path,
+			     (unsigned long long)s->ino, (unsigned long long)d->ino[id]);
+		return;		/* checked through the first name */
+	}
+	for (i = 0; i < m->nn; i++)
+		if (d->ino[i] == s->ino && i != id)
+			diff(d, "%s: inode %llu is also another, unrelated name", path,
+			     (unsigned long long)s->ino);
+	d->ino[id] = s->ino;
+	if (x->nlink != (int)s->nlink)
+		diff(d, "%s: link count %lu, expected %d", *path ? path : "/", s->nlink, x->nlink);
+	if (id && x->type != T_LNK && x->mode != s->mode)
+		diff(d, "%s: mode 0%o, expected 0%o", path, s->mode, x->mode);
+	if (x->type == T_REG) {
+		cmp_data(d, path, x, s);
+	} else if (x->type == T_LNK) {
+		if (s->target && strcmp(s->target, x->target))
+			diff(d, "%s: symlink target \"%s\", expected \"%s\"", path, s->target,
+			     x->target);
+		if (s->size != strlen(x->target))
+			diff(d, "%s: symlink size %llu, expected %zu", path,
+			     (unsigned long long)s->size, strlen(x->target));
+	} else {
+		/* names: both sides sorted */
+		order = xmalloc((x->nents ? x->nents : 1) * sizeof(int));
+		for (i = 0; i < x->nents; i++)
+			order[i] = i;
+		for (i = 1; i < x->nents; i++)
+			for (j = i; j > 0 && strcmp(x->ents[order[j - 1]].name,
+						    x->ents[order[j]].name) > 0; j--) {
+				int t = order[j];
+
+				order[j] = order[j - 1];
+				order[j - 1] = t;
+			}
+		i = j = 0;
+		while (i < x->nents || j < s->nkids) {
+			int c = i == x->nents ? 1 : j == s->nkids ? -1 :
+				strcmp(x->ents[order[i]].name, s->kids[j].name);
+
+			if (c < 0) {
+				snprintf(sub, sizeof(sub), "%s%s%s", path, *path ? "/" : "",
+					 x->ents[order[i]].name);
+				diff(d, "%s: missing (expected a %s)", sub,
+				     tname(m->n[x->ents[order[i]].id].type));
+				i++;
+			} else if (c > 0) {
+				snprintf(sub, sizeof(sub), "%s%s%s", path, *path ? "/" : "",
+					 s->kids[j].name);
+				diff(d, "%s: unknown name (a %s, %llu bytes)", sub,
+				     tname(s->kids[j].type), (unsigned long long)s->kids[j].size);
+				j++;
+			} else {
+				snprintf(sub, sizeof(sub), "%s%s%s", path, *path ? "/" : "",
+					 s->kids[j].name);
+				if (!s->kids[j].bad)
+					cmp_tree(m, x->ents[order[i]].id, &s->kids[j], sub, d);
+				i++;
+				j++;
+			}
+		}
+		free(order);
+	}
+}
+
+static int compare(const struct model *m, const struct snode *root, struct diffs *d)
+{
+	d->n = 0;
+	d->ino = xmalloc(m->nn * sizeof(*d->ino));
+	memset(d->ino, 0, m->nn * sizeof(*d->ino));
+	d->map = NULL;
+	cmp_tree(m, 0, root, "", d);
+	free(d->ino);
+	return d->n;
+}
+
+/* ------------------------------------------------------------ verify */
+
+struct cand {
+	struct model m;
+	char label[128];
+};
+
+struct cands {
+	struct cand c[16];
+	int n;
+	const struct op *op;
+};
+
+static void add_cand(struct model *m, const char *label, void *arg)
+{
+	struct cands *cs = arg;
+
+	if (cs->n == 16)
+		die("too many candidate states");
+	m_clone(&cs->c[cs->n].m, m);
+	snprintf(cs->c[cs->n].label, sizeof(cs->c[0].label), "op %u %s", cs->op->n, label);
+	cs->n++;
+}
+
+struct records {
+	char **text;		/* index n: text of REC n or NULL */
+	unsigned max;		/* highest record number seen, -1u: none */
+	int have0;
+	char prof[32];
+	unsigned long ops;
+	unsigned long long bfree, inodes, blocks;
+};
+
+static void read_records(const char *file, struct records *r)
+{
+	FILE *f = fopen(file, "r");
+	char *line = NULL, *p;
+	size_t cap = 0, tcap = 0;
+	unsigned bad = 0;
+
+	if (!f)
+		die("%s: %s", file, strerror(errno));
+	memset(r, 0, sizeof(*r));
+	r->max = -1u;
+	while (getline(&line, &cap, f) > 0) {
+		char *hash, *end;
+		unsigned long n, crc;
+
+		line[strcspn(line, "\r\n")] = 0;
+		p = strstr(line, "REC ");
+		if (!p)
+			continue;
+		p += 4;
+		hash = strrchr(p, '#');
+		n = strtoul(p, &end, 10);
+		if (!hash || end == p || *end != ' ' || hash < end || hash[-1] != ' ') {
+			bad++;
+			continue;
+		}
+		crc = strtoul(hash + 1, &end, 16);
+		hash[-1] = 0;
+		if (*end || crc32(p, strlen(p)) != crc) {
+			printf("WARNING: garbled record line ignored: %s\n", line);
+			bad++;
+			continue;
+		}
+		if (n >= tcap) {
+			size_t nc = tcap ? tcap : 1024;
+
+			while (nc <= n)
+				nc *= 2;
+			r->text = xrealloc(r->text, nc * sizeof(*r->text));
+			memset(r->text + tcap, 0, (nc - tcap) * sizeof(*r->text));
+			tcap = nc;
+		}
+		if (r->text[n])
+			die("%s: record %lu appears twice", file, n);
+		r->text[n] = xstrdup(strchr(p, ' ') + 1);
+		if (r->max == -1u || n > r->max)
+			r->max = n;
+		if (n == 0) {
+			r->have0 = 1;
+			if (sscanf(r->text[0], "start profile=%31s ops=%lu bfree=%llu inodes=%llu blocks=%llu",
+				   r->prof, &r->ops, &r->bfree, &r->inodes, &r->blocks) != 5)
+				die("%s: bad REC 0: %s", file, r->text[0]);
+		}
+	}
+	free(line);
+	fclose(f);
+	if (bad)
+		printf("WARNING: %u record lines could not be parsed\n", bad);
+}
+
+static int parse_profile(const char *s)
+{
+	int i;
+
+	for (i = 0; i < P_N; i++)
+		if (!strcmp(s, profname[i]))
+			return i;
+	die("unknown profile %s (mixed, write, ns, gc)", s);
+}
+
+/* statfs checks; @inodes0: used inodes at REC 0 (-1: unknown) */
+static void check_statfs(const struct snode *root, long long inodes0)
+{
+	struct statfs sf;
+	struct inoset set = { 0 };
+	uint64_t blocks = 0;
+	unsigned long long used;
+
+	if (statfs(g_dir, &sf) < 0) {
+		failf("statfs %s: %s", g_dir, strerror(errno));
+		return;
+	}
+	count_inodes(root, &set, &blocks);
+	printf("INFO: statfs: blocks %llu, free %llu, avail %llu, files %llu, ffree %llu; "
+	       "tree: %d inodes, %llu data blocks, %lu files read (%lu bytes)\n",
+	       (unsigned long long)sf.f_blocks, (unsigned long long)sf.f_bfree,
+	       (unsigned long long)sf.f_bavail, (unsigned long long)sf.f_files,
+	       (unsigned long long)sf.f_ffree, set.n, (unsigned long long)blocks / 8,
+	       s_files, s_bytes);
+	if (sf.f_bfree > sf.f_blocks || sf.f_bavail > sf.f_bfree || sf.f_ffree > sf.f_files)
+		failf("statfs counters inconsistent");
+	if (blocks / 8 > sf.f_blocks - sf.f_bfree)
+		failf("statfs: %llu blocks used, but the files alone hold %llu",
+		      (unsigned long long)(sf.f_blocks - sf.f_bfree),
+		      (unsigned long long)blocks / 8);
+	used = sf.f_files - sf.f_ffree;
+	if (inodes0 >= 0 && used != (unsigned long long)inodes0 + set.n - 1)
+		failf("statfs: %llu inodes in use, expected %llu (%lld at the start + %d in the tree)",
+		      used, (unsigned long long)inodes0 + set.n - 1, inodes0, set.n - 1);
+	free(set.v);
+}
+
+/*
+ * Bytes past EOF in a file's last page must read as zeros through mmap
+ * (POSIX; with DAX the mapping shows the block itself).  Stale bytes there
+ * would also become file data when a later write extends the file past
+ * that page without rewriting it.
+ */
+static void check_eof_tails(const struct snode *s, const char *path, struct inoset *seen)
+{
+	char sub[MAXP + DIRMAX];
+	int i;
+
+	if (s->type == T_DIR) {
+		for (i = 0; i < s->nkids; i++) {
+			snprintf(sub, sizeof(sub), "%s/%s", path, s->kids[i].name);
+			if (!s->kids[i].bad)
+				check_eof_tails(&s->kids[i], sub, seen);
+		}
+		return;
+	}
+	if (s->type != T_REG || !(s->size % PAGE) || !ino_add(seen, s->ino))
+		return;
+	{
+		int fd = open(path, O_RDONLY);
+		size_t tail = PAGE - s->size % PAGE, n = 0, first = 0, j;
+		const unsigned char *m;
+
+		if (fd < 0) {
+			failf("%s: open: %s", path, strerror(errno));
+			return;
+		}
+		m = mmap(NULL, s->size, PROT_READ, MAP_SHARED, fd, 0);
+		close(fd);
+		if (m == MAP_FAILED) {
+			failf("%s: mmap: %s", path, strerror(errno));
+			return;
+		}
+		for (j = 0; j < tail; j++)
+			if (m[s->size + j] && !n++)
+				first = s->size + j;
+		if (n)
+			failf("%s: %zu bytes past EOF (size %llu) in its last page are not zero "
+			      "(mmap; from offset %zu: %02x%02x%02x%02x...); a write that extends "
+			      "the file would expose them", path, n, (unsigned long long)s->size,
+			      first, m[first], m[first + 1 < s->size + tail ? first + 1 : first],
+			      m[first + 2 < s->size + tail ? first + 2 : first],
+			      m[first + 3 < s->size + tail ? first + 3 : first]);
+		munmap((void *)m, s->size);
+	}
+}
+
+static void take_snapshot(struct snode *root)
+{
+	struct stat st;
+
+	memset(root, 0, sizeof(*root));
+	if (lstat(g_dir, &st) < 0)
+		die("%s: %s", g_dir, strerror(errno));
+	root->name = xstrdup("");
+	root->type = T_DIR;
+	root->ino = st.st_ino;
+	root->nlink = st.st_nlink;
+	root->mode = st.st_mode & 07777;
+	s_files = s_bytes = 0;
+	snap(g_dir, root, 0);
+}
+
+static void print_diffs(const struct diffs *d, const char *indent)
+{
+	int i;
+
+	for (i = 0; i < d->n && i < MAXDIFF; i++)
+		printf("%s%s\n", indent, d->msg[i]);
+	if (d->n > MAXDIFF)
+		printf("%s... %d more\n", indent, d->n - MAXDIFF);
+}
+
+static int do_verify(const char *recfile, int profile_arg, long ops_arg)
+{
+	struct records r;
+	struct model m;
+	struct gen g;
+	struct op op;
+	struct cands cs;
+	struct snode root;
+	struct diffs *d = xmalloc(sizeof(*d));
+	char text[3 * MAXP];
+	unsigned n, last, mismatches = 0, missing = 0;
+	int profile, best = -1, bestn = 0, i;
+	unsigned long ops;
+
+	read_records(recfile, &r);
+	if (r.have0) {
+		profile = parse_profile(r.prof);
+		ops = r.ops;
+		if ((profile_arg >= 0 && profile_arg != profile) ||
+		    (ops_arg >= 0 && (unsigned long)ops_arg != ops))
+			die("REC 0 says profile=%s ops=%lu, the command line differs", r.prof, ops);
+	} else {
+		if (profile_arg < 0 || ops_arg < 0)
+			die("no REC 0 in %s: give --profile and --ops", recfile);
+		profile = profile_arg;
+		ops = ops_arg;
+	}
+	last = r.max == -1u ? 0 : r.max;
+	if (last > ops)
+		die("record %u is past the %lu operations", last, ops);
+	printf("INFO: seed %llu, profile %s, %lu operations, %u completed (records), %s\n",
+	       (unsigned long long)g_seed, profname[profile], ops, last,
+	       last < ops ? "the next one may have been in flight" : "all done");
+
+	m_init(&m);
+	gen_init(&g, profile);
+	for (n = 1; n <= last; n++) {
+		gen_next(&g, &m, &op);
+		op_text(&op, text, sizeof(text));
+		if (!r.text[n]) {
+			missing++;
+		} else if (strcmp(r.text[n], text)) {
+			if (mismatches++ < 5)
+				failf("record %u is \"%s\", the workload regenerates \"%s\"",
+				      n, r.text[n], text);
+		}
+		apply(&m, &op, NULL, NULL);
+	}
+	if (missing)
+		printf("WARNING: %u records before %u missing from the log\n", missing, last);
+
+	cs.n = 0;
+	memset(&op, 0, sizeof(op));
+	cs.op = &op;
+	add_cand(&m, "", &cs);
+	snprintf(cs.c[0].label, sizeof(cs.c[0].label), "after op %u (op %u not started)",
+		 last, last + 1);
+	if (last < ops) {
+		struct model tmp;
+
+		gen_next(&g, &m, &op);
+		op_text(&op, text, sizeof(text));
+		printf("INFO: in flight: op %u: %s\n", op.n, text);
+		m_clone(&tmp, &m);
+		apply(&tmp, &op, add_cand, &cs);
+		m_free(&tmp);
+	}
+
+	take_snapshot(&root);
+	for (i = 0; i < cs.n; i++) {
+		int k = compare(&cs.c[i].m, &root, d);
+
+		if (best < 0 || k < bestn) {
+			best = i;
+			bestn = k;
+		}
+		if (!k)
+			break;
+	}
+	if (bestn == 0) {
+		printf("verify: matched %s\n", cs.c[best].label);
+	} else {
+		failf("the file system matches none of the %d allowed states", cs.n);
+		op_text(&op, text, sizeof(text));
+		printf("  seed %llu, profile %s; %u records; in flight: %s\n",
+		       (unsigned long long)g_seed, profname[profile], last,
+		       last < ops ? text : "nothing");
+		compare(&cs.c[0].m, &root, d);
+		printf("  differences from the state after op %u (%d):\n", last, d->n);
+		print_diffs(d, "    ");
+		if (best) {
+			compare(&cs.c[best].m, &root, d);
+			printf("  differences from the closest allowed state, %s (%d):\n",
+			       cs.c[best].label, d->n);
+			print_diffs(d, "    ");
+		}
+	}
+	check_statfs(&root, r.have0 ? (long long)r.inodes : -1);
+	{
+		struct inoset seen = { 0 };
+
+		check_eof_tails(&root, g_dir, &seen);
+		free(seen.v);
+	}
+	snap_free(&root);
+	for (i = 0; i < cs.n; i++)
+		m_free(&cs.c[i].m);
+	m_free(&m);
+	free(d);
+	if (n_fail) {
+		printf("FAIL verify (%d problems)\n", n_fail);
+		return 1;
+	}
+	printf("PASS verify\n");
+	return 0;
+}
+
+/* ------------------------------------------------------------ run */
+
+static void arm(int point, long after, const char *param)
+{
+	FILE *f = fopen(param, "w");
+
+	if (!f || fprintf(f, "%d\n", point) < 0 || fclose(f))
+		die("cannot arm crash point %d via %s: %s", point, param, strerror(errno));
+	printf("ARMED crash point %d after op %ld\n", point, after);
+	fflush(stdout);
+}
+
+static int do_run(unsigned long ops, int profile, int arm_point, long arm_at,
+		  const char *param, long stop_after)
+{
+	struct model m;
+	struct gen g;
+	struct op op;
+	struct statfs sf;
+	struct stat st;
+	struct snode root;
+	struct diffs *d;
+	char text[3 * MAXP];
+	DIR *dir;
+	struct dirent *de;
+	unsigned n;
+
+	if (stat(g_dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		die("%s is not a directory", g_dir);
+	dir = opendir(g_dir);
+	if (!dir)
+		die("%s: %s", g_dir, strerror(errno));
+	while ((de = readdir(dir)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			die("%s is not empty (%s)", g_dir, de->d_name);
+	closedir(dir);
+	if (statfs(g_dir, &sf) < 0)
+		die("statfs: %s", strerror(errno));
+	umask(0);
+	emit("0 start profile=%s ops=%lu bfree=%llu inodes=%llu blocks=%llu",
+	     profname[profile], ops, (unsigned long long)sf.f_bfree,
+	     (unsigned long long)(sf.f_files - sf.f_ffree),
+	     (unsigned long long)sf.f_blocks);
+	m_init(&m);
+	gen_init(&g, profile);
+	for (n = 1; n <= ops; n++) {
+		if (arm_point >= 0 && (long)n == arm_at + 1)
+			arm(arm_point, arm_at, param);
+		if (stop_after >= 0 && (long)n > stop_after) {
+			printf("STOPPED after op %ld\n", stop_after);
+			m_free(&m);
+			return 0;
+		}
+		gen_next(&g, &m, &op);
+		if (execute(&op)) {
+			printf("FAIL run: operation %u failed\n", n);
+			return 1;
+		}
+		op_text(&op, text, sizeof(text));
+		emit("%u %s", n, text);
+		apply(&m, &op, NULL, NULL);
+		if (rec_fd >= 0 && n % 1000 == 0)
+			printf("PROGRESS %u\n", n);
+	}
+	if (arm_point >= 0 && arm_at >= (long)ops)
+		arm(arm_point, arm_at, param);	/* e.g. for the unmount */
+	/* no power cut: the file system must match the model exactly */
+	d = xmalloc(sizeof(*d));
+	take_snapshot(&root);
+	if (compare(&m, &root, d)) {
+		failf("after all %lu operations the file system differs from the model", ops);
+		print_diffs(d, "  ");
+	}
+	check_statfs(&root, (long long)(sf.f_files - sf.f_ffree));
+	{
+		struct inoset seen = { 0 };
+
+		check_eof_tails(&root, g_dir, &seen);
+		free(seen.v);
+	}
+	snap_free(&root);
+	m_free(&m);
+	free(d);
+	printf("%s run (%lu operations)\n", n_fail ? "FAIL" : "PASS", ops);
+	return n_fail ? 1 : 0;
+}
+
+static int do_list(unsigned long ops, int profile)
+{
+	struct model m;
+	struct gen g;
+	struct op op;
+	char text[3 * MAXP];
+	unsigned n;
+
+	m_init(&m);
+	gen_init(&g, profile);
+	for (n = 1; n <= ops; n++) {
+		gen_next(&g, &m, &op);
+		op_text(&op, text, sizeof(text));
+		printf("%u %s\n", n, text);
+		apply(&m, &op, NULL, NULL);
+	}
+	m_free(&m);
+	return 0;
+}
+
+/* ------------------------------------------------------------ stress */
+
+static int do_stress(void)
+{
+	char dir[DIRMAX + 16], path[DIRMAX + 32];
+	unsigned char *buf, *rb;
+	int i, fails = 0, nf = 150;
+	size_t sizes[150];
+	struct statfs a, b;
+
+	snprintf(dir, sizeof(dir), "%s/.stress", g_dir);
+	if (statfs(g_dir, &a) < 0 || mkdir(dir, 0755) < 0) {
+		printf("FAIL stress: mkdir %s: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	buf = xmalloc(1 << 20);
+	rb = xmalloc(1 << 20);
+	for (i = 0; i < nf; i++) {
+		uint64_t s = g_seed + i;
+		int fd;
+
+		sizes[i] = i % 10 == 0 ? (1 << 20) : 1 + splitmix(&s) % 70000;
+		snprintf(path, sizeof(path), "%s/s%d", dir, i);
+		fill_data(buf, sizes[i], 0xF00000 + i);
+		fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0644);
+		if (fd < 0 || write_all(fd, buf, sizes[i], 0, 0) || close(fd)) {
+			printf("FAIL stress: write %s: %s\n", path, strerror(errno));
+			fails++;
+			break;
+		}
+	}
+	for (i = 0; i < nf && !fails; i++) {
+		int fd;
+		ssize_t r;
+
+		snprintf(path, sizeof(path), "%s/s%d", dir, i);
+		fill_data(buf, sizes[i], 0xF00000 + i);
+		fd = open(path, O_RDONLY);
+		r = fd < 0 ? -1 : read(fd, rb, sizes[i] + 1);
+		if (fd >= 0)
+			close(fd);
+		if (r != (ssize_t)sizes[i] || memcmp(buf, rb, sizes[i])) {
+			printf("FAIL stress: %s reads back wrong (%zd of %zu bytes)\n", path, r,
+			       sizes[i]);
+			fails++;
+		}
+	}
+	for (i = 0; i < nf; i++) {
+		snprintf(path, sizeof(path), "%s/s%d", dir, i);
+		unlink(path);
+	}
+	if (rmdir(dir) < 0) {
+		printf("FAIL stress: rmdir %s: %s\n", dir, strerror(errno));
+		fails++;
+	}
+	statfs(g_dir, &b);
+	printf("INFO: stress: free blocks %llu before, %llu after\n",
+	       (unsigned long long)a.f_bfree, (unsigned long long)b.f_bfree);
+	free(buf);
+	free(rb);
+	printf("%s stress\n", fails ? "FAIL" : "PASS");
+	return fails ? 1 : 0;
+}
+
+/* ------------------------------------------------------------ main */
+
+static void usage(void) __attribute__((noreturn));
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: %s run DIR SEED OPS [--profile P] [--arm POINT@K] [--param FILE] [--records DEV]\n"
+		"       %s verify DIR SEED RECORDFILE [--profile P] [--ops N]\n"
+		"       %s stress DIR SEED\n"
+		"       %s list SEED OPS [--profile P]\n"
+		"profiles: mixed (default), write, ns, gc\n", prog, prog, prog, prog);
+	exit(2);
+}
+
+static unsigned long long num(const char *s)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end)
+		die("bad number: %s", s);
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd, *param = "/sys/module/nova/parameters/crash_point", *records = NULL;
+	int profile = -1, arm_point = -1, i, npos = 0;
+	long arm_at = -1, ops_arg = -1, stop_after = -1;
+	char *pos[4];
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc < 2)
+		usage();
+	cmd = argv[1];
+	for (i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--profile") && i + 1 < argc) {
+			profile = parse_profile(argv[++i]);
+		} else if (!strcmp(argv[i], "--ops") && i + 1 < argc) {
+			ops_arg = num(argv[++i]);
+		} else if (!strcmp(argv[i], "--records") && i + 1 < argc) {
+			records = argv[++i];
+		} else if (!strcmp(argv[i], "--stop-after") && i + 1 < argc) {
+			stop_after = num(argv[++i]);	/* testing verify */
+		} else if (!strcmp(argv[i], "--param") && i + 1 < argc) {
+			param = argv[++i];
+		} else if (!strcmp(argv[i], "--arm") && i + 1 < argc) {
+			char *at = strchr(argv[++i], '@');
+
+			if (!at)
+				usage();
+			*at = 0;
+			arm_point = num(argv[i]);
+			arm_at = num(at + 1);
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			usage();
+		} else if (npos < 4) {
+			pos[npos++] = argv[i];
+		} else {
+			usage();
+		}
+	}
+	if (!strcmp(cmd, "list")) {
+		if (npos != 2)
+			usage();
+		g_seed = num(pos[0]);
+		return do_list(num(pos[1]), profile < 0 ? P_MIXED : profile);
+	}
+	if (npos < 2)
+		usage();
+	snprintf(g_dir, sizeof(g_dir), "%s", pos[0]);
+	while (strlen(g_dir) > 1 && g_dir[strlen(g_dir) - 1] == '/')
+		g_dir[strlen(g_dir) - 1] = 0;
+	g_seed = num(pos[1]);
+	if (!strcmp(cmd, "run") && npos == 3 && records)
+		rec_open(records);
+	if (!strcmp(cmd, "run") && npos == 3)
+		return do_run(num(pos[2]), profile < 0 ? P_MIXED : profile, arm_point,
+			      arm_at, param, stop_after);
+	if (!strcmp(cmd, "verify") && npos == 3)
+		return do_verify(pos[2], profile, ops_arg);
+	if (!strcmp(cmd, "stress") && npos == 2)
+		return do_stress();
+	usage();
+}
