@@ -430,6 +430,36 @@ void nova_free_blocks(struct super_block *sb, unsigned long blocknr,
 	spin_unlock(&fl->lock);
 }
 
+/* Is block @blocknr in its stripe's free tree?  (validation of pmem pointers) */
+bool nova_block_is_free(struct super_block *sb, unsigned long blocknr)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_free_list *fl;
+	struct rb_node *n;
+	bool found = false;
+
+	if (blocknr < nova_data_start() || blocknr > nova_data_end(sbi))
+		return false;
+	fl = &sbi->free_lists[nova_stripe_of_block(sbi, blocknr)];
+	spin_lock(&fl->lock);
+	n = fl->tree.rb_node;
+	while (n) {
+		struct nova_range_node *rn =
+			rb_entry(n, struct nova_range_node, node);
+
+		if (blocknr < rn->low) {
+			n = n->rb_left;
+		} else if (blocknr > rn->high) {
+			n = n->rb_right;
+		} else {
+			found = true;
+			break;
+		}
+	}
+	spin_unlock(&fl->lock);
+	return found;
+}
+
 /*
  * The last reserved_blocks blocks are kept for the log pages that
  * deleting needs: may a normal allocation of @n blocks go ahead?

@@ -432,7 +432,11 @@ static int nova_read_inode(struct super_block *sb, struct inode *inode,
 	sih->pi_addr = pi_off;
 	sih->log_head = le64_to_cpu(pi.log_head);
 	sih->log_tail = le64_to_cpu(pi.log_tail);
-	sih->log_pages = nova_log_count_pages(sb, sih->log_head);
+	ret = nova_log_check_chain(sb, inode->i_ino, sih->log_head,
+				   sih->log_tail);
+	if (ret < 0)
+		return ret;
+	sih->log_pages = ret;
 	sih->ino = inode->i_ino;
 
 	switch (inode->i_mode & S_IFMT) {

@@ -88,16 +88,59 @@ static long nova_alloc_log_pages(struct super_block *sb, unsigned long want,
 	return got;
 }
 
-/* Number of pages in a log chain (bounded by the device size) */
-unsigned long nova_log_count_pages(struct super_block *sb, u64 head)
+/* Is @page a plausible log page: block aligned, inside the dynamic area? */
+static bool nova_log_page_ok(struct nova_sb_info *sbi, u64 page)
+{
+	return !(page & (NOVA_BLOCK_SIZE - 1)) &&
+	       nova_range_valid(sbi, page, NOVA_BLOCK_SIZE);
+}
+
+/*
+ * Check the page chain of a log read from pmem before anything follows
+ * it: every page aligned and inside the device, not a free block, no
+ * loop (Brent's cycle detection), and the tail inside one of the pages.
+ * Returns the page count, or -EUCLEAN (logged) for a damaged chain.
+ */
+long nova_log_check_chain(struct super_block *sb, unsigned long ino,
+			  u64 head, u64 tail)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
-	unsigned long n = 0;
+	u64 page = head, turtle = 0;
+	unsigned long n = 0, power = 1, lam = 0;
+	bool tail_seen = !tail;
 
-	while (head && n < sbi->num_blocks &&
-	       nova_range_valid(sbi, head, NOVA_BLOCK_SIZE)) {
+	while (page) {
+		if (!nova_log_page_ok(sbi, page)) {
+			nova_error(sb, "inode %lu: log page 0x%llx is outside the device",
+				   ino, page);
+			return -EUCLEAN;
+		}
+		if (sbi->free_lists &&
+		    nova_block_is_free(sb, page >> NOVA_BLOCK_SHIFT)) {
+			nova_error(sb, "inode %lu: log page 0x%llx is a free block",
+				   ino, page);
+			return -EUCLEAN;
+		}
+		if (page == turtle || n >= sbi->num_blocks) {
+			nova_error(sb, "inode %lu: log page chain loops at 0x%llx",
+				   ino, page);
+			return -EUCLEAN;
+		}
+		if (tail >= page && tail <= page + NOVA_LOG_LAST_ENTRY)
+			tail_seen = true;
+		if (lam == power) {
+			turtle = page;
+			power <<= 1;
+			lam = 0;
+		}
+		lam++;
 		n++;
-		head = le64_to_cpu(nova_page_tail(sb, head)->next_page);
+		page = le64_to_cpu(READ_ONCE(nova_page_tail(sb, page)->next_page));
+	}
+	if (!tail_seen) {
+		nova_error(sb, "inode %lu: log tail 0x%llx is not in its log",
+			   ino, tail);
+		return -EUCLEAN;
 	}
 	return n;
 }
@@ -149,6 +192,11 @@ static int nova_log_make_room(struct super_block *sb, struct inode *inode,
 
 	page = cur & ~(u64)(NOVA_BLOCK_SIZE - 1);
 	next = le64_to_cpu(nova_page_tail(sb, page)->next_page);
+	if (next && !nova_log_page_ok(NOVA_SB(sb), next)) {
+		nova_error(sb, "inode %lu: log page 0x%llx links to bad page 0x%llx",
+			   inode->i_ino, page, next);
+		return -EUCLEAN;
+	}
 	if (!next) {
 		unsigned long want;
 

@@ -329,6 +329,7 @@ int nova_new_aligned_blocks(struct super_block *sb, unsigned long *blocknr,
 void nova_free_blocks(struct super_block *sb, unsigned long blocknr,
 		      unsigned long num);
 unsigned long nova_count_free_blocks(struct super_block *sb);
+bool nova_block_is_free(struct super_block *sb, unsigned long blocknr);
 bool nova_in_reserve(struct super_block *sb, unsigned long n);
 int nova_insert_free_range(struct super_block *sb, struct nova_free_list *fl,
 			   unsigned long low, unsigned long high);
@@ -354,7 +355,8 @@ typedef int (*nova_entry_fn)(struct super_block *sb, u64 off,
 int nova_log_walk(struct super_block *sb, unsigned long ino, u64 head,
 		  u64 tail, nova_entry_fn fn, void *arg);
 void nova_free_log(struct super_block *sb, u64 head);
-unsigned long nova_log_count_pages(struct super_block *sb, u64 head);
+long nova_log_check_chain(struct super_block *sb, unsigned long ino,
+			  u64 head, u64 tail);
 void nova_invalidate_entry(struct super_block *sb, u64 off);
 void nova_invalidate_pages(struct super_block *sb,
 			   struct nova_file_write_entry *e, unsigned int n);

@@ -2136,6 +2136,11 @@ static bool errno_expected(int op, int e)
 	case EFBIG: case EINVAL: case EUCLEAN: case EIO: case ENXIO:
 	case EOPNOTSUPP: case ENOTTY: case ENODEV: case ESTALE:
 	case ENAMETOOLONG: case EXDEV:
+	/*
+	 * EBUSY: the VFS refuses a second alias of a directory (a damaged
+	 * image that names one directory inode twice; d_splice_alias()).
+	 */
+	case EBUSY:
 		return true;
 	}
 	return false;
