@@ -72,7 +72,7 @@ package-check:
 full-check:
 	tests/package/full-check.sh
 
-# Benchmarks (bench/README-section.md); results in bench/results/<date>/
+# Benchmarks (README.md, "Benchmarks"); results in bench/results/<date>/
 bench: module
 	bench/run-bench.sh --no-build
 

@@ -97,6 +97,39 @@ const struct address_space_operations nova_dax_aops = {
 };
 
 /* Map [offset, offset + length) to the longest contiguous run of blocks */
+/*
+ * Damaged images only: may the @n blocks from @blk, file pages from @pg,
+ * be mapped into @inode's mapping?  fs/dax.c ties a mapped pmem page to
+ * one (mapping, index); a page already tied elsewhere means that two
+ * file pages share a block (a corrupt log, or one that fsck would call
+ * cross-linked), and dax_associate_entry() would warn.  Refuse the fault
+ * with EUCLEAN instead.  Best effort: two faults racing on such a pair
+ * are not caught.
+ */
+static bool nova_fault_crosslinked(struct inode *inode, pgoff_t pg, u64 blk,
+				   unsigned long n)
+{
+	struct nova_sb_info *sbi = NOVA_SB(inode->i_sb);
+	unsigned long i;
+
+	if (!sbi->base_pfn)
+		return false;
+	for (i = 0; i < n; i++) {
+		/* base_pfn is the pfn of file system offset 0 */
+		struct page *page =
+			pfn_to_page(sbi->base_pfn + (blk >> PAGE_SHIFT) + i);
+		struct address_space *m = READ_ONCE(page->mapping);
+
+		if (m && (m != inode->i_mapping || READ_ONCE(page->index) != pg + i)) {
+			nova_error(inode->i_sb,
+				   "inode %lu: block %llu of page %lu is mapped by another file page",
+				   inode->i_ino, (blk >> NOVA_BLOCK_SHIFT) + i, pg + i);
+			return true;
+		}
+	}
+	return false;
+}
+
 static int nova_iomap_begin(struct inode *inode, loff_t offset, loff_t length,
 			    unsigned int flags, struct iomap *iomap,
 			    struct iomap *srcmap)
@@ -133,6 +166,10 @@ static int nova_iomap_begin(struct inode *inode, loff_t offset, loff_t length,
 		next = b;
 		pg++;
 	}
+	if ((flags & IOMAP_FAULT) && !new &&
+	    nova_fault_crosslinked(inode, offset >> NOVA_BLOCK_SHIFT, blk,
+				   pg + 1 - (offset >> NOVA_BLOCK_SHIFT)))
+		return -EUCLEAN;
 	iomap->type = IOMAP_MAPPED;
 	iomap->addr = blk + sbi->s_dax_part_off;
 	iomap->length = next + NOVA_BLOCK_SIZE - blk;

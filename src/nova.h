@@ -74,6 +74,7 @@ struct nova_sb_info {
 	struct dax_device *s_dax_dev;
 	u64 s_dax_part_off;
 	void *virt_addr;		/* kernel mapping of the device */
+	unsigned long base_pfn;		/* its first pfn, 0: no struct pages */
 	u64 phys_size;			/* bytes mapped */
 	unsigned long num_blocks;	/* blocks in the file system */
 

@@ -246,6 +246,7 @@ static int nova_map_device(struct super_block *sb, struct fs_context *fc)
 			       sb->s_id, pages, want);
 
 	sbi->virt_addr = kaddr;
+	sbi->base_pfn = pfn_t_has_page(pfn) ? pfn_t_to_pfn(pfn) : 0;
 	sbi->phys_size = size;
 	return 0;
 }
