@@ -162,7 +162,9 @@ static u32 nova_dir_last_links(struct super_block *sb, struct nova_inode *pi)
 	u64 tail = le64_to_cpu(pi->log_tail);
 	const struct nova_link_change_entry *lc;
 
-	if ((tail & (NOVA_BLOCK_SIZE - 1)) < sizeof(*lc))
+	/* a tail outside the device is reported by nova_scan_log_pages() */
+	if ((tail & (NOVA_BLOCK_SIZE - 1)) < sizeof(*lc) ||
+	    !nova_range_valid(NOVA_SB(sb), tail - sizeof(*lc), sizeof(*lc)))
 		return 1;
 	lc = nova_get_block(sb, tail - sizeof(*lc));
 	if (lc->entry_type != NOVA_LINK_CHANGE ||
