@@ -430,26 +430,22 @@ void nova_free_blocks(struct super_block *sb, unsigned long blocknr,
 	spin_unlock(&fl->lock);
 }
 
-/* Is block @blocknr in its stripe's free tree?  (validation of pmem pointers) */
-bool nova_block_is_free(struct super_block *sb, unsigned long blocknr)
+/* Does the free tree of @fl hold any block of [low, high]? */
+static bool nova_list_overlaps(struct nova_free_list *fl, unsigned long low,
+			       unsigned long high)
 {
-	struct nova_sb_info *sbi = NOVA_SB(sb);
-	struct nova_free_list *fl;
 	struct rb_node *n;
 	bool found = false;
 
-	if (blocknr < nova_data_start() || blocknr > nova_data_end(sbi))
-		return false;
-	fl = &sbi->free_lists[nova_stripe_of_block(sbi, blocknr)];
 	spin_lock(&fl->lock);
 	n = fl->tree.rb_node;
 	while (n) {
 		struct nova_range_node *rn =
 			rb_entry(n, struct nova_range_node, node);
 
-		if (blocknr < rn->low) {
+		if (high < rn->low) {
 			n = n->rb_left;
-		} else if (blocknr > rn->high) {
+		} else if (low > rn->high) {
 			n = n->rb_right;
 		} else {
 			found = true;
@@ -458,6 +454,38 @@ bool nova_block_is_free(struct super_block *sb, unsigned long blocknr)
 	}
 	spin_unlock(&fl->lock);
 	return found;
+}
+
+/*
+ * Is any of the @num blocks from @blocknr free?  Validates block numbers
+ * read from pmem against the allocator (a damaged image may point into
+ * free space).  Blocks outside the dynamic area count as not free.
+ */
+bool nova_blocks_any_free(struct super_block *sb, unsigned long blocknr,
+			  unsigned long num)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned long low = blocknr, high = blocknr + num - 1;
+
+	if (!sbi->free_lists || !num || high < low)
+		return false;
+	low = max(low, nova_data_start());
+	high = min(high, nova_data_end(sbi));
+	while (low <= high) {
+		struct nova_free_list *fl =
+			&sbi->free_lists[nova_stripe_of_block(sbi, low)];
+		unsigned long end = min(high, fl->block_end);
+
+		if (nova_list_overlaps(fl, low, end))
+			return true;
+		low = end + 1;
+	}
+	return false;
+}
+
+bool nova_block_is_free(struct super_block *sb, unsigned long blocknr)
+{
+	return nova_blocks_any_free(sb, blocknr, 1);
 }
 
 /*

@@ -192,6 +192,11 @@ static int nova_scan_inode(struct nova_scan *sc, struct nova_inode *pi,
 	sc->links = le32_to_cpu(pi->i_links_count);
 	sc->size = le64_to_cpu(pi->i_size);
 	xa_init(&sc->pages);
+	/* the chain first: a loop must not make the walk below spin */
+	ret = nova_log_check_chain(sc->sb, ino, head, tail);
+	if (ret < 0)
+		goto out;
+	ret = 0;
 	if (S_ISDIR(le16_to_cpu(pi->i_mode))) {
 		/* directory logs point at no data: pages only */
 		if (tail)
@@ -558,6 +563,7 @@ static int nova_snap_load(struct super_block *sb, unsigned long ino,
 
 		slot = 1;
 		seen = 0;
+		sbi->snap_prev = 0;
 		while (seen < records) {
 			struct nova_range_node_lowhigh *r;
 
@@ -583,6 +589,9 @@ static int nova_snap_load(struct super_block *sb, unsigned long ino,
 		if (pass == 0 && ~crc != le32_to_cpu(h.csum))
 			return -EUCLEAN;
 	}
+	/* only these pages may be freed when the snapshot is discarded */
+	sbi->snap_pages[ino - NOVA_BLOCKNODE_INO] =
+		DIV_ROUND_UP(records + 1, NOVA_SNAPSHOT_PER_PAGE);
 	return 0;
 }
 
@@ -610,6 +619,10 @@ static int nova_snap_inode_range(struct super_block *sb, u64 low, u64 high)
 	high &= (1ULL << 48) - 1;
 	if (s >= sbi->stripes || low > high)
 		return -EUCLEAN;
+	/* saved stripe by stripe in ascending order: no overlap, no repeat */
+	if (sbi->snap_prev && ((u64)s << 48 | low) <= sbi->snap_prev)
+		return -EUCLEAN;
+	sbi->snap_prev = (u64)s << 48 | high;
 	map = &sbi->inode_maps[s];
 	if (high >= map->capacity)
 		return -EUCLEAN;
@@ -621,9 +634,25 @@ static int nova_snap_inode_range(struct super_block *sb, u64 low, u64 high)
 /* Give a snapshot's pages back and clear its inode */
 static void nova_snap_discard(struct super_block *sb, unsigned long ino)
 {
+	struct nova_sb_info *sbi = NOVA_SB(sb);
 	struct nova_inode *pi = nova_reserved_inode(sb, ino);
+	unsigned long *n = &sbi->snap_pages[ino - NOVA_BLOCKNODE_INO];
+	u64 page = le64_to_cpu(pi->log_head);
 
-	nova_free_log(sb, le64_to_cpu(pi->log_head));
+	/*
+	 * Free only the pages that nova_snap_load() checked: a damaged
+	 * chain must not hand live blocks to the allocator.  A snapshot
+	 * that was not loaded (a scan rebuilt the allocator without its
+	 * pages) is only cleared.
+	 */
+	while (page && *n) {
+		u64 next = le64_to_cpu(nova_page_tail(sb, page)->next_page);
+
+		nova_free_blocks(sb, page >> NOVA_BLOCK_SHIFT, 1);
+		(*n)--;
+		page = next;
+	}
+	*n = 0;
 	nova_snap_set_inode(sb, ino, 0);
 }
 
@@ -643,12 +672,20 @@ static int nova_load_inode_tables(struct super_block *sb)
 
 	for (s = 0; s < sbi->stripes; s++) {
 		u64 blk = le64_to_cpu(nova_inode_table(sb, s)->log_head);
-		unsigned long guard = sbi->num_blocks;
+		u64 turtle = 0;
+		unsigned long power = 1, lam = 0;
 
-		while (blk && guard--) {
+		while (blk) {
+			/* Brent's cycle detection: a loop is damage */
 			if (!nova_range_valid(sbi, blk, sbi->itable_block_size) ||
-			    blk & (NOVA_BLOCK_SIZE - 1))
+			    blk & (NOVA_BLOCK_SIZE - 1) || blk == turtle)
 				return -EUCLEAN;
+			if (lam == power) {
+				turtle = blk;
+				power <<= 1;
+				lam = 0;
+			}
+			lam++;
 			ret = nova_inode_map_add_block(sb, s, blk);
 			if (ret)
 				return ret;
@@ -660,6 +697,27 @@ static int nova_load_inode_tables(struct super_block *sb)
 	}
 	for (s = 0; s < NOVA_NORMAL_INODE_START; s++)
 		nova_inode_map_set(sb, s);
+	return 0;
+}
+
+static int nova_snap_check_used(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned long per = sbi->itable_block_size >> NOVA_BLOCK_SHIFT, i;
+	unsigned int s;
+
+	/* what the snapshot calls free must not hold tables or journals */
+	for (s = 0; s < sbi->stripes; s++) {
+		struct nova_inode_map *map = &sbi->inode_maps[s];
+		u64 j = le64_to_cpu(nova_journal_ptr(sb, s)->journal_tail);
+
+		for (i = 0; i < map->nblocks; i++)
+			if (nova_blocks_any_free(sb, map->blocks[i] >> NOVA_BLOCK_SHIFT,
+						 per))
+				return -EUCLEAN;
+		if (nova_block_is_free(sb, j >> NOVA_BLOCK_SHIFT))
+			return -EUCLEAN;
+	}
 	return 0;
 }
 
@@ -681,8 +739,13 @@ int nova_restore_snapshot(struct super_block *sb)
 		ret = nova_snap_load(sb, NOVA_BLOCKNODE_INO, nova_snap_free_range);
 	if (!ret)
 		ret = nova_snap_load(sb, NOVA_INODELIST_INO, nova_snap_inode_range);
-	if (ret)
+	if (!ret)
+		ret = nova_snap_check_used(sb);
+	if (ret) {
+		sbi->snap_pages[0] = 0;
+		sbi->snap_pages[1] = 0;
 		return ret;
+	}
 	for (s = 0; s < sbi->stripes; s++)
 		used += sbi->inode_maps[s].used;
 	atomic64_set(&sbi->inodes_used, used - NOVA_NORMAL_INODE_START + 1);

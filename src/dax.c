@@ -111,8 +111,11 @@ int nova_replay_write_entry(struct super_block *sb, struct inode *inode,
 	long ret;
 
 	if (!n || pg + n < pg || pg + n > (MAX_LFS_FILESIZE >> NOVA_BLOCK_SHIFT) + 1 ||
-	    (blk && !nova_range_valid(NOVA_SB(sb), blk,
-				      (u64)n << NOVA_BLOCK_SHIFT))) {
+	    le64_to_cpu(e->size) > MAX_LFS_FILESIZE ||
+	    (blk && (blk & (NOVA_BLOCK_SIZE - 1) ||
+		     !nova_range_valid(NOVA_SB(sb), blk,
+				       (u64)n << NOVA_BLOCK_SHIFT) ||
+		     nova_blocks_any_free(sb, blk >> NOVA_BLOCK_SHIFT, n)))) {
 		nova_error(sb, "inode %lu: bad write entry (page %llu, %u pages, block 0x%llx)",
 			   inode->i_ino, pg, n, blk);
 		return -EUCLEAN;

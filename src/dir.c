@@ -185,7 +185,8 @@ int nova_rebuild_entry(struct super_block *sb, u64 off, const void *entry,
 
 	/* names point to normal inodes; "." and ".." may point to the root */
 	if (memchr(de->name, '/', len) || memchr(de->name, '\0', len) ||
-	    (ino && ino < (dot ? NOVA_ROOT_INO : NOVA_NORMAL_INODE_START))) {
+	    (ino && ino < (dot ? NOVA_ROOT_INO : NOVA_NORMAL_INODE_START)) ||
+	    le64_to_cpu(de->cookie) > (u64)LLONG_MAX - 3) {
 		nova_error(sb, "directory %lu: bad entry at 0x%llx", dir->i_ino, off);
 		return -EUCLEAN;
 	}

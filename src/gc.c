@@ -30,6 +30,31 @@
  */
 #include "nova.h"
 
+/*
+ * Are all entries of log page @page dead?  Read from the entries' own
+ * flags, not from the page tail's counters: a damaged counter must not
+ * free a page that live index entries point into.
+ */
+static bool nova_page_all_dead(struct super_block *sb, u64 page)
+{
+	u64 off = 0;
+
+	while (off < NOVA_LOG_LAST_ENTRY) {
+		u8 *p = nova_get_block(sb, page + off);
+		size_t size;
+
+		/* the end-of-page mark, or unused space of a rewritten log */
+		if (*p == NOVA_NEXT_PAGE || !*p)
+			break;
+		size = nova_entry_size(p, NOVA_LOG_LAST_ENTRY - off);
+		if (!size || size > NOVA_LOG_LAST_ENTRY - off ||
+		    !nova_entry_is_invalid(p))
+			return false;
+		off += size;
+	}
+	return off > 0;
+}
+
 /* Fast GC of the log of @inode; @keep is the working tail's position */
 void nova_fast_gc(struct super_block *sb, struct inode *inode, u64 keep)
 {
@@ -46,7 +71,8 @@ void nova_fast_gc(struct super_block *sb, struct inode *inode, u64 keep)
 		u32 n = le32_to_cpu(pt->num_entries);
 		u64 next = le64_to_cpu(pt->next_page);
 
-		if (!n || le32_to_cpu(pt->invalid_entries) < n || !next) {
+		if (!n || le32_to_cpu(pt->invalid_entries) < n || !next ||
+		    !nova_page_all_dead(sb, page)) {
 			prev = page;
 			page = next;
 			continue;

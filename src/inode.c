@@ -350,6 +350,9 @@ static int nova_replay_entry(struct super_block *sb, u64 off,
 
 		if (dead)
 			break;
+		if ((e->attr & NOVA_ATTR_SIZE) &&
+		    le64_to_cpu(e->size) > MAX_LFS_FILESIZE)
+			goto bad;
 		nova_apply_setattr(inode, e);
 		sih->last_sa = off;
 		sih->last_sa_cut = (e->attr & NOVA_ATTR_SIZE) &&
@@ -438,6 +441,11 @@ static int nova_read_inode(struct super_block *sb, struct inode *inode,
 		return ret;
 	sih->log_pages = ret;
 	sih->ino = inode->i_ino;
+	if (le64_to_cpu(pi.i_size) > MAX_LFS_FILESIZE) {
+		nova_error(sb, "inode %lu: bad size %llu", inode->i_ino,
+			   le64_to_cpu(pi.i_size));
+		return -EUCLEAN;
+	}
 
 	switch (inode->i_mode & S_IFMT) {
 	case S_IFDIR:
@@ -471,6 +479,16 @@ static int nova_read_inode(struct super_block *sb, struct inode *inode,
 			    nova_replay_entry, inode);
 	if (ret)
 		return ret;
+	/*
+	 * A linked name leads here, so a zero link count is damage (orphans
+	 * of a crash were reclaimed by the mount scan); evicting it would
+	 * free an inode that a directory still names.
+	 */
+	if (!inode->i_nlink) {
+		nova_error(sb, "inode %lu: link count 0 in a reachable inode",
+			   inode->i_ino);
+		return -EUCLEAN;
+	}
 	if (S_ISLNK(inode->i_mode))
 		return nova_symlink_read(inode);
 	return 0;

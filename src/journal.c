@@ -104,6 +104,20 @@ void nova_journal_commit(struct super_block *sb, struct nova_tx *tx)
 	mutex_unlock(&sbi->journal_locks[tx->stripe]);
 }
 
+/*
+ * A journal entry may only name a word of an inode: the log_tail or the
+ * valid word of a reserved inode (block 1) or of an inode in an inode
+ * table (dynamic area).  Anything else is a damaged journal.
+ */
+static bool nova_journal_target_ok(struct nova_sb_info *sbi, u64 addr)
+{
+	if (addr & 7)
+		return false;
+	if (addr >> NOVA_BLOCK_SHIFT == NOVA_RESERVED_INODE_BLOCK)
+		return true;
+	return nova_range_valid(sbi, addr, 8);
+}
+
 /* Roll back every uncommitted transaction; called before any rebuild */
 int nova_journal_recover(struct super_block *sb)
 {
@@ -135,8 +149,7 @@ int nova_journal_recover(struct super_block *sb)
 			if (le64_to_cpu(e->type) != NOVA_JOURNAL_ENTRY ||
 			    le32_to_cpu(e->e_csum) !=
 			    nova_crc32c(e, offsetof(typeof(*e), e_csum)) ||
-			    addr & 7 || addr < NOVA_BLOCK_SIZE ||
-			    addr + 8 > sbi->num_blocks << NOVA_BLOCK_SHIFT ||
+			    !nova_journal_target_ok(sbi, addr) ||
 			    ++n > NOVA_JOURNAL_SLOTS) {
 				nova_error(sb, "stripe %u: corrupt journal entry at 0x%llx",
 					   s, tail);

@@ -297,6 +297,7 @@ int nova_log_walk(struct super_block *sb, unsigned long ino, u64 head,
 			if (!cur || !nova_range_valid(sbi, cur, NOVA_BLOCK_SIZE) ||
 			    cur & (NOVA_BLOCK_SIZE - 1) || !guard--)
 				goto corrupt;
+			cond_resched();
 			continue;
 		}
 		size = nova_entry_size(p, NOVA_LOG_LAST_ENTRY - in_page);

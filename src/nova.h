@@ -75,6 +75,8 @@ struct nova_sb_info {
 	u64 s_dax_part_off;
 	void *virt_addr;		/* kernel mapping of the device */
 	unsigned long base_pfn;		/* its first pfn, 0: no struct pages */
+	unsigned long snap_pages[2];	/* validated pages of snapshots 3, 4 */
+	u64 snap_prev;			/* last inode range of a snapshot load */
 	u64 phys_size;			/* bytes mapped */
 	unsigned long num_blocks;	/* blocks in the file system */
 
@@ -331,6 +333,8 @@ void nova_free_blocks(struct super_block *sb, unsigned long blocknr,
 		      unsigned long num);
 unsigned long nova_count_free_blocks(struct super_block *sb);
 bool nova_block_is_free(struct super_block *sb, unsigned long blocknr);
+bool nova_blocks_any_free(struct super_block *sb, unsigned long blocknr,
+			  unsigned long num);
 bool nova_in_reserve(struct super_block *sb, unsigned long n);
 int nova_insert_free_range(struct super_block *sb, struct nova_free_list *fl,
 			   unsigned long low, unsigned long high);
