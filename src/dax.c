@@ -25,13 +25,27 @@
 #include <linux/falloc.h>
 #include "nova.h"
 
-static inline u64 nova_entry_block(const struct nova_file_write_entry *e,
-				   pgoff_t pg)
+/*
+ * Block offset of page @pg of entry @e, 0 for a hole.  The entry was
+ * checked when it was replayed or written; it is read again from pmem
+ * here, so a block outside the device (the entry overwritten since, on
+ * a damaged image) is reported and treated as a hole.
+ */
+static u64 nova_entry_block(struct super_block *sb,
+			    const struct nova_file_write_entry *e, pgoff_t pg)
 {
 	u64 blk = le64_to_cpu(e->block);
 
-	return blk ? blk + ((u64)(pg - le64_to_cpu(e->pgoff)) << NOVA_BLOCK_SHIFT)
-		   : 0;
+	if (!blk)
+		return 0;
+	blk += (u64)(pg - le64_to_cpu(e->pgoff)) << NOVA_BLOCK_SHIFT;
+	if (unlikely(blk & (NOVA_BLOCK_SIZE - 1) ||
+		     !nova_range_valid(NOVA_SB(sb), blk, NOVA_BLOCK_SIZE))) {
+		nova_error(sb, "write entry at 0x%llx: page %lu has bad block 0x%llx",
+			   nova_get_addr_off(NOVA_SB(sb), e), pg, blk);
+		return 0;
+	}
+	return blk;
 }
 
 /* Block offset of file page @pg, 0 for a hole */
@@ -40,7 +54,7 @@ u64 nova_find_page(struct inode *inode, pgoff_t pg)
 	struct nova_file_write_entry *e;
 
 	e = xa_load(&NOVA_I(inode)->header.pages, pg);
-	return e ? nova_entry_block(e, pg) : 0;
+	return e ? nova_entry_block(inode->i_sb, e, pg) : 0;
 }
 
 /*
@@ -83,7 +97,7 @@ static long nova_index_set(struct super_block *sb, struct inode *inode,
 		if (!free_old)
 			continue;
 		nova_invalidate_pages(sb, old, 1);
-		oblk = nova_entry_block(old, pg + i) >> NOVA_BLOCK_SHIFT;
+		oblk = nova_entry_block(sb, old, pg + i) >> NOVA_BLOCK_SHIFT;
 		if (run_len && oblk == run_start + run_len) {
 			run_len++;
 			continue;
@@ -114,8 +128,7 @@ int nova_replay_write_entry(struct super_block *sb, struct inode *inode,
 	    le64_to_cpu(e->size) > MAX_LFS_FILESIZE ||
 	    (blk && (blk & (NOVA_BLOCK_SIZE - 1) ||
 		     !nova_range_valid(NOVA_SB(sb), blk,
-				       (u64)n << NOVA_BLOCK_SHIFT) ||
-		     nova_blocks_any_free(sb, blk >> NOVA_BLOCK_SHIFT, n)))) {
+				       (u64)n << NOVA_BLOCK_SHIFT)))) {
 		nova_error(sb, "inode %lu: bad write entry (page %llu, %u pages, block 0x%llx)",
 			   inode->i_ino, pg, n, blk);
 		return -EUCLEAN;
@@ -126,6 +139,41 @@ int nova_replay_write_entry(struct super_block *sb, struct inode *inode,
 	inode->i_size = le64_to_cpu(e->size);
 	inode->i_mtime = inode->i_ctime = nova_ns_to_ts(le64_to_cpu(e->mtime));
 	return 0;
+}
+
+/*
+ * After a replay: no page of the file may sit in a block that the
+ * allocator calls free (a damaged log would hand it out twice).  Earlier
+ * entries may name freed blocks, so only the final index is checked, one
+ * lookup per run of contiguous blocks.
+ */
+int nova_index_check_used(struct super_block *sb, struct inode *inode)
+{
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	struct nova_file_write_entry *e;
+	unsigned long index, start = 0, len = 0;
+
+	if (!NOVA_SB(sb)->free_lists)
+		return 0;
+	xa_for_each(&sih->pages, index, e) {
+		unsigned long b = nova_entry_block(sb, e, index) >> NOVA_BLOCK_SHIFT;
+
+		if (len && b == start + len) {
+			len++;
+			continue;
+		}
+		if (len && nova_blocks_any_free(sb, start, len))
+			goto bad;
+		start = b;
+		len = b ? 1 : 0;
+	}
+	if (len && nova_blocks_any_free(sb, start, len))
+		goto bad;
+	return 0;
+bad:
+	nova_error(sb, "inode %lu: data blocks %lu+%lu are free in the allocator",
+		   inode->i_ino, start, len);
+	return -EUCLEAN;
 }
 
 /* Drop index entries of pages at or past @size (replay or truncate) */
@@ -177,15 +225,20 @@ ssize_t nova_dax_read_iter(struct kiocb *iocb, struct iov_iter *to)
 		if (e) {
 			/* extend over following pages of the same entry */
 			pgoff_t end = le64_to_cpu(e->pgoff) + le32_to_cpu(e->num_pages);
+			u64 blk;
 
 			while (n < count && pg + 1 < end &&
 			       xa_load(&sih->pages, pg + 1) == e) {
 				pg++;
 				n = min_t(size_t, count, n + NOVA_BLOCK_SIZE);
 			}
-			got = _copy_mc_to_iter(nova_get_block(sb,
-					nova_entry_block(e, pos >> NOVA_BLOCK_SHIFT)) + off,
-					n, to);
+			/* the entry is read again from pmem: check the run */
+			blk = nova_entry_block(sb, e, pos >> NOVA_BLOCK_SHIFT);
+			if (!blk || !nova_range_valid(NOVA_SB(sb), blk, off + n)) {
+				done = done ? done : -EIO;
+				break;
+			}
+			got = _copy_mc_to_iter(nova_get_block(sb, blk) + off, n, to);
 		} else {
 			got = iov_iter_zero(n, to);
 		}

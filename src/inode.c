@@ -491,6 +491,8 @@ static int nova_read_inode(struct super_block *sb, struct inode *inode,
 	}
 	if (S_ISLNK(inode->i_mode))
 		return nova_symlink_read(inode);
+	if (S_ISREG(inode->i_mode))
+		return nova_index_check_used(sb, inode);
 	return 0;
 }
 

@@ -11,6 +11,8 @@
 # Scaled for TCG: one run of "-N 100000 -l 4m -o 32k" takes ~1.3 s on the
 # host (tmpfs), so the four runs take ~2.5 minutes at a 30x slowdown.  The
 # fsx_nova defaults (-l 8m -o 256k) take ~5 s a run on the host.
+# On a loaded 2-core host the four runs have taken up to 5.5 minutes:
+# nova-timeout: 720
 . "$NOVA_TESTS/lib.sh"
 . "$NOVA_TESTS/nova-lib.inc"
 

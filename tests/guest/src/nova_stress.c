@@ -198,6 +198,16 @@ static int rec(int op, long ret, const char *what)
 	return (int)ret;
 }
 
+/* Is the device (nearly) full: less than 5% of its blocks free? */
+static bool device_full(void)
+{
+	struct statfs st;
+
+	if (statfs(g_dir, &st))
+		return false;
+	return st.f_bfree * 20 < st.f_blocks;
+}
+
 /* ---- SIGBUS around mapped accesses ---- */
 static sigjmp_buf bus_jmp;
 static volatile sig_atomic_t in_map;
@@ -398,6 +408,19 @@ static void own_op(struct rng *r)
 				}
 				if (chance(r, 50))
 					msync(m, mlen, MS_SYNC);
+			} else if (device_full()) {
+				/*
+				 * A store into a hole needs a block: on a full
+				 * device the fault fails (SIGBUS), as on any
+				 * file system.  Stores before it did land.
+				 */
+				errno = ENOSPC;
+				rec(OP_OWNMMAP, -1, o->path);
+				in_map = 0;
+				munmap(m, mlen);
+				close(fd);
+				own_resync(o);
+				return;
 			} else {
 				own_corrupt(o, "SIGBUS on a private mapping", 0);
 			}
