@@ -11,6 +11,8 @@
 #   --scratch            attach a second, fresh nvdimm (guest: $PMEM2, $MNT2)
 #   --smp N              guest CPUs (default: run-guest.sh's, 2)
 #   --mem SIZE           guest RAM (default: run-guest.sh's, 2G)
+#   --fio                add Debian's fio to the guest (bench/mkinitrd-bench.sh's
+#                        initramfs layer); automatic when a test name has "fio"
 #   --nova-args "ARGS"   module parameters for insmod nova.ko
 #   --no-load            do not insmod nova.ko before the tests (tests load it)
 #   --test-timeout SEC   per test (default 300)
@@ -37,7 +39,7 @@ usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2
 
 script="" pmem="" pmem_size=512M scratch=0 nova_args="" load_nova=1 test_timeout=300
 timeout="" results="" keep_pmem=0 loglevel="" stdio=0 shell=0 build=1 names=()
-smp="" mem=""
+smp="" mem="" fio=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--script) script=$2; shift ;;
@@ -46,6 +48,7 @@ while [ $# -gt 0 ]; do
 	--scratch) scratch=1 ;;
 	--smp) smp=$2; shift ;;
 	--mem) mem=$2; shift ;;
+	--fio) fio=1 ;;
 	--nova-args) nova_args=$2; shift ;;
 	--no-load) load_nova=0 ;;
 	--test-timeout) test_timeout=$2; shift ;;
@@ -141,7 +144,10 @@ if [ -z "$pmem" ]; then
 	rm -f "$pmem"
 	fresh+=("$pmem")
 fi
-run_args=(--initrd "$base" --initrd "$results/payload.cpio.gz" --pmem "$pmem"
+case " ${names[*]} " in *fio*) fio=1 ;; esac
+layers=()
+[ "$fio" = 0 ] || layers=(--initrd "$("$NOVA_ROOT/bench/mkinitrd-bench.sh")")
+run_args=(--initrd "$base" "${layers[@]}" --initrd "$results/payload.cpio.gz" --pmem "$pmem"
 	--pmem-size "$pmem_size" --log "$console")
 if [ "$scratch" = 1 ]; then
 	rm -f "$results/pmem1.img"
