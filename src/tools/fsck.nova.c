@@ -494,7 +494,7 @@ static bool j_entry_ok(const struct nova_journal_entry *e)
 	       le32_to_cpu(e->e_csum) ==
 	       nova_crc32c(e, offsetof(struct nova_journal_entry, e_csum)) &&
 	       !(addr & 7) && addr >= NOVA_BLOCK_SIZE &&
-	       addr + 8 <= fs.nblocks << NOVA_BLOCK_SHIFT;
+	       addr <= (fs.nblocks << NOVA_BLOCK_SHIFT) - 8;	/* no wrap */
 }
 
 static void pass_journals(void)
