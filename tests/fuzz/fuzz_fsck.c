@@ -7,7 +7,9 @@
  * own command line entry point checks in-process: with -n (a private
  * mapping, nothing written), or with -y (repairs written into the
  * memfd, a private copy of the input) and then again with -n: a crash
- * there is a crash on an image fsck.nova itself wrote.  (-p repairs
+ * there is a crash on an image fsck.nova itself wrote (with
+ * NOVA_FUZZ_STRICT=1, also a failure if a repair that reported nothing
+ * uncorrected left an image that -n does not find clean).  (-p repairs
  * with the code -y runs; where it stops, it exits at once, which here
  * would leak whatever the passes hold.)
  */
@@ -25,6 +27,7 @@ int fsck_main(int argc, char **argv);
 
 static int fd = -1;
 static char path[64];
+static bool strict;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -44,6 +47,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		exit(1);
 	}
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	strict = getenv("NOVA_FUZZ_STRICT") && atoi(getenv("NOVA_FUZZ_STRICT"));
 	return 0;
 }
 
@@ -82,8 +86,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		code = run("-n", flags & FZ_VERBOSE);
 	} else {
 		code = run("-y", flags & FZ_VERBOSE);
-		if (!(code & 8))
-			code = run("-n", false);
+		if (!(code & 8)) {
+			int after = run("-n", false);
+
+			/* NOVA_FUZZ_STRICT=1: a repair that left nothing
+			 * uncorrected must leave a clean file system */
+			if (strict && !(code & 4) && after) {
+				fprintf(stderr, "fsck.nova -y exit %d, then -n exit %d\n",
+					code, after);
+				abort();
+			}
+			code = after;
+		}
 	}
 	/* exit codes are e2fsck's: bits 1, 4, 8, nothing else */
 	if (code & ~(1 | 4 | 8)) {

@@ -3,9 +3,10 @@
 #
 # The seed corpus of the fsck.nova fuzz target, made at build time (no
 # image is kept in git): small images from mkfs.nova, empty and with a
-# small tree (-d), with 1 and 2 stripes, and copies of the populated one
-# with one corruption each (tests/unit/nova_image inject), each encoded
-# by nova-fuzz-img with -n and -y flags.  A few kilobytes per seed.
+# small tree (-d), with 1 and 2 stripes, a directory with a two-page
+# log, and copies of the populated ones with one corruption each
+# (tests/unit/nova_image inject), each encoded by nova-fuzz-img with -n
+# and -y flags.  A few kilobytes per seed.
 set -euo pipefail
 tools=$1 helper=$2 fzimg=$3 out=$4
 work=$out.work
@@ -38,10 +39,19 @@ mk empty1 $min 1
 mk empty2 $((min + 150)) 2
 mk tree1 $((min + 200)) 1 -d "$t"
 mk tree2 $((min + 300)) 2 -d "$t"
+# a directory log of two pages (80 empty files)
+m=$work/many
+mkdir -p "$m/many"
+for i in $(seq 1 80); do : >"$m/many/name-$i"; done
+mk many $((min + 100)) 1 -d "$m"
 
-# one corruption each, on copies of tree1
+# one corruption each, on copies of tree1 (or of many: injm)
 inj() {	# inj NAME KIND ARGS...
 	cp "$work/tree1.img" "$work/$1.img"
+	"$helper" inject "$work/$1.img" "${@:2}" >/dev/null
+}
+injm() {
+	cp "$work/many.img" "$work/$1.img"
 	"$helper" inject "$work/$1.img" "${@:2}" >/dev/null
 }
 inj journal journal /small
@@ -56,6 +66,31 @@ inj snapshot snapshot
 inj midcsum mid-csum /dir 2
 inj tid tid /dir
 inj symlink bad-symlink /link
+inj sbcsum sb-csum
+inj replica reserved-replica
+inj itloop itable-loop
+inj lastcsum last-csum /dir
+inj lasttype last-type /dir
+inj loghead log-head /small
+inj ghost dentry-free /dir ghost
+inj orphan0 orphan0 /dir/f5
+inj hardlink dir-hardlink /empty /dir/sub alias
+inj cookie dup-cookie /dir f1 f2
+injm tailcnt tail-counters /many
+injm lognext log-next-range /many
+injm logloop log-loop /many
+injm midcsum2 mid-csum /many 30
+inj inomis ino-mismatch /dir/f6
+inj badmode bad-mode /dir/fifo
+inj jcorrupt journal-corrupt /small
+inj jwrap journal-wrap /small
+inj error set-error
+inj snapbad snapshot-bad /small
+inj stale snapshot-stale
+inj invpages invalid-pages /dir/two-pages
+inj selfck gc-selfck /dir f3
+injm gcwin gc-window /many
+injm gcdone gc-done /many
 
 for img in "$work"/*.img; do
 	n=$(basename "$img" .img)
