@@ -82,6 +82,7 @@ bench-mount: module
 # Robustness (README: "Robustness"): hostile images and concurrency stress
 #   make fuzz [FUZZ_ITERS=2000] [FUZZ_SEED=N]   image fuzzer, one boot per chunk
 #   make fuzz-replay SEED=0x...                 one image again, verbosely
+#   make fuzz-fsck [FUZZ_FSCK_SECS=600]         fsck.nova fuzzing on the host
 #   make stress [STRESS_PROCS=8] [STRESS_SECS=600] [STRESS_SMP=4]
 FUZZ_ITERS ?= 2000
 FUZZ_SEED ?=
@@ -90,6 +91,12 @@ STRESS_SECS ?= 600
 STRESS_SMP ?= 4
 fuzz: module guest-bin
 	FUZZ_ITERS=$(FUZZ_ITERS) FUZZ_SEED=$(FUZZ_SEED) tests/robustness.sh fuzz
+
+# fsck.nova on random images: libFuzzer with ASan + UBSan, one process
+# (make unit runs it for 60 s); FUZZ_FSCK_SECS=600 by default
+FUZZ_FSCK_SECS ?= 600
+fuzz-fsck: deps
+	tests/fuzz/run-fuzz-fsck.sh $(FUZZ_FSCK_SECS)
 
 fuzz-replay: module guest-bin
 	tests/robustness.sh replay $(SEED)
@@ -114,5 +121,5 @@ clean:
 
 .PHONY: crash-test crash-quick
 .PHONY: all deps module tools guest-bin unit lint guest check demo clean \
-	fuzz fuzz-replay stress \
+	fuzz fuzz-fsck fuzz-replay stress \
 	deb rpm package-check full-check bench bench-mount

@@ -7,4 +7,5 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 ensure_pkgs gcc make libc6-dev bc flex bison libelf-dev \
 	qemu-system-x86 qemu-utils busybox-static cpio gzip zstd xz-utils kmod \
-	ndctl e2fsprogs xfsprogs util-linux libblkid-dev uuid-dev
+	ndctl e2fsprogs xfsprogs util-linux libblkid-dev uuid-dev \
+	clang libclang-rt-14-dev llvm

@@ -41,6 +41,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <mntent.h>
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +72,9 @@ static bool private_map;		/* -n: changes stay in memory */
 static bool first_run = true;
 static unsigned long n_fixed, n_unfixed, run_fixed;
 static int64_t now;
+/* finish() ends a run here (fsck_main() returns the code) */
+static jmp_buf finish_jmp;
+static int finish_code;
 
 /* ------------------------------------------------------------ output */
 
@@ -195,7 +199,8 @@ static void finish(int code)
 		code |= FSCK_NONDESTRUCT;
 	if (n_unfixed)
 		code |= FSCK_UNCORRECTED;
-	exit(code);
+	finish_code = code;
+	longjmp(finish_jmp, 1);
 }
 
 /* --------------------------------------------------- block ownership */
@@ -489,7 +494,7 @@ static bool j_entry_ok(const struct nova_journal_entry *e)
 	       le32_to_cpu(e->e_csum) ==
 	       nova_crc32c(e, offsetof(struct nova_journal_entry, e_csum)) &&
 	       !(addr & 7) && addr >= NOVA_BLOCK_SIZE &&
-	       addr + 8 <= fs.nblocks << NOVA_BLOCK_SHIFT;
+	       addr <= (fs.nblocks << NOVA_BLOCK_SHIFT) - 8;	/* no wrap */
 }
 
 static void pass_journals(void)
@@ -2252,7 +2257,57 @@ static void usage(FILE *f)
 		"uncorrected, 8 operational error, 16 usage error.\n", prog);
 }
 
+/*
+ * The state of one run, back to its start: fsck_main() can run again in
+ * the same process (the fuzz harness, tests/fuzz/) without leaking.
+ */
+static void reset_state(void)
+{
+	free(bkind);
+	free(jreset);
+	free(itreset);
+	ns_free();
+	bkind = NULL;
+	jreset = itreset = NULL;
+	memset(&fs, 0, sizeof(fs));
+	fs.fd = -1;
+	mode = M_ASK;
+	force = verbose = private_map = sb_problems = false;
+	dev = NULL;
+	first_run = true;
+	n_fixed = n_unfixed = run_fixed = 0;
+	now = 0;
+	owner_searches = 0;
+	n_inodes = 0;
+	lost_found = 0;
+}
+
+static int fsck(int argc, char **argv);
+
+/* fsck.nova's command line; returns the exit status */
+int fsck_main(int argc, char **argv)
+{
+	int code;
+
+	reset_state();
+	optind = 0;		/* getopt from the start (glibc) */
+	if (setjmp(finish_jmp))
+		code = finish_code;
+	else
+		code = fsck(argc, argv);
+	reset_state();
+	return code;
+}
+
+#ifndef FSCK_NO_MAIN
 int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	return fsck_main(argc, argv);
+}
+#endif
+
+static int fsck(int argc, char **argv)
 {
 	char msg[512];
 	int c, modes = 0, run;
@@ -2263,7 +2318,6 @@ int main(int argc, char **argv)
 
 		prog = b ? b + 1 : argv[0];
 	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
 	while ((c = getopt(argc, argv, "nyapfvVhC:")) != -1) {
 		switch (c) {
 		case 'n':

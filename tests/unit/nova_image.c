@@ -886,6 +886,7 @@ static int sim_unlink(struct nv_fs *fs, const char *path)
  *   ino-mismatch PATH                         wrong i_ino in the slot
  *   bad-symlink PATH | bad-mode PATH
  *   journal-corrupt PATH                      open transaction, bad entry
+ *   journal-wrap PATH                         ... entry at address 2^64-8
  *   set-clean | set-error                     super block state bits
  *   snapshot | snapshot-stale                 a clean-unmount snapshot
  *                                             with / without the flag
@@ -1154,8 +1155,13 @@ int inject(int argc, char **argv)
 			return 1;
 		nv_put(&fs, st.pi_off + offsetof(struct nova_inode, i_mode),
 		       &(uint16_t){ htole16(0644) }, 2);
-	} else if (argc >= 3 && !strcmp(kind, "journal-corrupt")) {
-		/* an open transaction whose only entry has a bad checksum */
+	} else if (argc >= 3 && (!strcmp(kind, "journal-corrupt") ||
+				 !strcmp(kind, "journal-wrap"))) {
+		/*
+		 * An open transaction whose only entry has a bad checksum,
+		 * or (wrap) a good one but an address whose 8 bytes wrap
+		 * past 2^64 (a range check "addr + 8 <= size" passes it)
+		 */
 		struct nova_journal_entry je;
 		uint64_t jh;
 
@@ -1167,6 +1173,11 @@ int inject(int argc, char **argv)
 		je.data1 = cpu_to_le64(st.pi_off + offsetof(struct nova_inode, log_tail));
 		je.data2 = st.pi.log_tail;
 		je.e_csum = cpu_to_le32(0xbadc0de);
+		if (!strcmp(kind, "journal-wrap")) {
+			je.data1 = cpu_to_le64(~(uint64_t)7);
+			je.e_csum = cpu_to_le32(nova_crc32c(&je,
+				offsetof(struct nova_journal_entry, e_csum)));
+		}
 		nv_put(&fs, jh, &je, sizeof(je));
 		nv_put64(&fs, nv_journal_ptr_off(0) + 8, jh + sizeof(je));
 	} else if (!strcmp(kind, "set-clean") || !strcmp(kind, "set-error")) {

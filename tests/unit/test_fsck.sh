@@ -212,6 +212,8 @@ case_ "uncommitted journal transaction (rolled back)" 'stripe 0: uncommitted jou
 	'stripe 0: rolled back 1 journal entry' 1 journal /many/file-5
 case_ "journal transaction with a corrupt entry" 'journal transaction with a corrupt entry' \
 	'discarded the corrupt rest' 1 journal-corrupt /sizes/s1
+case_ "journal entry whose address wraps past 2^64 (was a crash)" 'journal transaction with a corrupt entry' \
+	'discarded the corrupt rest' 1 journal-wrap /sizes/s1
 case_ "bad '..'" "'\\.\\.' is inode [0-9]+, should be [0-9]+" \
 	"'\\.\\.' set to" 1 dotdot /deep/level1/level2 /many
 case_ "dentry file type differs from the inode" "entry 'data1' has file type 12, but inode [0-9]+ is a regular file" \
