@@ -160,7 +160,7 @@ struct nova_inode_info_header {
 	struct rb_root dir_tree;
 	struct xarray dir_cookies;	/* cookie -> nova_dir_node */
 	unsigned long dir_entries;
-	u64 parent_ino;
+	u64 parent_ino;			/* ".." (mkdir, rename, replay) */
 	/* symlinks */
 	u64 symlink_block;
 	/* regular files */
