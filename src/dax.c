@@ -726,6 +726,43 @@ void nova_truncate_blocks(struct inode *inode, loff_t old, loff_t size)
 		nova_zero_in_page(inode, size, round_up(size, NOVA_BLOCK_SIZE));
 }
 
+/*
+ * A shrinking truncate, before its set-attribute entry: hole entries
+ * (block 0) for the mapped pages at and past @size, appended at *@tail
+ * and committed with that entry by the same tail store.  A replay takes
+ * a set-attribute entry as a cut only if its size is below the size
+ * before it, and that earlier size can be gone: the set-attribute entry
+ * that extended the file over blocks kept past EOF (fallocate
+ * KEEP_SIZE) is superseded (marked dead) by the cut itself.  The replay
+ * then kept the cut pages, whose blocks the truncate frees.  Hole
+ * entries remove pages whatever the size before them, and never die.
+ * Caller holds the log mutex (and the inode and invalidate locks, so
+ * no page is added meanwhile).
+ */
+int nova_append_cut_holes(struct inode *inode, loff_t size, u64 *tail)
+{
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	unsigned long next = DIV_ROUND_UP(size, NOVA_BLOCK_SIZE);
+	unsigned long start, last, index;
+	void *e;
+	int ret;
+
+	for (;;) {
+		start = next;
+		if (!xa_find(&sih->pages, &start, ULONG_MAX, XA_PRESENT))
+			return 0;
+		/* one entry covers at most U32_MAX pages */
+		last = start;
+		xa_for_each_range(&sih->pages, index, e, start, start + U32_MAX - 1)
+			last = index;
+		ret = nova_append_write_entry(inode, start, last - start + 1, 0,
+					      size, tail);
+		if (ret)
+			return ret;
+		next = last + 1;
+	}
+}
+
 /* Does fallocate leave page @p as it is? */
 static bool nova_falloc_keep(struct inode *inode, pgoff_t p, bool zero,
 			     pgoff_t zfirst, pgoff_t zend)

@@ -263,12 +263,21 @@ static int nova_gc_write_state(struct inode *inode, struct nova_new_log *nl,
 	if (S_ISDIR(inode->i_mode)) {
 		struct nova_dir_node *dn;
 
+		/*
+		 * ".." comes from the DRAM state (set at mkdir, rename and
+		 * replay; mkfs logs nothing for the root): never guess, a
+		 * wrong one would be committed.
+		 */
+		u64 parent = inode->i_ino == NOVA_ROOT_INO ? NOVA_ROOT_INO :
+			     sih->parent_ino;
+
+		if (WARN_ON_ONCE(!parent))
+			return -EINVAL;
 		ret = nova_gc_write_dentry(inode, nl, ".", 1, inode->i_ino,
 					   DT_DIR, 0, NULL);
 		if (!ret)
-			ret = nova_gc_write_dentry(inode, nl, "..", 2,
-						   sih->parent_ino ? sih->parent_ino :
-						   inode->i_ino, DT_DIR, 0, NULL);
+			ret = nova_gc_write_dentry(inode, nl, "..", 2, parent,
+						   DT_DIR, 0, NULL);
 		xa_for_each(&sih->dir_cookies, index, dn) {
 			if (ret)
 				break;

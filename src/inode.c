@@ -718,12 +718,19 @@ int nova_log_attr(struct inode *inode, bool cut)
 	e.mtime = cpu_to_le64(nova_ts_to_ns(inode->i_mtime));
 	e.ctime = cpu_to_le64(nova_ts_to_ns(inode->i_ctime));
 	e.size = cpu_to_le64(inode->i_size);
+	/* a cut: hole entries first, committed with the entry (dax.c) */
+	if (cut && S_ISREG(inode->i_mode)) {
+		ret = nova_append_cut_holes(inode, inode->i_size, &tail);
+		if (ret)
+			return ret;
+	}
 	e.trans_id = cpu_to_le64(sih->trans_id++);
 	nova_entry_csum(&e, sizeof(e));
 
 	ret = nova_log_append(inode->i_sb, inode, &e, sizeof(e), &tail, &off);
 	if (ret)
 		return ret;
+	/* one tail store commits the hole entries and the new attributes */
 	nova_log_commit(inode->i_sb, inode, tail);
 	/* a superseded entry dies, unless it cut the file (see gc.c) */
 	if (sih->last_sa && !sih->last_sa_cut)

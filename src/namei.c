@@ -137,6 +137,8 @@ static int nova_init_object_log(struct inode *dir, struct inode *inode,
 						 &(struct qstr)QSTR_INIT("..", 2),
 						 dir->i_ino, S_IFDIR, &tail, NULL,
 						 NULL);
+		/* what a thorough GC of this directory logs as ".." */
+		NOVA_I(inode)->header.parent_ino = dir->i_ino;
 	} else if (symname) {
 		ret = nova_symlink_write(inode, symname, strlen(symname), &tail);
 	}
@@ -451,6 +453,15 @@ static int __nova_rename(struct user_namespace *mnt_userns,
 		return ret;
 	}
 	nova_op_commit(old_dir->i_sb, &op);
+	/*
+	 * The moved directories' ".." as a thorough GC must log it; set
+	 * under their log mutexes (still held), before nova_op_done() can
+	 * run a pending GC of them.
+	 */
+	if (old_isdir && old_dir != new_dir)
+		NOVA_I(old)->header.parent_ino = new_dir->i_ino;
+	if (exchange && new_isdir && old_dir != new_dir)
+		NOVA_I(new)->header.parent_ino = old_dir->i_ino;
 	/* the replaced and removed names' entries are dead now */
 	if (dead_new)
 		nova_invalidate_entry(old_dir->i_sb, dead_new);

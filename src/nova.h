@@ -163,7 +163,7 @@ struct nova_inode_info_header {
 	struct rb_root dir_tree;
 	struct xarray dir_cookies;	/* cookie -> nova_dir_node */
 	unsigned long dir_entries;
-	u64 parent_ino;
+	u64 parent_ino;			/* ".." (mkdir, rename, replay) */
 	/* symlinks */
 	u64 symlink_block;
 	/* regular files */
@@ -417,6 +417,7 @@ long nova_index_truncate(struct super_block *sb, struct inode *inode,
 void nova_index_free(struct inode *inode);
 void nova_free_file_data(struct super_block *sb, struct inode *inode);
 void nova_truncate_prepare(struct inode *inode, loff_t size);
+int nova_append_cut_holes(struct inode *inode, loff_t size, u64 *tail);
 void nova_truncate_blocks(struct inode *inode, loff_t old, loff_t size);
 long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len);
 ssize_t nova_dax_read_iter(struct kiocb *iocb, struct iov_iter *to);

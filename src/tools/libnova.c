@@ -1081,16 +1081,26 @@ static int replay_entry(struct nv_fs *fs, uint64_t off, const void *entry,
 			return 0;
 		case NOVA_SET_ATTR: {
 			const struct nova_setattr_entry *sa = entry;
+			uint64_t sz = le64_to_cpu(sa->size), before = st->size;
 
-			if ((sa->attr & NOVA_ATTR_SIZE) && !nv_entry_dead(entry))
-				return pm_del_range(&st->pages,
-						    (le64_to_cpu(sa->size) + NOVA_BLOCK_SIZE - 1) >>
-						    NOVA_BLOCK_SHIFT, ~0ULL - 1, NULL);
-			return 0;
+			if (!(sa->attr & NOVA_ATTR_SIZE) || nv_entry_dead(entry))
+				return 0;
+			/*
+			 * As bbuild.c: only a shrink cuts pages; blocks kept
+			 * past EOF (fallocate KEEP_SIZE) survive any other
+			 * size record.
+			 */
+			st->size = sz;
+			if (sz >= before)
+				return 0;
+			return pm_del_range(&st->pages,
+					    (sz + NOVA_BLOCK_SIZE - 1) >> NOVA_BLOCK_SHIFT,
+					    ~0ULL - 1, NULL);
 		}
 		case NOVA_FILE_WRITE:
 			if (nv_entry_dead(entry))
 				return 0;
+			st->size = le64_to_cpu(e->size);
 			if (!n || pg + n < pg || pg + n > UINT64_MAX / 2 ||
 			    (blk && (blk & (NOVA_BLOCK_SIZE - 1) ||
 				     !nv_range_valid(fs, blk, (uint64_t)n << NOVA_BLOCK_SHIFT)))) {
@@ -1168,7 +1178,11 @@ static int replay_entry(struct nv_fs *fs, uint64_t off, const void *entry,
 			st->ctime = (int64_t)le64_to_cpu(e->ctime);
 		st->last_sa = off;
 		st->last_sa_cut = (e->attr & NOVA_ATTR_SIZE) && st->size < before;
-		if (S_ISREG(st->mode) && (e->attr & NOVA_ATTR_SIZE) &&
+		/*
+		 * As the kernel's replay (inode.c): only a shrink cuts
+		 * pages; blocks kept past EOF (fallocate KEEP_SIZE) stay.
+		 */
+		if (S_ISREG(st->mode) && st->last_sa_cut &&
 		    !(rc->flags & NV_IREAD_NO_DATA)) {
 			uint64_t first = (st->size + NOVA_BLOCK_SIZE - 1) >>
 					 NOVA_BLOCK_SHIFT;

@@ -859,6 +859,78 @@ static int sim_unlink(struct nv_fs *fs, const char *path)
 	return 0;
 }
 
+/* A set-attribute entry as inode.c nova_log_attr() writes it */
+static int append_setattr(struct nv_fs *fs, struct nv_wlog *w,
+			  const struct nv_inode_state *st, uint64_t *off)
+{
+	struct nova_setattr_entry e;
+
+	memset(&e, 0, sizeof(e));
+	e.entry_type = NOVA_SET_ATTR;
+	e.attr = NOVA_ATTR_MODE | NOVA_ATTR_UID | NOVA_ATTR_GID |
+		 NOVA_ATTR_ATIME | NOVA_ATTR_MTIME | NOVA_ATTR_CTIME |
+		 NOVA_ATTR_SIZE;
+	e.mode = cpu_to_le16(st->mode);
+	e.uid = cpu_to_le32(st->uid);
+	e.gid = cpu_to_le32(st->gid);
+	e.atime = cpu_to_le64((uint64_t)st->atime);
+	e.mtime = cpu_to_le64((uint64_t)w->mtime);
+	e.ctime = cpu_to_le64((uint64_t)w->ctime);
+	e.size = cpu_to_le64(w->size);
+	e.trans_id = cpu_to_le64(w->next_tid++);
+	nv_entry_csum(&e, sizeof(e));
+	return nv_log_append(fs, w, &e, sizeof(e), off);
+}
+
+/*
+ * fallocate(FALLOC_FL_KEEP_SIZE) of two pages past EOF (dax.c: zeroed
+ * blocks, a write entry that keeps the size), then a chmod-like
+ * set-attribute entry (the size unchanged: no cut, the blocks past EOF
+ * stay), then with @extend a truncate up over the preallocated pages,
+ * which supersedes (marks dead) the chmod entry, and data stored into
+ * the first preallocated page in place (as through mmap: no entry).
+ * Last, a clean unmount: the snapshot lists the preallocated blocks as
+ * used, as the kernel's allocator has them.
+ */
+static int sim_prealloc(struct nv_fs *fs, const char *path, bool extend)
+{
+	struct nv_inode_state st;
+	struct nv_wlog w;
+	uint64_t pg, nb, sa = 0, i;
+	int ret;
+
+	if (inj_state(fs, path, &st) || !S_ISREG(st.mode) ||
+	    !nv_alloc(fs, 2, 0, false, &nb))
+		return -1;
+	pg = (st.size + NOVA_BLOCK_SIZE - 1) / NOVA_BLOCK_SIZE + 4;
+	nv_zero(fs, nb << NOVA_BLOCK_SHIFT, 2 * NOVA_BLOCK_SIZE);
+	nv_wlog_from_state(&w, &st);
+	w.ctime = nv_now();	/* the mtime as it was: the tree stays comparable */
+	ret = nv_append_write(fs, &w, pg, 2, nb << NOVA_BLOCK_SHIFT, NULL);
+	if (!ret) {
+		nv_log_commit(fs, &w);
+		ret = append_setattr(fs, &w, &st, &sa);
+	}
+	if (!ret) {
+		nv_log_commit(fs, &w);
+		if (st.last_sa && !st.last_sa_cut)
+			nv_invalidate_entry(fs, st.last_sa);
+	}
+	if (!ret && extend) {
+		w.size = (pg + 8) * NOVA_BLOCK_SIZE;
+		ret = append_setattr(fs, &w, &st, NULL);
+		if (!ret) {
+			nv_log_commit(fs, &w);
+			nv_invalidate_entry(fs, sa);
+			for (i = 0; i < NOVA_BLOCK_SIZE; i += 8)
+				nv_put64(fs, (nb << NOVA_BLOCK_SHIFT) + i,
+					 0x6e6f76612d707265ULL + i);
+		}
+	}
+	nv_ifree(&st);
+	return ret ? -1 : make_snapshot(fs, true, NULL);
+}
+
 /*
  * Kinds (PATH arguments name files in the image):
  *   sb-garbage | replica-garbage | sb-csum
@@ -899,6 +971,9 @@ static int sim_unlink(struct nv_fs *fs, const char *path)
  * and kernel-like updates that leave a consistent file system:
  *   gc-window PATH | gc-done PATH             thorough GC of PATH's log,
  *                                             before / after the head switch
+ *   prealloc PATH | prealloc-extend PATH      blocks kept past EOF, a
+ *                                             chmod, (a truncate up and
+ *                                             data in them), a snapshot
  *   overwrite PATH                            COW rewrite of page 0
  *   unlink PATH                               remove one of PATH's names
  */
@@ -1225,6 +1300,9 @@ int inject(int argc, char **argv)
 		}
 	} else if (argc >= 3 && (!strcmp(kind, "gc-window") || !strcmp(kind, "gc-done"))) {
 		ret = sim_gc(&fs, argv[2], kind[3] == 'd');
+	} else if (argc >= 3 && (!strcmp(kind, "prealloc") ||
+				 !strcmp(kind, "prealloc-extend"))) {
+		ret = sim_prealloc(&fs, argv[2], kind[8] == '-');
 	} else if (argc >= 3 && !strcmp(kind, "overwrite")) {
 		ret = sim_overwrite(&fs, argv[2]);
 	} else if (argc >= 3 && !strcmp(kind, "unlink")) {

@@ -275,6 +275,9 @@ accept "copy-on-write overwrite of a one-page entry (marked dead)" 1 overwrite /
 accept "copy-on-write overwrite of one page of a long entry" 1 overwrite /sizes/three-mib
 accept "unlink of one of three hard links (dentry marked dead)" 0 unlink /links/hard-b
 accept "unlink of a last name (inode evicted)" 0 unlink /sizes/s65535
+# fallocate KEEP_SIZE: only a shrink cuts pages, as in the kernel's replay
+accept "blocks kept past EOF across a chmod, clean-unmount snapshot" 1 prealloc /sizes/s8192
+accept "blocks kept past EOF, chmod superseded by a truncate up, data in them" 0 prealloc-extend /sizes/s8192
 
 # a consistent clean-unmount snapshot passes
 c=$work/case.img

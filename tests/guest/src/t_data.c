@@ -1517,6 +1517,59 @@ static void falloc_keep_size(void)
 	FILE_EQ(fd, ref, 100, 0);
 }
 
+/*
+ * Drop the kernel's unused dentries and inodes (root only; elsewhere a
+ * no-op), so that the next open reads the inode back from the file
+ * system: on NOVA a replay of its log.
+ */
+static void drop_inode_caches(void)
+{
+	int fd;
+
+	sync();
+	fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+	if (fd < 0)
+		FAIL("open /proc/sys/vm/drop_caches: %s", errname(errno));
+	if (write(fd, "2", 1) != 1)
+		FAIL("write /proc/sys/vm/drop_caches: %s", errname(errno));
+	close(fd);
+}
+
+/*
+ * Blocks kept past EOF, the file extended over them, then cut back into
+ * them: the cut and the freed blocks must stay so when the inode is read
+ * back (on NOVA the cut's set-attribute entry supersedes the extending
+ * one, so the replay saw no shrink and brought the freed pages back).
+ */
+static void falloc_keep_cut_reread(void)
+{
+	unsigned char *ref = rbuf(2 * BS);
+	int fd = NEWF(0);
+
+	PWRITE(fd, ref, 2 * BS, 0);
+	FALLOC(fd, FALLOC_FL_KEEP_SIZE, 10 * BS, 10 * BS);
+	BLOCKS_EQ(fd, 12 * BS / 512);
+	OK(ftruncate(fd, 30 * BS));
+	OK(ftruncate(fd, 15 * BS));
+	BLOCKS_EQ(fd, 7 * BS / 512);
+	OK(close(fd));
+	drop_inode_caches();
+	fd = OPENF(0, O_RDWR);
+	SIZE_EQ(fd, 15 * BS);
+	BLOCKS_EQ(fd, 7 * BS / 512);
+	FILE_EQ(fd, ref, 2 * BS, 0);
+	FILE_ZERO(fd, 13 * BS, 2 * BS);
+	/* growing again shows zeros where the cut blocks were */
+	OK(ftruncate(fd, 30 * BS));
+	FILE_ZERO(fd, 28 * BS, 2 * BS);
+	BLOCKS_EQ(fd, 7 * BS / 512);
+	OK(close(fd));
+	drop_inode_caches();
+	fd = OPENF(0, O_RDONLY);
+	BLOCKS_EQ(fd, 7 * BS / 512);
+	FILE_ZERO(fd, 28 * BS, 2 * BS);
+}
+
 static void punch_hole(void)
 {
 	unsigned char *ref = rbuf(8 * BS);
@@ -2351,6 +2404,7 @@ static const struct tcase cases[] = {
 	C(truncate_down_up), C(truncate_blocks), C(truncate_zero),
 	C(truncate_up_sparse), C(truncate_mmap_zero),
 	C(falloc_default), C(falloc_keeps_data), C(falloc_keep_size),
+	C(falloc_keep_cut_reread),
 	C(punch_hole), C(punch_hole_in_block), C(punch_hole_aligned_eof),
 	C(punch_then_write), C(punch_hole_mmap),
 	C(zero_range), C(zero_range_keep_size), C(zero_range_allocates),
