@@ -1168,7 +1168,14 @@ static int replay_entry(struct nv_fs *fs, uint64_t off, const void *entry,
 			st->ctime = (int64_t)le64_to_cpu(e->ctime);
 		st->last_sa = off;
 		st->last_sa_cut = (e->attr & NOVA_ATTR_SIZE) && st->size < before;
-		if (S_ISREG(st->mode) && (e->attr & NOVA_ATTR_SIZE) &&
+		/*
+		 * As the kernel's replay and mount scan: only a shrink cuts
+		 * pages.  Every setattr carries the size (a chmod, a thorough
+		 * GC's closing entry), and blocks kept past EOF (fallocate
+		 * KEEP_SIZE) stay the file's; cutting at every size entry
+		 * made fsck call them free ("free block(s) not listed").
+		 */
+		if (S_ISREG(st->mode) && st->last_sa_cut &&
 		    !(rc->flags & NV_IREAD_NO_DATA)) {
 			uint64_t first = (st->size + NOVA_BLOCK_SIZE - 1) >>
 					 NOVA_BLOCK_SHIFT;
