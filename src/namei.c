@@ -137,6 +137,15 @@ static int nova_init_object_log(struct inode *dir, struct inode *inode,
 						 &(struct qstr)QSTR_INIT("..", 2),
 						 dir->i_ino, S_IFDIR, &tail, NULL,
 						 NULL);
+		/*
+		 * The DRAM copy of "..": a thorough GC of this directory's
+		 * log rewrites ".." from it.  Only log replay used to set it,
+		 * so a directory made since the mount got a ".." naming
+		 * itself at its first GC (fsck: "'..' is inode N, should be
+		 * P").  DRAM only: the logged ".." above is what a crash
+		 * keeps.
+		 */
+		NOVA_I(inode)->header.parent_ino = dir->i_ino;
 	} else if (symname) {
 		ret = nova_symlink_write(inode, symname, strlen(symname), &tail);
 	}
@@ -451,6 +460,14 @@ static int __nova_rename(struct user_namespace *mnt_userns,
 		return ret;
 	}
 	nova_op_commit(old_dir->i_sb, &op);
+	/*
+	 * The moved directories' new ".." (logged above, committed now) in
+	 * DRAM too, for their next thorough GC (nova_gc_write_state()).
+	 */
+	if (old_isdir && old_dir != new_dir)
+		NOVA_I(old)->header.parent_ino = new_dir->i_ino;
+	if (exchange && new_isdir && old_dir != new_dir)
+		NOVA_I(new)->header.parent_ino = old_dir->i_ino;
 	/* the replaced and removed names' entries are dead now */
 	if (dead_new)
 		nova_invalidate_entry(old_dir->i_sb, dead_new);
