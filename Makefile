@@ -106,20 +106,41 @@ stress: module guest-bin
 		STRESS_SMP=$(STRESS_SMP) tests/robustness.sh stress
 
 # Power-cut tests (tests/crash/run-powercut.sh; results in build/crash/):
-#   crash-test   20 random power cuts + every crash point x every workload
-#   crash-quick  3 random power cuts + every crash point with one workload
+#   crash-test     CRASH_ITERS (200) random power cuts, the crashwork profiles
+#                  mixed, write, ns and gc in turn, + every crash point x every
+#                  workload (hours of TCG time)
+#   crash-quick    3 random power cuts + every crash point with its best workload
+#   crash-check    the power-cut tier of make check (tests/check.sh): 2 random
+#                  cuts + every crash point with its best workload
+#   crash-cpumove  made on 4 CPUs, cut, recovered on 1 and on 2; made on 1,
+#                  cut, recovered on 4 (tests/crash/run-cpumove.sh)
+#   bench-mount-scan  crash-recovery mount time with the per-stripe parallel
+#                  scan and with it forced serial (serial_scan=1)
+CRASH_ITERS ?= 200
+CRASH_SEED ?=
+CRASH_SEED_ARG = $(if $(CRASH_SEED),--seed $(CRASH_SEED))
 crash-test:
-	tests/crash/run-powercut.sh --mode both --iterations 20 --workloads all
+	tests/crash/run-powercut.sh --mode both --iterations $(CRASH_ITERS) \
+		--profiles mixed,write,ns,gc --workloads all $(CRASH_SEED_ARG)
 
 crash-quick:
-	tests/crash/run-powercut.sh --mode both --iterations 3 --workloads best
+	tests/crash/run-powercut.sh --mode both --iterations 3 --workloads best $(CRASH_SEED_ARG)
+
+crash-check:
+	tests/crash/run-powercut.sh --mode both --iterations 2 --workloads best $(CRASH_SEED_ARG)
+
+crash-cpumove:
+	tests/crash/run-cpumove.sh $(CRASH_SEED_ARG)
+
+bench-mount-scan: module
+	bench/run-mount.sh --no-build --fs "nova nova-serial"
 
 clean:
 	-$(MAKE) -C src/tools clean
 	-[ -d /lib/modules/$(KVER)/build ] && $(MAKE) -C src KVER=$(KVER) clean
 	rm -rf build $(GUEST_BIN)
 
-.PHONY: crash-test crash-quick
+.PHONY: crash-test crash-quick crash-check crash-cpumove bench-mount-scan
 .PHONY: all deps module tools guest-bin unit lint guest check demo clean \
 	fuzz fuzz-fsck fuzz-replay stress \
 	deb rpm package-check full-check bench bench-mount

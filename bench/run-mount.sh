@@ -9,6 +9,9 @@
 #           scan; ext4, XFS: journal replay), count the files, unmount, then
 #           time three mounts after a clean unmount
 # Only ratios within one run mean anything (TCG).
+# --fs nova-serial: NOVA with the crash-recovery scan forced serial (module
+# parameter serial_scan=1 before the crash mount); e.g. --fs "nova nova-serial"
+# compares it with the per-stripe (per-CPU) parallel scan.
 #
 # Usage: bench/run-mount.sh [--fs "nova ext4-dax xfs-dax"] [--n0 10000] [--n1 100000]
 #                           [--out DIR] [--no-build] [-v]
@@ -119,6 +122,12 @@ for n in (n0, n1):
             a, b = vals.get("nova"), vals.get(o)
             row += "%12s" % ("%.2f" % (b / a) if a and b else "-")
         print(row)
+if "nova" in fs_list and "nova-serial" in fs_list:
+    for n in (n0, n1):
+        a, b = val("nova", n, "crash"), val("nova-serial", n, "crash")
+        if a and b:
+            print("%s files crash: serial scan %.1f ms, parallel %.1f ms, serial/parallel %.2f"
+                  % (n, b, a, b / a))
 for f in fs_list:
     for n in (n0, n1):
         c = res.get(f, {}).get(n, {}).get("files")

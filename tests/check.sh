@@ -1,6 +1,7 @@
 #!/bin/bash
 # The test command (README, .ci/run): host unit tests, then the fast guest
-# tier, then the package tiers (NOVA_FULL_CHECK=0 skips the cloud-init one).
+# tier, the power-cut tiers, then the package tiers (NOVA_FULL_CHECK=0
+# skips the cloud-init one).
 # Installs its own dependencies.  Last line: "N passed, N failed".
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -41,6 +42,13 @@ run_tier unit make -s unit
 run_tier lint tests/lint.sh
 if make -s module guest-bin; then
 	run_tier guest tests/run-guest-tests.sh --no-build --scratch
+	# Power cuts (make crash-check): 2 random QEMU kills during a recorded
+	# workload + every numbered crash point (a NOVA_DEBUG=1 build of a copy
+	# of src/) with its best workload, each followed by a verification boot
+	# (fsck, recovery, contents, leaks).  The CPU-count moves (make
+	# crash-cpumove, about 3 min of QEMU) are not in this tier.
+	run_tier powercut env NOVA_KO="$root/src/nova.ko" \
+		tests/crash/run-powercut.sh --mode both --iterations 2 --workloads best
 else
 	echo "=== guest: module or test binaries failed to build"
 	total_fail=$((total_fail + 1))

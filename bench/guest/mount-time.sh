@@ -9,6 +9,11 @@
 . /nova/tests/mount-lib.inc
 mkdir -p /mnt/b0 /mnt/b1
 rc=0
+if [ "$FS" = nova-serial ]; then
+	# the recovery scan walks the stripes one after the other
+	echo 1 >/sys/module/nova/parameters/serial_scan || exit 1
+	echo "serial_scan=$(cat /sys/module/nova/parameters/serial_scan)"
+fi
 for i in 0 1; do
 	dev=/dev/pmem$i mnt=/mnt/b$i
 	if [ "$i" = 0 ]; then n=$N0; else n=$N1; fi

@@ -5,6 +5,8 @@
 #   --mode MODE          random, crashpoints or both (default random)
 #   --iterations N       random mode: power cuts (default 20)
 #   --seed S             base seed (default: from the clock; printed)
+#   --profiles LIST      random mode: comma list of crashwork profiles (mixed,
+#                        write, ns, gc), used in turn (default mixed)
 #   --ops N              random mode: operations per workload (default 6000,
 #                        4.5 to 7.5 s under TCG)
 #   --kill-max SEC       random mode: latest kill, seconds after the workload
@@ -18,6 +20,14 @@
 #   --keep               keep the pmem images of passing runs too
 #   --no-build           use the existing src/nova.ko, build/debug/nova.ko and
 #                        tests/guest/bin (default: build them)
+#   --smp N              guest CPUs of the boot that formats, works and is cut
+#                        (default 2; the format gives one stripe per CPU)
+#   --recover-smp LIST   comma list of guest CPU counts for the verification
+#                        boot (default: --smp's); with several, each one
+#                        recovers its own copy of the same cut image, and
+#                        each gets its own PASS/FAIL line
+#   --expect-stripes N   the verification fails unless fsck.nova reports N
+#                        stripes (one per CPU of the formatting boot)
 #
 # random mode, per iteration: a fresh 256 MiB pmem file.  Boot 1 formats NOVA,
 # prints NOVA-WORKLOAD-START and runs "crashwork run" (seed = base + i); the
@@ -57,19 +67,23 @@ NOVA_PROG=run-powercut
 usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2; }
 
 mode=random iterations=20 seed="" ops=6000 kill_max=5 kill_max_set=0 points=""
-workloads=best results="" keep=0 build=1
+workloads=best results="" keep=0 build=1 smp=2 recover_smp="" stripes="" profiles=mixed
 while [ $# -gt 0 ]; do
 	case $1 in
 	--mode) mode=$2; shift ;;
 	--iterations) iterations=$2; shift ;;
 	--seed) seed=$2; shift ;;
 	--ops) ops=$2; shift ;;
+	--profiles) profiles=$2; shift ;;
 	--kill-max) kill_max=$2; kill_max_set=1; shift ;;
 	--points) points=$2; shift ;;
 	--workloads) workloads=$2; shift ;;
 	--results) results=$2; shift ;;
 	--keep) keep=1 ;;
 	--no-build) build=0 ;;
+	--smp) smp=$2; shift ;;
+	--recover-smp) recover_smp=$2; shift ;;
+	--expect-stripes) stripes=$2; shift ;;
 	-h | --help) usage ;;
 	*) echo "$NOVA_PROG: unknown option: $1" >&2; usage ;;
 	esac
@@ -78,6 +92,12 @@ done
 case $mode in random | crashpoints | both) ;; *) die "bad --mode $mode" ;; esac
 [ -n "$seed" ] || seed=$(($(date +%s) % 1000000))
 [[ $seed =~ ^[0-9]+$ ]] || die "bad --seed $seed"
+[[ $smp =~ ^[1-9][0-9]*$ ]] || die "bad --smp $smp"
+for p in ${profiles//,/ }; do
+	case $p in mixed | write | ns | gc) ;; *) die "bad profile $p in --profiles" ;; esac
+done
+[ -n "$recover_smp" ] || recover_smp=$smp
+[[ $recover_smp =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "bad --recover-smp $recover_smp"
 
 PMEM_SIZE=256M		# < 512 MiB: 4 KiB inode table blocks, so tables grow
 CP_OPS=1500		# crashpoints mode: operations per workload
@@ -179,7 +199,7 @@ boot1() {
 		--tests-dir "$dir/tests1" --conf "$dir/run1.conf"
 	"$NOVA_QEMU_DIR/run-guest.sh" --initrd "$base_initrd" --initrd "$dir/payload1.cpio.gz" \
 		--pmem "$dir/pmem.img" --pmem-size "$PMEM_SIZE" --log "$dir/console1.log" \
-		--timeout 400 --idle-timeout 200 "$@" >>"$dir/host.log" 2>&1 || rc=$?
+		--smp "$smp" --timeout 400 --idle-timeout 200 "$@" >>"$dir/host.log" 2>&1 || rc=$?
 	rm -rf "$dir/payload1.cpio.gz" "$dir/console1.log.initrd" "$dir/tests1"
 	tr -d '\r' <"$dir/console1.log" >"$dir/console1.clean.log"
 	if [ -f "$dir/rec.img" ]; then
@@ -192,26 +212,32 @@ boot1() {
 	return $rc
 }
 
-# boot2 DIR SEED PROFILE OPS: verification boot; output in DIR/boot2.out
+# boot2 DIR SEED PROFILE OPS [CPUS]: verification boot (with CPUS CPUs) on a
+# copy of the cut image DIR/pmem.img, which stays as it was for a failure's
+# post-mortem (fsck.nova -n runs on the host too); output in DIR/$b2.out
 boot2() {
-	local dir=$1 s=$2 prof=$3 n=$4 rc=0
+	local dir=$1 s=$2 prof=$3 n=$4 cpus=${5:-} rc=0 img=$1/$b2.img
+	local smp_args=()
+	cp --sparse=always "$dir/pmem.img" "$img"
+	[ -z "$cpus" ] || smp_args=(--smp "$cpus")
 	new_testdir "$dir/tests2"
 	cp "$dir/rec.txt" "$dir/tests2/rec.txt"
 	{
 		echo "#!/bin/sh"
-		echo "SEED=$s PROFILE=$prof OPS=$n"
+		echo "SEED=$s PROFILE=$prof OPS=$n${stripes:+ STRIPES=$stripes}"
 		cat "$NOVA_ROOT/tests/crash/verify-guest.sh"
 	} >"$dir/tests2/020-verify.sh"
 	NOVA_TESTS_DIR=$dir/tests2 NOVA_KO=$normal_ko NOVA_LOG_IGNORE='' \
-		"$NOVA_ROOT/tests/run-guest-tests.sh" --no-build --pmem "$dir/pmem.img" --pmem-size "$PMEM_SIZE" \
-		--test-timeout 500 --results "$dir/boot2" 020-verify >"$dir/boot2.out" 2>&1 || rc=$?
+		"$NOVA_ROOT/tests/run-guest-tests.sh" --no-build --pmem "$img" --pmem-size "$PMEM_SIZE" \
+		"${smp_args[@]}" --test-timeout 500 --results "$dir/$b2" 020-verify >"$dir/$b2.out" 2>&1 || rc=$?
+	rm -f "$img"
 	rm -rf "$dir/tests2"
 	return $rc
 }
 
 # Facts from a verification: the matched state, the in-flight op, fsck result
 boot2_facts() {
-	local f=$1/boot2/tests/020-verify.log
+	local f=$1/$b2/tests/020-verify.log
 	[ -f "$f" ] || { echo "no verify log"; return; }
 	local matched inflight fsck recov
 	matched=$(sed -n 's/^verify: matched //p' "$f" | sed -n 1p)
@@ -223,6 +249,19 @@ boot2_facts() {
 }
 
 passed=0 failed=0 rtable=() ctable=()
+# the verification boot's name (its results subdirectory): boot2, or
+# boot2-smpN when its CPU count is not the first boot's
+b2=boot2 rcpus="" cpuinfo=""
+# set_recovery CPUS: b2, rcpus (boot2's CPUS argument) and cpuinfo (text)
+set_recovery() {
+	if [ "$recover_smp" = "$smp" ]; then
+		b2=boot2 rcpus=""
+		[ "$smp" = 2 ] && cpuinfo="" || cpuinfo=" ($smp CPUs)"
+	else
+		b2=boot2-smp$1 rcpus=$1
+		cpuinfo=" (cut on $smp CPUs, recovered on $1)"
+	fi
+}
 result() { # VERDICT TEXT
 	if [ "$1" = PASS ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 	echo "$1 $2" | tee -a "$results/summary.txt"
@@ -230,29 +269,32 @@ result() { # VERDICT TEXT
 
 # the first failure lines of a verification boot
 boot2_why() { # DIR
-	local f=$1/boot2/tests/020-verify.log why
+	local f=$1/$b2/tests/020-verify.log why
 	why=$(grep -aE '^(FAIL: |FAIL verify: )' "$f" 2>/dev/null | sed 's/^FAIL: //; s/^FAIL verify: /verify: /' |
 		head -n 3 | tr '\n' ';' | sed 's/;$//' || true)
-	[ -n "$why" ] || why=$(grep -E '^FAIL ' "$1/boot2/summary.txt" 2>/dev/null | tr '\n' ' ' || echo "no summary")
-	echo "boot 2: $why"
+	[ -n "$why" ] || why=$(grep -E '^FAIL ' "$1/$b2/summary.txt" 2>/dev/null | tr '\n' ' ' || echo "no summary")
+	echo "$b2: $why"
 }
 
 # show the interesting part of a failed run
 show_failure() { # DIR
 	local d=$1
 	echo "----- $d"
-	if [ -f "$d/boot2.out" ]; then
-		sed -n '/^----- output of/,$p' "$d/boot2.out" | head -n 80
+	if [ -f "$d/$b2.out" ]; then
+		sed -n '/^----- output of/,$p' "$d/$b2.out" | head -n 80
 	fi
 }
 
 # --- random mode ---------------------------------------------------------------------
 run_random() {
-	local i s dir delay d ms rc n verdict why hits facts dur t0 cutinfo
+	local i s dir delay d ms rc n verdict why hits facts dur t0 cutinfo why1 kept rs prof
+	local -a profs
+	IFS=, read -r -a profs <<<"$profiles"
 	RANDOM=$seed
 	for ((i = 1; i <= iterations; i++)); do
 		s=$((seed + i))
-		dir=$(printf '%s/random-%02d-seed%d' "$results" "$i" "$s")
+		prof=${profs[$(((i - 1) % ${#profs[@]}))]}
+		dir=$(printf '%s/random-%03d-%s-seed%d' "$results" "$i" "$prof" "$s")
 		mkdir -p "$dir"
 		rm -f "$dir/pmem.img"
 		# kill delay: uniform in [0.2, kill_max] s (ms resolution)
@@ -262,10 +304,17 @@ run_random() {
 			#!/bin/sh
 			. "\$NOVA_TESTS/lib.sh"
 			. "\$NOVA_TESTS/nova-lib.inc"
+			[ -b "\${PMEM2:-}" ] || fail "no second pmem device for the records"
+			# the guest does not number the nvdimms in QEMU's order: the
+			# file system goes on the larger one ($PMEM_SIZE), the records
+			# on the smaller one
+			if [ "\$(dev_bytes "\$PMEM")" -lt "\$(dev_bytes "\$PMEM2")" ]; then
+				t=\$PMEM PMEM=\$PMEM2 PMEM2=\$t
+			fi
+			info "file system on \$PMEM, records on \$PMEM2"
 			nova_format
 			echo "NOVA-WORKLOAD-START \$(cut -d' ' -f1 /proc/uptime)"
-			[ -b "\$PMEM2" ] || fail "no second pmem device for the records"
-			crashwork run "\$MNT" $s $ops --profile mixed --records "\$PMEM2"
+			crashwork run "\$MNT" $s $ops --profile $prof --records "\$PMEM2"
 			echo "NOVA-WORKLOAD-END rc=\$? \$(cut -d' ' -f1 /proc/uptime)"
 			sleep 300
 		EOF
@@ -297,23 +346,27 @@ run_random() {
 		hits=$(kernel_log_hits "$dir/console1.log")
 		[ -z "$hits" ] || why="${why:+$why; }boot 1 kernel log: $(echo "$hits" | head -n1)"
 		cutinfo="kill ${delay}s after start, $((${n:-0})) of $ops ops done"
-		rc=0
-		boot2 "$dir" "$s" mixed "$ops" || rc=$?
-		facts=$(boot2_facts "$dir")
-		[ "$rc" = 0 ] || why="${why:+$why; }$(boot2_why "$dir")"
-		d=$(($(date +%s) - t0))
-		if [ -z "$why" ]; then
-			verdict=PASS
-			[ "$keep" = 1 ] || rm -f "$dir/pmem.img"
-		else
-			verdict=FAIL
-		fi
-		result "$verdict" "random $i seed $s: $cutinfo; $facts (${d}s)${why:+ -- $why}"
-		rtable+=("$i|$s|${delay}s|${n:-0}/$ops|$verdict|$facts")
-		if [ "$verdict" = FAIL ]; then
-			[ -z "$hits" ] || { echo "----- boot 1 kernel log"; echo "$hits" | head -n 20; }
-			show_failure "$dir"
-		fi
+		why1=$why kept=0
+		for rs in ${recover_smp//,/ }; do
+			set_recovery "$rs"
+			why=$why1 rc=0
+			boot2 "$dir" "$s" "$prof" "$ops" "$rcpus" || rc=$?
+			facts=$(boot2_facts "$dir")
+			[ "$rc" = 0 ] || why="${why:+$why; }$(boot2_why "$dir")"
+			d=$(($(date +%s) - t0))
+			if [ -z "$why" ]; then
+				verdict=PASS
+			else
+				verdict=FAIL kept=1
+			fi
+			result "$verdict" "random $i $prof seed $s$cpuinfo: $cutinfo; $facts (${d}s)${why:+ -- $why}"
+			rtable+=("$i|$prof|$s$cpuinfo|${delay}s|${n:-0}/$ops|$verdict|$facts")
+			if [ "$verdict" = FAIL ]; then
+				[ -z "$hits" ] || { echo "----- boot 1 kernel log"; echo "$hits" | head -n 20; }
+				show_failure "$dir"
+			fi
+		done
+		[ "$kept" = 1 ] || [ "$keep" = 1 ] || rm -f "$dir/pmem.img"
 	done
 }
 
@@ -340,6 +393,7 @@ declare -A best_workload=(
 
 run_crashpoints() {
 	local all sel=() num name w wl s dir arm rc verdict why hits facts n t0 d reached op
+	local why1 kept rs
 	local -A reached_any=()
 	mapfile -t all < <(crash_points)
 	[ ${#all[@]} -gt 0 ] || die "no crash points found in src/nova.h"
@@ -408,38 +462,43 @@ run_crashpoints() {
 			fi
 			hits=$(kernel_log_hits "$dir/console1.log" 'Kernel panic - not syncing: NOVA-CRASHPOINT')
 			[ -z "$hits" ] || why="${why:+$why; }boot 1 kernel log: $(echo "$hits" | head -n1)"
-			if [ "$reached" = 1 ]; then
-				rc=0
-				boot2 "$dir" "$s" "$prof" "$n_ops" || rc=$?
-				facts=$(boot2_facts "$dir")
-				[ "$rc" = 0 ] || why="${why:+$why; }$(boot2_why "$dir")"
-				op="crash after ${n:-0} of $n_ops ops (armed after op $arm)"
-			else
-				facts="NOT REACHED (armed after op $arm; the workload and the unmount passed it by)"
-				op="workload finished: ${n:-0} of $n_ops ops"
-			fi
-			d=$(($(date +%s) - t0))
-			if [ -n "$why" ]; then
-				verdict=FAIL
-			elif [ "$reached" = 1 ]; then
-				verdict=PASS
-			else
-				verdict=NOTREACHED
-			fi
-			if [ "$verdict" = PASS ] && [ "$keep" = 0 ]; then
-				rm -f "$dir/pmem.img"
-			fi
-			[ "$verdict" != NOTREACHED ] || rm -f "$dir/pmem.img"
-			ctable+=("$num $name|$w|$op|$verdict|$facts")
-			if [ "$verdict" = NOTREACHED ]; then
-				echo "NOT-REACHED $name ($num) x $w: $op; $facts (${d}s)" | tee -a "$results/summary.txt"
-			else
-				result "$verdict" "$name ($num) x $w seed $s: $op; $facts (${d}s)${why:+ -- $why}"
-			fi
-			if [ "$verdict" = FAIL ]; then
-				[ -z "$hits" ] || { echo "----- boot 1 kernel log"; echo "$hits" | head -n 20; }
-				show_failure "$dir"
-			fi
+			why1=$why kept=0
+			for rs in ${recover_smp//,/ }; do
+				set_recovery "$rs"
+				why=$why1
+				if [ "$reached" = 1 ]; then
+					rc=0
+					boot2 "$dir" "$s" "$prof" "$n_ops" "$rcpus" || rc=$?
+					facts=$(boot2_facts "$dir")
+					[ "$rc" = 0 ] || why="${why:+$why; }$(boot2_why "$dir")"
+					op="crash after ${n:-0} of $n_ops ops (armed after op $arm)"
+				else
+					facts="NOT REACHED (armed after op $arm; the workload and the unmount passed it by)"
+					op="workload finished: ${n:-0} of $n_ops ops"
+				fi
+				d=$(($(date +%s) - t0))
+				if [ -n "$why" ]; then
+					verdict=FAIL kept=1
+				elif [ "$reached" = 1 ]; then
+					verdict=PASS
+				else
+					verdict=NOTREACHED
+				fi
+				ctable+=("$num $name|$w$cpuinfo|$op|$verdict|$facts")
+				if [ "$verdict" = NOTREACHED ]; then
+					echo "NOT-REACHED $name ($num) x $w$cpuinfo: $op; $facts (${d}s)" |
+						tee -a "$results/summary.txt"
+				else
+					result "$verdict" "$name ($num) x $w seed $s$cpuinfo: $op; $facts (${d}s)${why:+ -- $why}"
+				fi
+				if [ "$verdict" = FAIL ]; then
+					[ -z "$hits" ] || { echo "----- boot 1 kernel log"; echo "$hits" | head -n 20; }
+					show_failure "$dir"
+				fi
+				# boot 1 is judged once
+				[ "$reached" = 1 ] || break
+			done
+			[ "$kept" = 1 ] || [ "$keep" = 1 ] || rm -f "$dir/pmem.img"
 		done
 	done
 	unreached=()
@@ -460,7 +519,7 @@ unreached=()
 {
 	if [ ${#rtable[@]} -gt 0 ]; then
 		echo "----- random power cuts"
-		printf '%s\n' "iter|seed|kill after|ops done|verdict|state found; in-flight op; fsck.nova -n; recovery" \
+		printf '%s\n' "iter|profile|seed|kill after|ops done|verdict|state found; in-flight op; fsck.nova -n; recovery" \
 			"${rtable[@]}" | column -t -s '|'
 	fi
 	if [ ${#ctable[@]} -gt 0 ]; then
@@ -473,7 +532,7 @@ unreached=()
 			echo "every selected crash point was reached"
 		fi
 	fi
-	qemu_s=$(cat "$results"/*/host.log "$results"/*/boot2.out 2>/dev/null |
+	qemu_s=$(cat "$results"/*/host.log "$results"/*/boot2*.out 2>/dev/null |
 		sed -n 's/.*QEMU ran \([0-9.]*\)s.*/\1/p' | awk '{ t += $1 } END { printf "%d", t }')
 	echo "results: $results ($fsck_note)"
 	echo "took $(($(date +%s) - t_start)) s; QEMU ran ${qemu_s} s of that (the rest: builds, waiting for the QEMU lock)"

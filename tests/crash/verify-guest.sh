@@ -1,6 +1,7 @@
 # shellcheck shell=sh
 # Guest side of a power-cut test's verification boot (busybox sh).
-# tests/crash/run-powercut.sh prepends "SEED=... PROFILE=... OPS=..." and
+# tests/crash/run-powercut.sh prepends "SEED=... PROFILE=... OPS=..." (and
+# STRIPES=N: the stripe count the format must have given) and
 # ships the records of the cut boot as $NOVA_TESTS/rec.txt.
 #
 #   fsck.nova -n (if present)   exit 0 or 1 required ("FSCK-RC n")
@@ -8,10 +9,12 @@
 #   crashwork verify            against the records: the state after the
 #                               completed ops, the in-flight op all or nothing
 #   crashwork stress + verify   new allocations do not hit live data
-#   umount, mount, verify       the clean-unmount snapshot gives the same
+#   umount, fsck.nova -n -f     exit 0 required (the recovered tree is clean)
+#   mount, verify               the clean-unmount snapshot gives the same
 #                               tree, free blocks and inode count
 #   rm -rf, GC of the root      no leaked blocks: free blocks = REC 0's - 1
 #                               (the root directory's log page)
+#   umount, fsck.nova -n -f     exit 0 required
 #   no "NOVA error" in the kernel log
 . "$NOVA_TESTS/lib.sh"
 . "$NOVA_TESTS/nova-lib.inc"
@@ -23,7 +26,25 @@ bad() {
 	status=1
 }
 
-info "seed $SEED, profile $PROFILE, $OPS ops; $(grep -c 'REC ' "$REC") record lines"
+info "seed $SEED, profile $PROFILE, $OPS ops; $(grep -c 'REC ' "$REC") record lines; $(grep -c ^processor /proc/cpuinfo) CPUs"
+
+# fsck_clean WHAT: fsck.nova -n -f of the unmounted device must find nothing
+fsck_clean() {
+	command -v fsck.nova >/dev/null 2>&1 || return 0
+	_frc=0
+	fsck.nova -n -f -v "$PMEM" >/tmp/fsck2.out 2>&1 || _frc=$?
+	if [ "$_frc" != 0 ]; then
+		sed 's/^/fsck: /' /tmp/fsck2.out | head -n 40
+		bad "fsck.nova -n -f $1: exit status $_frc (0 expected)"
+	else
+		_st=$(sed -n 's/.* \([0-9]*\) stripes.*/\1/p' /tmp/fsck2.out | head -n 1)
+		echo "FSCK-CLEAN $1: ${_st:-?} stripes"
+		# a CPU-count move: the format's stripe count stays
+		if [ -n "${STRIPES:-}" ] && [ "$_st" != "$STRIPES" ]; then
+			bad "the file system has ${_st:-?} stripes, $STRIPES expected"
+		fi
+	fi
+}
 dmesg_mark
 if command -v fsck.nova >/dev/null 2>&1; then
 	frc=0
@@ -65,6 +86,8 @@ files1=$(nova_statfs files)
 ffree1=$(nova_statfs ffree)
 
 expect_ok umount "$MNT"
+# the recovered (and stressed) file system, cleanly unmounted: fsck clean
+fsck_clean "after recovery and a clean unmount"
 dmesg_mark
 expect_ok mount -t NOVA "$PMEM" "$MNT"
 expect_no_dmesg "snapshot unusable" "a clean unmount's snapshot is used"
@@ -93,6 +116,7 @@ expect_ok mount -t NOVA "$PMEM" "$MNT"
 free4=$(nova_statfs bfree)
 [ "$free4" = "$free3" ] || bad "empty file system: $free3 free blocks before a remount, $free4 after"
 expect_ok umount "$MNT"
+fsck_clean "emptied"
 if dmesg | grep -E 'NOVA error|NOVA.*(corrupt|bad )' >/tmp/errs; then
 	cat /tmp/errs
 	bad "the kernel log has NOVA errors"

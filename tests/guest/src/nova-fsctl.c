@@ -5,18 +5,27 @@
  *   nova-fsctl getlabel PATH          print the file system label
  *   nova-fsctl setlabel PATH LABEL    set it (FS_IOC_SETFSLABEL)
  *   nova-fsctl statfs PATH            print statfs fields, one per line
+ *   nova-fsctl exchange PATH1 PATH2   renameat2(RENAME_EXCHANGE)
+ *   nova-fsctl keepsize PATH OFF LEN  fallocate(FALLOC_FL_KEEP_SIZE)
  *
  * Exit status 0 on success; on failure prints the errno name and exits
  * with 1.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/fs.h>
+
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
 
 static int fail(const char *what)
 {
@@ -33,8 +42,26 @@ int main(int argc, char **argv)
 	int fd;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: nova-fsctl getlabel|setlabel|statfs PATH [LABEL]\n");
+		fprintf(stderr, "usage: nova-fsctl getlabel|setlabel|statfs PATH [LABEL]\n"
+			"       nova-fsctl exchange PATH1 PATH2\n"
+			"       nova-fsctl keepsize PATH OFF LEN\n");
 		return 2;
+	}
+	if (!strcmp(argv[1], "exchange") && argc == 4) {
+		if (syscall(SYS_renameat2, AT_FDCWD, argv[2], AT_FDCWD, argv[3],
+			    RENAME_EXCHANGE))
+			return fail("renameat2(RENAME_EXCHANGE)");
+		return 0;
+	}
+	if (!strcmp(argv[1], "keepsize") && argc == 5) {
+		fd = open(argv[2], O_WRONLY);
+		if (fd < 0)
+			return fail("open");
+		if (fallocate(fd, FALLOC_FL_KEEP_SIZE, strtoll(argv[3], NULL, 0),
+			      strtoll(argv[4], NULL, 0)))
+			return fail("fallocate(FALLOC_FL_KEEP_SIZE)");
+		close(fd);
+		return 0;
 	}
 	if (!strcmp(argv[1], "statfs")) {
 		if (statfs(argv[2], &st))
