@@ -82,7 +82,9 @@ static long nova_index_set(struct super_block *sb, struct inode *inode,
 		sih->data_pages--;
 		if (!free_old)
 			continue;
-		nova_invalidate_pages(sb, old, 1);
+		/* its last page gone: one live entry less (gc.c) */
+		if (nova_invalidate_pages(sb, old, 1) && sih->live_writes)
+			sih->live_writes--;
 		oblk = nova_entry_block(old, pg + i) >> NOVA_BLOCK_SHIFT;
 		if (run_len && oblk == run_start + run_len) {
 			run_len++;
@@ -97,6 +99,8 @@ static long nova_index_set(struct super_block *sb, struct inode *inode,
 	if (run_len)
 		nova_free_blocks(sb, run_start, run_len);
 	freed += run_len;
+	if (!hole && n)
+		sih->live_writes++;
 	inode->i_blocks = sih->data_pages << (NOVA_BLOCK_SHIFT - 9);
 	return freed;
 }

@@ -467,6 +467,8 @@ static int nova_read_inode(struct super_block *sb, struct inode *inode,
 			    nova_replay_entry, inode);
 	if (ret)
 		return ret;
+	if (S_ISREG(inode->i_mode))
+		nova_count_live_writes(inode);
 	if (S_ISLNK(inode->i_mode))
 		return nova_symlink_read(inode);
 	return 0;
@@ -761,6 +763,9 @@ int nova_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 		}
 		filemap_invalidate_unlock(inode->i_mapping);
 	}
+	/* a shrink can leave most of the log dead: keep it within its bound */
+	if (!ret)
+		nova_gc_maybe(inode);
 	return ret;
 }
 

@@ -160,6 +160,7 @@ struct nova_inode_info_header {
 	struct rb_root dir_tree;
 	struct xarray dir_cookies;	/* cookie -> nova_dir_node */
 	unsigned long dir_entries;
+	u64 dir_name_bytes;		/* dentry bytes of the indexed names */
 	u64 parent_ino;
 	/* symlinks */
 	u64 symlink_block;
@@ -167,6 +168,8 @@ struct nova_inode_info_header {
 	struct mutex log_mutex;		/* log appends vs. page faults */
 	struct xarray pages;		/* page -> live write entry */
 	unsigned long data_pages;
+	unsigned long live_writes;	/* write entries the index uses */
+	bool attr_dirty;		/* times newer than the log's */
 };
 
 struct nova_inode_info {
@@ -356,7 +359,7 @@ int nova_log_walk(struct super_block *sb, unsigned long ino, u64 head,
 void nova_free_log(struct super_block *sb, u64 head);
 unsigned long nova_log_count_pages(struct super_block *sb, u64 head);
 void nova_invalidate_entry(struct super_block *sb, u64 off);
-void nova_invalidate_pages(struct super_block *sb,
+bool nova_invalidate_pages(struct super_block *sb,
 			   struct nova_file_write_entry *e, unsigned int n);
 struct nova_log_page_tail *nova_page_tail(struct super_block *sb, u64 page);
 
@@ -441,9 +444,14 @@ extern const struct inode_operations nova_dir_inode_operations;
 
 /* gc.c */
 void nova_fast_gc(struct super_block *sb, struct inode *inode, u64 keep);
-void nova_gc_check(struct super_block *sb, struct inode *inode);
+u64 nova_live_log_bytes(struct inode *inode);
+unsigned long nova_log_need_pages(struct inode *inode);
+unsigned long nova_log_limit(struct inode *inode);
+void nova_count_live_writes(struct inode *inode);
+bool nova_gc_needed(struct inode *inode);
 int nova_thorough_gc(struct super_block *sb, struct inode *inode);
 void nova_gc_if_pending(struct inode *inode);
+void nova_gc_maybe(struct inode *inode);
 
 /* stats.c */
 int nova_stats_init(void);
