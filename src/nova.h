@@ -391,6 +391,8 @@ void nova_evict_inode(struct inode *inode);
 int nova_append_link_change(struct inode *inode, u64 *tail);
 void nova_link_change_committed(struct inode *inode);
 int nova_log_attr(struct inode *inode, bool cut);
+int nova_write_attr(struct inode *inode);
+int nova_write_inode(struct inode *inode, struct writeback_control *wbc);
 void nova_set_inode_flags(struct inode *inode, u32 flags);
 int nova_fileattr_get(struct dentry *dentry, struct fileattr *fa);
 int nova_fileattr_set(struct user_namespace *mnt_userns,
