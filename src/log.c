@@ -149,6 +149,13 @@ static int nova_log_make_room(struct super_block *sb, struct inode *inode,
 
 	page = cur & ~(u64)(NOVA_BLOCK_SIZE - 1);
 	next = le64_to_cpu(nova_page_tail(sb, page)->next_page);
+	/* a page after the tail was never walked: check it before use */
+	if (next && (!nova_range_valid(NOVA_SB(sb), next, NOVA_BLOCK_SIZE) ||
+		     next & (NOVA_BLOCK_SIZE - 1))) {
+		nova_error(sb, "inode %lu: bad next log page 0x%llx after 0x%llx",
+			   inode->i_ino, next, page);
+		return -EUCLEAN;
+	}
 	if (!next) {
 		unsigned long want, limit;
 

@@ -143,6 +143,9 @@ static int nova_init_object_log(struct inode *dir, struct inode *inode,
 	/* the inode is not valid yet: its own tail needs no journal */
 	if (!ret && tail)
 		nova_log_commit(inode->i_sb, inode, tail);
+	/* what a thorough GC of this directory writes as ".." (gc.c) */
+	if (!ret && S_ISDIR(inode->i_mode))
+		NOVA_I(inode)->header.parent_ino = dir->i_ino;
 	return ret;
 }
 
@@ -451,6 +454,11 @@ static int __nova_rename(struct user_namespace *mnt_userns,
 		return ret;
 	}
 	nova_op_commit(old_dir->i_sb, &op);
+	/* moved directories: their new ".." for a thorough GC (gc.c) */
+	if (old_isdir && old_dir != new_dir)
+		NOVA_I(old)->header.parent_ino = new_dir->i_ino;
+	if (exchange && new_isdir && old_dir != new_dir)
+		NOVA_I(new)->header.parent_ino = old_dir->i_ino;
 	/* the replaced and removed names' entries are dead now */
 	if (dead_new)
 		nova_invalidate_entry(old_dir->i_sb, dead_new);
