@@ -151,7 +151,8 @@ static int nova_log_make_room(struct super_block *sb, struct inode *inode,
 	next = le64_to_cpu(nova_page_tail(sb, page)->next_page);
 	/* a page after the tail was never walked: check it before use */
 	if (next && (!nova_range_valid(NOVA_SB(sb), next, NOVA_BLOCK_SIZE) ||
-		     next & (NOVA_BLOCK_SIZE - 1))) {
+		     next & (NOVA_BLOCK_SIZE - 1) || next == page ||
+		     next == sih->log_head)) {
 		nova_error(sb, "inode %lu: bad next log page 0x%llx after 0x%llx",
 			   inode->i_ino, next, page);
 		return -EUCLEAN;
