@@ -19,6 +19,14 @@
  * In-place mode (inplace_data_updates=1): pages that already have a
  * block are overwritten where they are (durable before the call
  * returns, not atomic), pages without one take the copy-on-write path.
+ * An in-place write that does not change the size logs nothing: its new
+ * mtime and ctime are in DRAM (visible to stat at once), the inode is
+ * marked dirty (sih->attr_dirty), and one set-attribute entry records
+ * them at fsync, writeback (sync, the flusher), eviction or unmount
+ * (inode.c: nova_write_attr()).  After a crash before that, the file
+ * has the new data with the times of its last logged change - as with
+ * other file systems' timestamps before fsync; sizes are still logged
+ * before write() returns.
  */
 #include <linux/uio.h>
 #include <linux/slab.h>
@@ -96,7 +104,9 @@ static long nova_index_set(struct super_block *sb, struct inode *inode,
 		sih->data_pages--;
 		if (!free_old)
 			continue;
-		nova_invalidate_pages(sb, old, 1);
+		/* its last page gone: one live entry less (gc.c) */
+		if (nova_invalidate_pages(sb, old, 1) && sih->live_writes)
+			sih->live_writes--;
 		oblk = nova_entry_block(sb, old, pg + i) >> NOVA_BLOCK_SHIFT;
 		if (run_len && oblk == run_start + run_len) {
 			run_len++;
@@ -111,6 +121,8 @@ static long nova_index_set(struct super_block *sb, struct inode *inode,
 	if (run_len)
 		nova_free_blocks(sb, run_start, run_len);
 	freed += run_len;
+	if (!hole && n)
+		sih->live_writes++;
 	inode->i_blocks = sih->data_pages << (NOVA_BLOCK_SHIFT - 9);
 	return freed;
 }
@@ -648,16 +660,27 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 			ret = -ENOSPC;
 		}
 	} else if (written) {
-		/* in place only: record the new times and size */
+		/* in place only: a new size is logged now, times later */
+		bool times_only = end_inplace <= inode->i_size;
+
+		/* under the log mutex: nova_write_attr() clears it there */
 		mutex_lock(&sih->log_mutex);
-		if (end_inplace > inode->i_size)
+		if (times_only) {
+			sih->attr_dirty = true;
+		} else {
 			inode->i_size = end_inplace;
-		ret = nova_log_attr(inode, false);
+			ret = nova_log_attr(inode, false);
+		}
 		mutex_unlock(&sih->log_mutex);
+		if (times_only)
+			mark_inode_dirty_sync(inode);
 	}
 	kfree(runs);
 	i_size_write(inode, inode->i_size);
 	nova_fence();
+	/* commit_runs() ran any GC its commit asked for; this path may not have */
+	if (!nr)
+		nova_gc_maybe(inode);
 	return written ? written : ret;
 }
 

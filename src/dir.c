@@ -55,6 +55,7 @@ void nova_dir_index_remove(struct inode *dir, struct nova_dir_node *dn)
 	rb_erase(&dn->node, &sih->dir_tree);
 	xa_erase(&sih->dir_cookies, dn->cookie);
 	sih->dir_entries--;
+	sih->dir_name_bytes -= NOVA_DENTRY_LEN(dn->name_len);
 	kfree(dn);
 }
 
@@ -110,6 +111,7 @@ int nova_dir_index_add(struct inode *dir, const char *name, int len,
 	rb_link_node(&dn->node, parent, p);
 	rb_insert_color(&dn->node, &sih->dir_tree);
 	sih->dir_entries++;
+	sih->dir_name_bytes += NOVA_DENTRY_LEN(len);
 	return 0;
 }
 
@@ -124,6 +126,7 @@ void nova_dir_index_free(struct inode *dir)
 	}
 	xa_destroy(&sih->dir_cookies);
 	sih->dir_entries = 0;
+	sih->dir_name_bytes = 0;
 }
 
 /*

@@ -17,8 +17,16 @@
  * previous page's next pointer, or log_head) and the page held only dead
  * entries, so every crash point leaves the same file system.
  *
- * Thorough GC (when the live state would fit in less than half of the
- * log's pages): write a new log that describes the inode's current state
+ * When: a log may hold at most 2 N + 1 pages, N being the pages its
+ * live entries need (nova_log_limit()).  The live size is kept as
+ * running counts (live write entries of a file, dentry bytes of a
+ * directory's names), so the check is O(1) and runs after every commit.
+ * A log extension first runs a fast GC and grows at most to the limit;
+ * a log past it after a commit (it grew by the one page an append
+ * needed, or a truncate or unlink shrank N) gets a fast GC and, if that
+ * is not enough, a thorough GC.
+ *
+ * Thorough GC: write a new log that describes the inode's current state
  * - its live dentries (readdir cookies kept) or its live page runs, one
  * set-attribute and one link-change entry - into new pages; mark the end
  * of the old log with a NEXT_PAGE marker and link the new pages after the
@@ -96,41 +104,81 @@ void nova_fast_gc(struct super_block *sb, struct inode *inode, u64 keep)
 	}
 }
 
-/* Bytes the regenerated log of @inode would take */
-static u64 nova_live_log_bytes(struct inode *inode)
+/*
+ * Bytes the regenerated log of @inode would take, in O(1): the caller
+ * keeps the counts up to date as entries are committed and die -
+ * sih->live_writes (regular files: write entries the page index still
+ * points at, dax.c: nova_index_set()) and sih->dir_name_bytes
+ * (directories: dentry bytes of the indexed names, dir.c).
+ */
+u64 nova_live_log_bytes(struct inode *inode)
 {
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	u64 bytes = sizeof(struct nova_setattr_entry) +
 		    sizeof(struct nova_link_change_entry);
-	struct nova_file_write_entry *e, *prev = NULL;
-	struct nova_dir_node *dn;
-	unsigned long index;
 
-	if (S_ISDIR(inode->i_mode)) {
-		bytes += NOVA_DENTRY_LEN(1) + NOVA_DENTRY_LEN(2);
-		xa_for_each(&sih->dir_cookies, index, dn)
-			bytes += NOVA_DENTRY_LEN(dn->name_len);
-	} else if (S_ISREG(inode->i_mode)) {
-		xa_for_each(&sih->pages, index, e) {
-			if (e != prev)
-				bytes += sizeof(*e);
-			prev = e;
-		}
-	} else if (S_ISLNK(inode->i_mode)) {
+	if (S_ISDIR(inode->i_mode))
+		bytes += NOVA_DENTRY_LEN(1) + NOVA_DENTRY_LEN(2) +
+			 sih->dir_name_bytes;
+	else if (S_ISREG(inode->i_mode))
+		bytes += (u64)sih->live_writes *
+			 sizeof(struct nova_file_write_entry);
+	else if (S_ISLNK(inode->i_mode))
 		bytes += sizeof(struct nova_file_write_entry);
-	}
 	return bytes;
 }
 
-/* Called when a log grew: is a thorough GC worth it? */
-void nova_gc_check(struct super_block *sb, struct inode *inode)
+/*
+ * Log pages the live entries need.  Entries never cross a page, so a
+ * page may waste up to one entry's size: count each page as holding
+ * NOVA_LOG_LAST_ENTRY minus the largest entry its inode type logs.
+ */
+unsigned long nova_log_need_pages(struct inode *inode)
+{
+	size_t waste = S_ISDIR(inode->i_mode) ? sizeof(struct nova_dentry) :
+		       sizeof(struct nova_file_write_entry);
+
+	return DIV_ROUND_UP(nova_live_log_bytes(inode),
+			    NOVA_LOG_LAST_ENTRY - waste);
+}
+
+/*
+ * The bound GC keeps a log within: twice the pages its live entries
+ * need, plus the page the tail is in.  Past it, a thorough GC writes at
+ * most half of what it frees, so its cost is at most one page written
+ * per page appended.
+ */
+unsigned long nova_log_limit(struct inode *inode)
+{
+	return 2 * nova_log_need_pages(inode) + 1;
+}
+
+/* Recount sih->live_writes from the page index (after a log replay) */
+void nova_count_live_writes(struct inode *inode)
 {
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
-	u64 need = DIV_ROUND_UP(nova_live_log_bytes(inode),
-				NOVA_LOG_LAST_ENTRY - 2 * sizeof(struct nova_dentry));
+	struct nova_file_write_entry *e, *prev = NULL;
+	unsigned long index, n = 0;
 
-	if (sih->log_pages >= 4 && need * 2 < sih->log_pages)
-		sih->gc_pending = true;
+	/*
+	 * An entry whose pages were partly overwritten before the remount
+	 * may be counted once per remaining run: an overestimate, which only
+	 * delays a GC, and the next thorough GC sets the exact count.
+	 */
+	xa_for_each(&sih->pages, index, e) {
+		if (e != prev)
+			n++;
+		prev = e;
+	}
+	sih->live_writes = n;
+}
+
+/* Is the log of @inode over its bound (or was a rewrite asked for)? */
+bool nova_gc_needed(struct inode *inode)
+{
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+
+	return sih->gc_pending || sih->log_pages > nova_log_limit(inode);
 }
 
 /* A log under construction in fresh pages */
@@ -139,6 +187,7 @@ struct nova_new_log {
 	u64 head;
 	u64 tail;		/* next write position */
 	unsigned long pages;
+	unsigned long write_entries;	/* of a regular file's pages */
 };
 
 static int nova_new_log_append(struct nova_new_log *nl, const void *entry,
@@ -292,6 +341,7 @@ static int nova_gc_write_state(struct inode *inode, struct nova_new_log *nl,
 			.size = cpu_to_le64(inode->i_size),
 		};
 		u64 start = 0, blk = 0, n = 0;
+		unsigned long runs = 0;
 
 		if (S_ISLNK(inode->i_mode)) {
 			we.num_pages = cpu_to_le32(1);
@@ -318,6 +368,7 @@ static int nova_gc_write_state(struct inode *inode, struct nova_new_log *nl,
 				we.trans_id = cpu_to_le64(sih->trans_id++);
 				nova_entry_csum(&we, sizeof(we));
 				ret = nova_new_log_append(nl, &we, sizeof(we), NULL);
+				runs++;
 			}
 			start = index;
 			blk = b;
@@ -330,7 +381,9 @@ static int nova_gc_write_state(struct inode *inode, struct nova_new_log *nl,
 			we.trans_id = cpu_to_le64(sih->trans_id++);
 			nova_entry_csum(&we, sizeof(we));
 			ret = nova_new_log_append(nl, &we, sizeof(we), NULL);
+			runs++;
 		}
+		nl->write_entries = runs;
 	}
 	if (!ret)
 		ret = nova_gc_write_attrs(inode, nl, sa_off, lc_off);
@@ -420,6 +473,9 @@ int nova_thorough_gc(struct super_block *sb, struct inode *inode)
 	sih->last_sa = sa_off;
 	sih->last_sa_cut = false;
 	sih->last_lc = lc_off;
+	if (S_ISREG(inode->i_mode))
+		sih->live_writes = nl.write_entries;
+	sih->gc_pending = false;
 
 	/* free the old pages, and any unused ones that hung after them */
 	page = old_head;
@@ -440,13 +496,46 @@ int nova_thorough_gc(struct super_block *sb, struct inode *inode)
 	return 0;
 }
 
-/* Run a thorough GC that a log extension asked for */
+/*
+ * After a commit: bring the log of @inode back within its bound - first
+ * by dropping dead pages, and if that is not enough by rewriting it.
+ * Caller holds the locks nova_thorough_gc() needs.
+ */
 void nova_gc_if_pending(struct inode *inode)
 {
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	struct super_block *sb = inode->i_sb;
 
-	if (!sih->gc_pending)
+	if (!nova_gc_needed(inode))
 		return;
+	if (!sih->gc_pending) {
+		/* nothing is appended past the committed tail now */
+		nova_fast_gc(sb, inode, sih->log_tail);
+		if (!nova_gc_needed(inode))
+			return;
+	}
 	sih->gc_pending = false;
-	nova_thorough_gc(inode->i_sb, inode);
+	nova_thorough_gc(sb, inode);
+}
+
+/*
+ * The same, for a caller that holds only the inode lock: takes a
+ * regular file's invalidate lock (GC re-points the page index, which
+ * page faults read under it) and the log mutex, in the order of the
+ * write path.
+ */
+void nova_gc_maybe(struct inode *inode)
+{
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	bool reg = S_ISREG(inode->i_mode);
+
+	if (!READ_ONCE(sih->gc_pending) && !nova_gc_needed(inode))
+		return;
+	if (reg)
+		filemap_invalidate_lock(inode->i_mapping);
+	mutex_lock(&sih->log_mutex);
+	nova_gc_if_pending(inode);
+	mutex_unlock(&sih->log_mutex);
+	if (reg)
+		filemap_invalidate_unlock(inode->i_mapping);
 }

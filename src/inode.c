@@ -489,6 +489,8 @@ static int nova_read_inode(struct super_block *sb, struct inode *inode,
 			   inode->i_ino);
 		return -EUCLEAN;
 	}
+	if (S_ISREG(inode->i_mode))
+		nova_count_live_writes(inode);
 	if (S_ISLNK(inode->i_mode))
 		return nova_symlink_read(inode);
 	if (S_ISREG(inode->i_mode))
@@ -737,7 +739,34 @@ int nova_log_attr(struct inode *inode, bool cut)
 		nova_invalidate_entry(inode->i_sb, sih->last_sa);
 	sih->last_sa = off;
 	sih->last_sa_cut = cut;
+	sih->attr_dirty = false;
 	return 0;
+}
+
+/*
+ * Log the times that in-place writes left in DRAM only (dax.c), if any:
+ * fsync, writeback (->write_inode: sync, the flusher, unmount) and
+ * eviction call this.  One set-attribute entry, committed by the tail
+ * store like any other; it supersedes the previous one.
+ */
+int nova_write_attr(struct inode *inode)
+{
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	int ret = 0;
+
+	if (!READ_ONCE(sih->attr_dirty))
+		return 0;
+	mutex_lock(&sih->log_mutex);
+	if (sih->attr_dirty && inode->i_nlink && !is_bad_inode(inode) &&
+	    !sb_rdonly(inode->i_sb))
+		ret = nova_log_attr(inode, false);
+	mutex_unlock(&sih->log_mutex);
+	return ret;
+}
+
+int nova_write_inode(struct inode *inode, struct writeback_control *wbc)
+{
+	return nova_write_attr(inode);
 }
 
 /*
@@ -792,6 +821,9 @@ int nova_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 		}
 		filemap_invalidate_unlock(inode->i_mapping);
 	}
+	/* a shrink can leave most of the log dead: keep it within its bound */
+	if (!ret)
+		nova_gc_maybe(inode);
 	return ret;
 }
 
@@ -850,6 +882,8 @@ void nova_evict_inode(struct inode *inode)
 	bool destroy = !inode->i_nlink && !is_bad_inode(inode) && sih->pi_addr;
 
 	truncate_inode_pages_final(&inode->i_data);
+	if (!destroy)
+		nova_write_attr(inode);
 	if (destroy) {
 		struct nova_inode *pi = nova_get_block(sb, sih->pi_addr);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * NOVA ioctls: file system label, inode generation.  Inode flags
+ * NOVA ioctls: file system label, inode generation, an inode's log
+ * size and GC bound (NOVA_IOC_LOG_INFO).  Inode flags
  * (FS_IOC_GETFLAGS/SETFLAGS) go through the VFS fileattr operations.
  */
 #include <linux/uaccess.h>
@@ -50,6 +51,22 @@ static int nova_ioc_setfslabel(struct file *filp, const char __user *arg)
 	return ret;
 }
 
+static int nova_ioc_log_info(struct inode *inode, void __user *arg)
+{
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	struct nova_log_info li = {};
+
+	mutex_lock(&sih->log_mutex);
+	li.log_pages = sih->log_pages;
+	li.live_bytes = nova_live_log_bytes(inode);
+	li.need_pages = nova_log_need_pages(inode);
+	li.limit_pages = nova_log_limit(inode);
+	li.data_pages = sih->data_pages;
+	li.live_writes = sih->live_writes;
+	mutex_unlock(&sih->log_mutex);
+	return copy_to_user(arg, &li, sizeof(li)) ? -EFAULT : 0;
+}
+
 long nova_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 {
 	struct super_block *sb = file_inode(filp)->i_sb;
@@ -61,6 +78,8 @@ long nova_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 		return nova_ioc_getfslabel(sb, (char __user *)arg);
 	case FS_IOC_SETFSLABEL:
 		return nova_ioc_setfslabel(filp, (const char __user *)arg);
+	case NOVA_IOC_LOG_INFO:
+		return nova_ioc_log_info(file_inode(filp), (void __user *)arg);
 	default:
 		return -ENOTTY;
 	}

@@ -192,19 +192,33 @@ static int nova_log_make_room(struct super_block *sb, struct inode *inode,
 
 	page = cur & ~(u64)(NOVA_BLOCK_SIZE - 1);
 	next = le64_to_cpu(nova_page_tail(sb, page)->next_page);
-	if (next && !nova_log_page_ok(NOVA_SB(sb), next)) {
+	/* a page after the tail was never walked: check it before use */
+	if (next && (!nova_log_page_ok(NOVA_SB(sb), next) || next == page ||
+		     next == sih->log_head)) {
 		nova_error(sb, "inode %lu: log page 0x%llx links to bad page 0x%llx",
 			   inode->i_ino, page, next);
 		return -EUCLEAN;
 	}
 	if (!next) {
-		unsigned long want;
+		unsigned long want, limit;
 
-		/* before growing: drop dead pages, see if a rewrite pays */
+		/* before growing: drop dead pages */
 		nova_fast_gc(sb, inode, cur);
-		nova_gc_check(sb, inode);
 		want = sih->log_pages < NOVA_LOG_EXTEND_THRESHOLD ?
 		       max(sih->log_pages, 1UL) : NOVA_LOG_EXTEND_STEP;
+		/*
+		 * Grow at most to the GC bound (gc.c: nova_log_limit()).  At
+		 * the bound, take one page to finish this append and let the
+		 * committer rewrite the log (nova_gc_if_pending()): a thorough
+		 * GC cannot run here, with entries past the committed tail.
+		 */
+		limit = nova_log_limit(inode);
+		if (sih->log_pages >= limit) {
+			sih->gc_pending = true;
+			want = 1;
+		} else {
+			want = min(want, limit - sih->log_pages);
+		}
 
 		got = nova_alloc_log_pages(sb, want, &first, &last,
 					   sih->use_reserve);
@@ -342,14 +356,18 @@ void nova_invalidate_entry(struct super_block *sb, u64 off)
 	nova_persist(&pt->invalid_entries, sizeof(pt->invalid_entries));
 }
 
-/* A write entry lost @n pages; dead when all are gone */
-void nova_invalidate_pages(struct super_block *sb,
+/* A write entry lost @n pages; dead when all are gone (returns true then) */
+bool nova_invalidate_pages(struct super_block *sb,
 			   struct nova_file_write_entry *e, unsigned int n)
 {
-	u32 dead = le32_to_cpu(e->invalid_pages) + n;
+	u32 before = le32_to_cpu(e->invalid_pages), dead = before + n;
+	u32 num = le32_to_cpu(e->num_pages);
 
 	e->invalid_pages = cpu_to_le32(dead);
 	nova_flush(&e->invalid_pages, sizeof(e->invalid_pages));
-	if (dead >= le32_to_cpu(e->num_pages) && le64_to_cpu(e->block))
+	if (dead >= num && le64_to_cpu(e->block)) {
 		nova_invalidate_entry(sb, nova_get_addr_off(NOVA_SB(sb), e));
+		return before < num;
+	}
+	return false;
 }

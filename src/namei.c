@@ -145,6 +145,9 @@ static int nova_init_object_log(struct inode *dir, struct inode *inode,
 	/* the inode is not valid yet: its own tail needs no journal */
 	if (!ret && tail)
 		nova_log_commit(inode->i_sb, inode, tail);
+	/* what a thorough GC of this directory writes as ".." (gc.c) */
+	if (!ret && S_ISDIR(inode->i_mode))
+		NOVA_I(inode)->header.parent_ino = dir->i_ino;
 	return ret;
 }
 

@@ -163,6 +163,7 @@ struct nova_inode_info_header {
 	struct rb_root dir_tree;
 	struct xarray dir_cookies;	/* cookie -> nova_dir_node */
 	unsigned long dir_entries;
+	u64 dir_name_bytes;		/* dentry bytes of the indexed names */
 	u64 parent_ino;			/* ".." (mkdir, rename, replay) */
 	/* symlinks */
 	u64 symlink_block;
@@ -170,6 +171,8 @@ struct nova_inode_info_header {
 	struct mutex log_mutex;		/* log appends vs. page faults */
 	struct xarray pages;		/* page -> live write entry */
 	unsigned long data_pages;
+	unsigned long live_writes;	/* write entries the index uses */
+	bool attr_dirty;		/* times newer than the log's */
 };
 
 struct nova_inode_info {
@@ -363,7 +366,7 @@ void nova_free_log(struct super_block *sb, u64 head);
 long nova_log_check_chain(struct super_block *sb, unsigned long ino,
 			  u64 head, u64 tail);
 void nova_invalidate_entry(struct super_block *sb, u64 off);
-void nova_invalidate_pages(struct super_block *sb,
+bool nova_invalidate_pages(struct super_block *sb,
 			   struct nova_file_write_entry *e, unsigned int n);
 struct nova_log_page_tail *nova_page_tail(struct super_block *sb, u64 page);
 
@@ -395,6 +398,8 @@ void nova_evict_inode(struct inode *inode);
 int nova_append_link_change(struct inode *inode, u64 *tail);
 void nova_link_change_committed(struct inode *inode);
 int nova_log_attr(struct inode *inode, bool cut);
+int nova_write_attr(struct inode *inode);
+int nova_write_inode(struct inode *inode, struct writeback_control *wbc);
 void nova_set_inode_flags(struct inode *inode, u32 flags);
 int nova_fileattr_get(struct dentry *dentry, struct fileattr *fa);
 int nova_fileattr_set(struct user_namespace *mnt_userns,
@@ -450,9 +455,14 @@ extern const struct inode_operations nova_dir_inode_operations;
 
 /* gc.c */
 void nova_fast_gc(struct super_block *sb, struct inode *inode, u64 keep);
-void nova_gc_check(struct super_block *sb, struct inode *inode);
+u64 nova_live_log_bytes(struct inode *inode);
+unsigned long nova_log_need_pages(struct inode *inode);
+unsigned long nova_log_limit(struct inode *inode);
+void nova_count_live_writes(struct inode *inode);
+bool nova_gc_needed(struct inode *inode);
 int nova_thorough_gc(struct super_block *sb, struct inode *inode);
 void nova_gc_if_pending(struct inode *inode);
+void nova_gc_maybe(struct inode *inode);
 
 /* stats.c */
 int nova_stats_init(void);

@@ -30,6 +30,7 @@
 #define NOVA_FORMAT_H
 
 #include <linux/types.h>
+#include <linux/ioctl.h>
 
 #ifdef __KERNEL__
 #include <linux/stddef.h>
@@ -359,6 +360,21 @@ struct nova_range_node_lowhigh {
 
 #define NOVA_SNAPSHOT_PER_PAGE \
 	(NOVA_LOG_LAST_ENTRY / sizeof(struct nova_range_node_lowhigh))
+
+/*
+ * NOVA_IOC_LOG_INFO (ioctl on any open NOVA file or directory): the
+ * inode's log and what its garbage collection aims at.
+ */
+struct nova_log_info {
+	__u64	log_pages;	/* pages in the log chain */
+	__u64	live_bytes;	/* bytes a rewritten log would take */
+	__u64	need_pages;	/* pages those need */
+	__u64	limit_pages;	/* GC keeps log_pages within this */
+	__u64	data_pages;	/* file pages with a block */
+	__u64	live_writes;	/* live write entries (regular files) */
+};
+
+#define NOVA_IOC_LOG_INFO	_IOR('N', 0x40, struct nova_log_info)
 
 /*
  * Compile-time layout checks (these sizes are part of the format and

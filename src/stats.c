@@ -134,7 +134,8 @@ static int nova_proc_number(const char __user *buf, size_t len, u64 *val)
 	if (copy_from_user(kbuf, buf, len))
 		return -EFAULT;
 	kbuf[len] = '\0';
-	return kstrtou64(strim(kbuf), 10, val);
+	/* garbage, a sign or a number past u64 (-ERANGE): all invalid */
+	return kstrtou64(strim(kbuf), 10, val) ? -EINVAL : 0;
 }
 
 static ssize_t nova_timing_write(struct file *file, const char __user *buf,

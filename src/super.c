@@ -622,6 +622,7 @@ static const struct super_operations nova_sops = {
 	.alloc_inode	= nova_alloc_inode,
 	.free_inode	= nova_free_inode,
 	.evict_inode	= nova_evict_inode,
+	.write_inode	= nova_write_inode,
 	.put_super	= nova_put_super,
 	.statfs		= nova_statfs,
 	.sync_fs	= nova_sync_fs,
