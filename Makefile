@@ -9,6 +9,9 @@
 # Other targets: module, tools, guest-bin, unit, lint, guest, clean.
 # Packages: deb, rpm (into build/deb, build/rpm), package-check (cheap, in
 # make check), full-check (install the .debs in a cloud-init Debian guest).
+# Debug-kernel tier (not in make check): debug-kernel builds (cached, ~1 h
+# the first time) Debian's 6.1 source with KASAN, lockdep, KFENCE, UBSAN;
+# debug-check runs every guest test on it, any sanitizer report fails.
 # Benchmarks (not in make check): bench (NOVA vs ext4-DAX, XFS-DAX, tmpfs in one
 # guest boot; about 25 min), bench-mount (mount time after crash/clean unmount).
 
@@ -107,12 +110,19 @@ crash-test:
 crash-quick:
 	tests/crash/run-powercut.sh --mode both --iterations 3 --workloads best
 
+# Debug kernel (qemu/build-debug-kernel.sh; cache in ~/.cache/nova/debug-kernel/)
+debug-kernel:
+	qemu/build-debug-kernel.sh
+
+debug-check: guest-bin
+	tests/run-guest-tests.sh --debug-kernel --scratch
+
 clean:
 	-$(MAKE) -C src/tools clean
 	-[ -d /lib/modules/$(KVER)/build ] && $(MAKE) -C src KVER=$(KVER) clean
 	rm -rf build $(GUEST_BIN)
 
-.PHONY: crash-test crash-quick
+.PHONY: crash-test crash-quick debug-kernel debug-check
 .PHONY: all deps module tools guest-bin unit lint guest check demo clean \
 	fuzz fuzz-replay stress \
 	deb rpm package-check full-check bench bench-mount
