@@ -152,6 +152,9 @@ while IFS= read -r -d '' ko; do
 	*.gz) gzip -d "$ko" ;;
 	esac
 done < <(find "$stage/lib/modules" \( -name '*.ko.xz' -o -name '*.ko.zst' -o -name '*.ko.gz' \) -print0)
+# A kernel without modules (--kernel-tree) has no modules.order: an empty one
+# keeps depmod quiet.
+[ -f "$stage/$mdir/modules.order" ] || : >"$stage/$mdir/modules.order"
 depmod -b "$stage" "$kver"
 printf "%s\n" "${load_order[@]}" | sed -E "s/\.ko\.(xz|zst|gz)$/.ko/" >"$stage/$mdir/nova-load-order"
 
