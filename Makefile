@@ -9,6 +9,9 @@
 # Other targets: module, tools, guest-bin, unit, lint, guest, clean.
 # Packages: deb, rpm (into build/deb, build/rpm), package-check (cheap, in
 # make check), full-check (install the .debs in a cloud-init Debian guest).
+# Debug-kernel tier (not in make check): debug-kernel builds (cached, ~1 h
+# the first time) Debian's 6.1 source with KASAN, lockdep, KFENCE, UBSAN;
+# debug-check runs every guest test on it, any sanitizer report fails.
 # Benchmarks (not in make check): bench (NOVA vs ext4-DAX, XFS-DAX, tmpfs in one
 # guest boot; about 25 min), bench-mount (mount time after crash/clean unmount).
 
@@ -147,12 +150,20 @@ gc-test: module guest-bin
 		$(GC_WRITES) $(GC_OPS) > build/gc-test.sh
 	tests/run-guest-tests.sh --no-build --script build/gc-test.sh --test-timeout 5400
 
+# Debug kernel (qemu/build-debug-kernel.sh; cache in ~/.cache/nova/debug-kernel/)
+debug-kernel:
+	qemu/build-debug-kernel.sh
+
+debug-check: guest-bin
+	tests/run-guest-tests.sh --debug-kernel --scratch
+
 clean:
 	-$(MAKE) -C src/tools clean
 	-[ -d /lib/modules/$(KVER)/build ] && $(MAKE) -C src KVER=$(KVER) clean
 	rm -rf build $(GUEST_BIN)
 
-.PHONY: crash-test crash-quick crash-check crash-cpumove bench-mount-scan gc-test
+.PHONY: crash-test crash-quick crash-check crash-cpumove bench-mount-scan gc-test \
+	debug-kernel debug-check
 .PHONY: all deps module tools guest-bin unit lint guest check demo clean \
 	fuzz fuzz-fsck fuzz-replay stress \
 	deb rpm package-check full-check bench bench-mount

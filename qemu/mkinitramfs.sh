@@ -8,6 +8,12 @@
 # qemu/mkpayload.sh and appended at boot.
 #
 # Usage: qemu/mkinitramfs.sh [KVER]     (default: qemu/kernel-version.sh)
+#        qemu/mkinitramfs.sh --kernel-tree DIR
+#   --kernel-tree DIR   for a self-built kernel with every driver built in (the
+#                       debug kernel: DIR as printed by qemu/build-debug-kernel.sh):
+#                       no modules, only DIR/build's modules.builtin{,.modinfo} so
+#                       /init and modprobe see them as built in; the version is
+#                       DIR/kernelrelease. Fails if a needed driver is not built in.
 # Prints the path of the gzip-compressed cpio archive, cached in
 # $NOVA_CACHE/initramfs/ under a hash of all inputs.
 set -euo pipefail
@@ -19,10 +25,21 @@ MODULES=(libnvdimm nfit nd_pmem nd_btt dax_pmem ext4 xfs crc32c_generic crc32c-i
 BINARIES=(/usr/bin/ndctl /usr/sbin/mkfs.ext4 /usr/sbin/mkfs.xfs)
 EXTRA_FILES=(/etc/mke2fs.conf)
 
-kver=${1:-$(guest_kver)}
+ktree=""
+if [ "${1:-}" = --kernel-tree ]; then
+	[ -n "${2:-}" ] || die "--kernel-tree needs a directory"
+	ktree=$(cd "$2" && pwd) || die "no such directory: $2"
+	[ -f "$ktree/.complete" ] || die "$ktree is not a complete kernel build"
+	kver=$(cat "$ktree/kernelrelease")
+	MODULES=()
+else
+	kver=${1:-$(guest_kver)}
+fi
 ensure_pkgs busybox-static cpio gzip xz-utils zstd kmod ndctl e2fsprogs xfsprogs libc-bin
-kdir=$("$NOVA_QEMU_DIR/fetch-kernel.sh" "$kver")
-kroot="$kdir/root"
+if [ -z "$ktree" ]; then
+	kdir=$("$NOVA_QEMU_DIR/fetch-kernel.sh" "$kver")
+	kroot="$kdir/root"
+fi
 mdir="lib/modules/$kver"
 busybox=/bin/busybox
 "$busybox" --list-full >/dev/null 2>&1 || die "$busybox is not busybox-static"
@@ -62,15 +79,29 @@ for m in "${MODULES[@]}"; do
 		files[$rel]=$path
 	done <<<"$out"
 done
-for f in modules.order modules.builtin modules.builtin.modinfo; do
-	[ -f "$kroot/$mdir/$f" ] && files[$mdir/$f]="$kroot/$mdir/$f"
-done
+if [ -z "$ktree" ]; then
+	for f in modules.order modules.builtin modules.builtin.modinfo; do
+		[ -f "$kroot/$mdir/$f" ] && files[$mdir/$f]="$kroot/$mdir/$f"
+	done
+else
+	# Everything the guest needs must be built in: a missing driver would
+	# otherwise only show up as a vague setup failure in the guest.
+	for f in modules.builtin modules.builtin.modinfo; do
+		[ -f "$ktree/build/$f" ] || die "$ktree/build/$f missing"
+		files[$mdir/$f]="$ktree/build/$f"
+	done
+	for m in libnvdimm nfit nd_pmem nd_btt dax_pmem ext4 xfs loop; do
+		grep -q "/$m\.ko\$" "$ktree/build/modules.builtin" ||
+			die "$m is not built into the kernel in $ktree (see qemu/debug-kernel.config)"
+	done
+fi
 
 # --- cache key: kernel version, this script and its helpers, all file contents --
 key=$(
 	{
 		echo "kver=$kver"
-		echo "modules=${MODULES[*]}"
+		echo "ktree=$ktree"
+		echo "modules=${MODULES[*]:-}"
 		cat "$0" "$NOVA_QEMU_DIR/common.sh" | sha256sum
 		for dst in "${!files[@]}"; do
 			printf '%s ' "$dst"
@@ -121,6 +152,9 @@ while IFS= read -r -d '' ko; do
 	*.gz) gzip -d "$ko" ;;
 	esac
 done < <(find "$stage/lib/modules" \( -name '*.ko.xz' -o -name '*.ko.zst' -o -name '*.ko.gz' \) -print0)
+# A kernel without modules (--kernel-tree) has no modules.order: an empty one
+# keeps depmod quiet.
+[ -f "$stage/$mdir/modules.order" ] || : >"$stage/$mdir/modules.order"
 depmod -b "$stage" "$kver"
 printf "%s\n" "${load_order[@]}" | sed -E "s/\.ko\.(xz|zst|gz)$/.ko/" >"$stage/$mdir/nova-load-order"
 

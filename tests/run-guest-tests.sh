@@ -23,8 +23,15 @@
 #   -v, --stdio          stream the guest console while it runs
 #   --shell              interactive guest shell after the tests (terminal console)
 #   --no-build           do not run make (use the existing src/nova.ko)
+#   --debug-kernel       boot the debug kernel (KASAN, lockdep, KFENCE, UBSAN; built
+#                        and cached by qemu/build-debug-kernel.sh, which can take an
+#                        hour the first time) with a module built against it (with -g,
+#                        in $NOVA_BUILD/debug-kernel/module) and the busybox initramfs
+#                        without modules; test timeout default 900, kasan_multi_shot
+#   --append ARGS        extra guest kernel command line arguments
 # Environment:
 #   NOVA_KO=FILE         test this module instead of building src/ (harness checks)
+#   NOVA_DEBUG_KERNEL=1  same as --debug-kernel
 #   NOVA_TESTS_DIR=DIR   guest tests directory (default tests/guest)
 #   NOVA_KVER, NOVA_CACHE, NOVA_BUILD: see qemu/common.sh
 #   NOVA_LOG_IGNORE=ERE  extra kernel log lines to ignore in the scan
@@ -39,7 +46,7 @@ usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2
 
 script="" pmem="" pmem_size=512M scratch=0 nova_args="" load_nova=1 test_timeout=300
 timeout="" results="" keep_pmem=0 loglevel="" stdio=0 shell=0 build=1 names=()
-smp="" mem="" fio=0
+smp="" mem="" fio=0 debug_kernel=${NOVA_DEBUG_KERNEL:-0} append="" test_timeout_set=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--script) script=$2; shift ;;
@@ -51,7 +58,7 @@ while [ $# -gt 0 ]; do
 	--fio) fio=1 ;;
 	--nova-args) nova_args=$2; shift ;;
 	--no-load) load_nova=0 ;;
-	--test-timeout) test_timeout=$2; shift ;;
+	--test-timeout) test_timeout=$2; test_timeout_set=1; shift ;;
 	--timeout) timeout=$2; shift ;;
 	--results) results=$2; shift ;;
 	--keep-pmem) keep_pmem=1 ;;
@@ -59,6 +66,8 @@ while [ $# -gt 0 ]; do
 	-v | --stdio) stdio=1 ;;
 	--shell) shell=1 ;;
 	--no-build) build=0 ;;
+	--debug-kernel) debug_kernel=1 ;;
+	--append) append=$2; shift ;;
 	-h | --help) usage ;;
 	-*) echo "$NOVA_PROG: unknown option: $1" >&2; usage ;;
 	*) names+=("${1%.sh}") ;;
@@ -68,12 +77,42 @@ done
 tdir=${NOVA_TESTS_DIR:-$NOVA_ROOT/tests/guest}
 
 # --- kernel, module, initramfs ---------------------------------------------------
-kver=$(guest_kver)
-"$NOVA_QEMU_DIR/fetch-kernel.sh" "$kver" >/dev/null
+kernel_args=()
+if [ "$debug_kernel" = 1 ]; then
+	# Build (or reuse) the debug kernel. Its sanitizers make the guest several
+	# times slower: more time per test unless given; every KASAN report, not
+	# just the first; a big log buffer so the final dmesg dump holds them all.
+	log "debug kernel: qemu/build-debug-kernel.sh (cached after the first build)"
+	dk=$("$NOVA_QEMU_DIR/build-debug-kernel.sh") || die "debug kernel build failed"
+	kver=$(cat "$dk/kernelrelease")
+	kernel_args=(--kernel "$dk/bzImage")
+	append="kasan_multi_shot log_buf_len=16M${append:+ $append}"
+	[ "$test_timeout_set" = 1 ] || test_timeout=900
+	# Warnings (lockdep, WARN) on the console as they happen, not only in the
+	# final dmesg dump: a guest that dies early still shows them.
+	[ -n "$loglevel" ] || loglevel=5
+else
+	kver=$(guest_kver)
+	"$NOVA_QEMU_DIR/fetch-kernel.sh" "$kver" >/dev/null
+fi
 if [ -n "${NOVA_KO:-}" ]; then
 	ko=$NOVA_KO
 	[ -f "$ko" ] || die "NOVA_KO=$ko does not exist"
 	log "using NOVA_KO=$ko (not building src/)"
+elif [ "$debug_kernel" = 1 ]; then
+	# Built in a copy of src/ so src/nova.ko (for the Debian kernel) stays;
+	# cp -p keeps mtimes, so make only rebuilds what changed. -g: the host copy
+	# keeps line information for scripts/faddr2line on reports.
+	mdir="$NOVA_BUILD/debug-kernel/module"
+	ko="$mdir/nova.ko"
+	if [ "$build" = 1 ]; then
+		mkdir -p "$mdir"
+		cp -p "$NOVA_ROOT"/src/{Kbuild,Makefile,VERSION} "$NOVA_ROOT"/src/*.[ch] "$mdir/"
+		log "building the module for the debug kernel: make -C $mdir KDIR=$dk/build"
+		nice -n 19 make -C "$mdir" KVER="$kver" KDIR="$dk/build" KCFLAGS=-g >&2 ||
+			die "module build against the debug kernel failed"
+	fi
+	[ -f "$ko" ] || die "$ko not found (build it: drop --no-build)"
 else
 	ko="$NOVA_ROOT/src/nova.ko"
 	if [ "$build" = 1 ]; then
@@ -89,7 +128,11 @@ case $vermagic in
 "$kver "*) ;;
 *) die "$ko is built for '${vermagic%% *}', not the guest kernel $kver" ;;
 esac
-base=$("$NOVA_QEMU_DIR/mkinitramfs.sh" "$kver")
+if [ "$debug_kernel" = 1 ]; then
+	base=$("$NOVA_QEMU_DIR/mkinitramfs.sh" --kernel-tree "$dk")
+else
+	base=$("$NOVA_QEMU_DIR/mkinitramfs.sh" "$kver")
+fi
 
 # --- which tests -------------------------------------------------------------------
 if [ -n "$script" ]; then
@@ -134,7 +177,13 @@ shq() { printf "'%s'" "${1//\'/\'\\\'\'}"; } # quote for the guest's sh
 	[ -z "$loglevel" ] || echo "console_loglevel=$(shq "$loglevel")"
 	[ -z "$script" ] || echo "script=$(shq "/nova/extra/$(basename "$script")")"
 } >"$results/run.conf"
-payload_args=(-o "$results/payload.cpio.gz" --ko "$ko" --tests-dir "$tdir" --conf "$results/run.conf")
+payload_ko=$ko
+if [ "$debug_kernel" = 1 ]; then
+	# The guest symbolizes with kallsyms; debug info would only bloat the initramfs.
+	payload_ko="$results/nova.ko"
+	strip --strip-debug -o "$payload_ko" "$ko"
+fi
+payload_args=(-o "$results/payload.cpio.gz" --ko "$payload_ko" --tests-dir "$tdir" --conf "$results/run.conf")
 [ -z "$script" ] || payload_args+=(--extra "$script")
 "$NOVA_QEMU_DIR/mkpayload.sh" "${payload_args[@]}"
 
@@ -147,8 +196,9 @@ fi
 case " ${names[*]} " in *fio*) fio=1 ;; esac
 layers=()
 [ "$fio" = 0 ] || layers=(--initrd "$("$NOVA_ROOT/bench/mkinitrd-bench.sh")")
-run_args=(--initrd "$base" "${layers[@]}" --initrd "$results/payload.cpio.gz" --pmem "$pmem"
+run_args=("${kernel_args[@]}" --initrd "$base" "${layers[@]}" --initrd "$results/payload.cpio.gz" --pmem "$pmem"
 	--pmem-size "$pmem_size" --log "$console")
+[ -z "$append" ] || run_args+=(--append "$append")
 if [ "$scratch" = 1 ]; then
 	rm -f "$results/pmem1.img"
 	fresh+=("$results/pmem1.img")
@@ -171,7 +221,7 @@ qrc=0
 t1=${EPOCHREALTIME/./}
 boot_ms=$(((t1 - t0) / 1000))
 [ "$keep_pmem" = 1 ] || [ ${#fresh[@]} -eq 0 ] || rm -f "${fresh[@]}"
-rm -f "$results/payload.cpio.gz" "$console.initrd"
+rm -f "$results/payload.cpio.gz" "$console.initrd" "$results/nova.ko"
 
 # --- judge the console log ----------------------------------------------------------
 [ -f "$console" ] || die "no console log $console"
@@ -237,7 +287,14 @@ fi
 
 # Kernel log scan: every kernel line on the console (timestamped), which includes
 # the dmesg dump. Known harmless noise is ignored.
-bad_re='Oops|BUG:|^BUG |kernel BUG|WARNING:|general protection|soft lockup|hard LOCKUP|hung_task|blocked for more than|KASAN|UBSAN|Call Trace|Kernel panic|detected stalls'
+# The debug kernel's reports: "BUG: KASAN: ...", "BUG: KFENCE: ...", "UBSAN: ..."
+# (header "UBSAN: shift-out-of-bounds in ..."), lockdep's "WARNING: possible
+# circular locking dependency detected" / "possible recursive locking" /
+# "inconsistent lock state" / "Invalid wait context", DEBUG_ATOMIC_SLEEP's
+# "BUG: sleeping function called from invalid context", DEBUG_LIST's
+# "list_add corruption" (named explicitly too, in case a prefix changes).
+bad_re='Oops|BUG:|^BUG |kernel BUG|WARNING:|general protection|soft lockup|hard LOCKUP|hung_task|blocked for more than|KASAN|UBSAN|KFENCE:|Call Trace|Kernel panic|detected stalls'
+bad_re="$bad_re|possible (circular|recursive) locking|inconsistent lock state|lock inversion|Invalid wait context|sleeping function called|DEBUG_LOCKS_WARN_ON|list_(add|del) corruption|lockdep is turned off"
 ignore_re='module verification failed|I/O error, dev fd0|NOVA-MARK '
 [ -z "${NOVA_LOG_IGNORE:-}" ] || ignore_re="$ignore_re|$NOVA_LOG_IGNORE"
 mapfile -t hits < <(
@@ -250,6 +307,18 @@ mapfile -t hits < <(
 if [ ${#hits[@]} -gt 0 ]; then
 	report "FAIL guest-kernel-log (${#hits[@]} suspicious kernel log lines)"
 	failed=$((failed + 1))
+	# Whole reports (up to 80 lines from each header) from the final dmesg dump
+	# (or the live console when there is none), and the NOVA functions in them.
+	src_log=$clean
+	grep -q NOVA-DMESG-BEGIN "$clean" &&
+		src_log=$(mktemp) && sed -n '/NOVA-DMESG-BEGIN/,/NOVA-DMESG-END/p' "$clean" >"$src_log"
+	awk -v bad="$bad_re" -v ign="$ignore_re" '
+		{ msg = $0; sub(/^.*\[ *[0-9]+\.[0-9]+\] /, "", msg) }
+		n > 0 { print; n--; if (msg ~ /end trace|^=+$/ && n < 78) { n = 0; print "" } ; next }
+		msg ~ bad && msg !~ ign { print; n = 80 }' "$src_log" >"$results/kernel-reports.txt"
+	[ "$src_log" = "$clean" ] || rm -f "$src_log"
+	nova_funcs=$(grep -oE '\b_?_?nova_[A-Za-z0-9_]+\+0x[0-9a-f]+/0x[0-9a-f]+' "$results/kernel-reports.txt" |
+		sed 's/+.*//' | sort | uniq -c | sort -rn | head -n 15 | awk '{ printf "%s(%s) ", $2, $1 }')
 fi
 
 # --- report -------------------------------------------------------------------------
@@ -263,6 +332,8 @@ done
 if [ ${#hits[@]} -gt 0 ]; then
 	echo "----- suspicious kernel log lines (first 60) -----"
 	printf '%s\n' "${hits[@]}" | head -n 60
+	echo "full reports: $results/kernel-reports.txt"
+	echo "NOVA functions in them (count): ${nova_funcs:-none}"
 fi
 if [ "$done_ok" = 0 ]; then
 	echo "----- last 30 console lines -----"
