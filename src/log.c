@@ -177,7 +177,19 @@ static int nova_log_make_room(struct super_block *sb, struct inode *inode,
 	long got;
 
 	if (!cur) {
-		/* empty log: its first page; head is set before any commit */
+		/*
+		 * Empty log.  A first page may hang at log_head already: an
+		 * operation that appended here aborted before its commit
+		 * (ENOSPC for another inode of a rename, say).  log_tail is
+		 * still 0, so nothing in that page is committed: reuse it
+		 * (and any pages linked after it).  Allocating another one
+		 * and moving log_head would leak it.
+		 */
+		if (sih->log_head) {
+			*tail = sih->log_head;
+			return 0;
+		}
+		/* its first page; head is set before any commit */
 		got = nova_alloc_log_pages(sb, 1, &first, &last, sih->use_reserve);
 		if (got < 0)
 			return got;

@@ -1,6 +1,7 @@
 #!/bin/sh
 # A full device: ENOSPC for new data, new files and directories; deleting
-# still works when the device is full; afterwards the free space returns
+# still works when the device is full (also after a rename cut short by
+# ENOSPC); afterwards the free space returns
 # exactly to where it started; nothing is corrupted (remount compares).
 . "$NOVA_TESTS/lib.sh"
 . "$NOVA_TESTS/nova-lib.inc"
@@ -61,6 +62,22 @@ size=$(stat -c %s "$MNT/d/big")
 [ "$size" -gt $((16 * 1024 * 1024)) ] || fail "big file only $size bytes"
 expect_ok rm "$MNT/d/big"
 expect_eq "$(nova_statfs bfree)" "$start" "free blocks after deleting the big file"
+
+# 4. a rename cut short by ENOSPC: the file whose empty log got its first
+# page must reuse that page later, not leak it.  a and b have empty logs
+# (nothing logged at create); two has two data pages in one entry.
+expect_ok touch "$MNT/d/a" "$MNT/d/b"
+expect_ok dd if=/dev/zero of="$MNT/d/two" bs=4096 count=2 2>/dev/null
+dd if=/dev/zero of="$MNT/d/big" bs=1M count=64 2>/dev/null && fail "64 MiB fit in 24 MiB"
+expect_eq "$(nova_statfs bavail)" "0" "available blocks on the full device"
+# one block back: the cut frees a data page (its log page has room)
+expect_ok truncate -s 4096 "$MNT/d/two"
+expect_eq "$(nova_statfs bavail)" "1" "available blocks after a one-page cut"
+# a's first log page takes it, b's link count change finds no space
+expect_fail mv "$MNT/d/a" "$MNT/d/b"
+[ -e "$MNT/d/a" ] && [ -e "$MNT/d/b" ] || fail "the failed rename changed names"
+expect_ok rm "$MNT/d/a" "$MNT/d/b" "$MNT/d/two" "$MNT/d/big"
+expect_eq "$(nova_statfs bfree)" "$start" "free blocks after a rename cut short by ENOSPC"
 expect_eq "$(cat "$MNT/keep/file")" "precious" "other data intact"
 expect_ok umount "$MNT"
 expect_ok mount -t NOVA "$DEV" "$MNT"
