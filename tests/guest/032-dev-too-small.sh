@@ -3,11 +3,6 @@
 . "$NOVA_TESTS/lib.sh"
 . "$NOVA_TESTS/nova-lib.inc"
 
-# le32 as four \ooo escapes for printf
-le32() {
-	printf '\\%03o\\%03o\\%03o\\%03o' $(($1 & 255)) $((($1 >> 8) & 255)) \
-		$((($1 >> 16) & 255)) $((($1 >> 24) & 255))
-}
 # MBR partition entry: type 0x83, start LBA, sector count
 part() {
 	printf "\\000\\000\\000\\000\\203\\000\\000\\000$(le32 "$1")$(le32 "$2")"

@@ -7,18 +7,7 @@
 . "$NOVA_TESTS/nova-lib.inc"
 
 # a small partition keeps the fill fast: 24 MiB at 1 MiB
-le32() {
-	printf '\\%03o\\%03o\\%03o\\%03o' $(($1 & 255)) $((($1 >> 8) & 255)) \
-		$((($1 >> 16) & 255)) $((($1 >> 24) & 255))
-}
-expect_ok dd if=/dev/zero of="$PMEM" bs=512 count=1 conv=notrunc 2>/dev/null
-printf "\\000\\000\\000\\000\\203\\000\\000\\000$(le32 2048)$(le32 49152)" |
-	dd of="$PMEM" bs=1 seek=446 conv=notrunc 2>/dev/null
-printf '\125\252' | dd of="$PMEM" bs=1 seek=510 conv=notrunc 2>/dev/null
-expect_ok blockdev --rereadpt "$PMEM"
-sleep 1
-DEV=${PMEM}p1
-[ -b "$DEV" ] || fail "no $DEV"
+nova_make_partition 24
 expect_ok mount -t NOVA -o init "$DEV" "$MNT"
 mkdir "$MNT/d" "$MNT/keep"
 echo "precious" > "$MNT/keep/file"

@@ -11,18 +11,7 @@
 . "$NOVA_TESTS/nova-lib.inc"
 
 BAD='Oops|BUG|WARNING|general protection|soft lockup|hard LOCKUP|blocked for more than|Call Trace|NOVA error'
-le32() {
-	printf '\\%03o\\%03o\\%03o\\%03o' $(($1 & 255)) $((($1 >> 8) & 255)) \
-		$((($1 >> 16) & 255)) $((($1 >> 24) & 255))
-}
-expect_ok dd if=/dev/zero of="$PMEM" bs=512 count=1 conv=notrunc 2>/dev/null
-printf "\\000\\000\\000\\000\\203\\000\\000\\000$(le32 2048)$(le32 32768)" |
-	dd of="$PMEM" bs=1 seek=446 conv=notrunc 2>/dev/null
-printf '\125\252' | dd of="$PMEM" bs=1 seek=510 conv=notrunc 2>/dev/null
-expect_ok blockdev --rereadpt "$PMEM"
-sleep 1
-DEV=${PMEM}p1
-[ -b "$DEV" ] || fail "no $DEV"
+nova_make_partition 16
 
 dmesg_mark
 expect_ok mount -t NOVA -o init "$DEV" "$MNT"
@@ -55,5 +44,4 @@ expect_ok umount "$MNT"
 fsck.nova -fn "$DEV" >/tmp/fsck2.out 2>&1 ||
 	{ head -60 /tmp/fsck2.out; fail "fsck.nova -fn after the cleanup"; }
 expect_no_dmesg "$BAD" "kernel log of the full-device stress"
-dd if=/dev/zero of="$PMEM" bs=512 count=1 conv=notrunc 2>/dev/null
-blockdev --rereadpt "$PMEM"
+nova_remove_partition

@@ -17,23 +17,7 @@ FUZZ_SEED=${FUZZ_SEED:-0x5eed0090}
 FUZZ_TIME=${FUZZ_TIME:-0}
 FUZZ_MIB=${FUZZ_MIB:-16}
 
-le32() {
-	printf '\\%03o\\%03o\\%03o\\%03o' $(($1 & 255)) $((($1 >> 8) & 255)) \
-		$((($1 >> 16) & 255)) $((($1 >> 24) & 255))
-}
-fuzz_part_remove() {
-	grep -q " $MNT " /proc/mounts && umount "$MNT"
-	dd if=/dev/zero of="$PMEM" bs=512 count=1 conv=notrunc 2>/dev/null
-	blockdev --rereadpt "$PMEM"
-}
-expect_ok dd if=/dev/zero of="$PMEM" bs=512 count=1 conv=notrunc 2>/dev/null
-printf "\\000\\000\\000\\000\\203\\000\\000\\000$(le32 2048)$(le32 $((FUZZ_MIB * 2048)))" |
-	dd of="$PMEM" bs=1 seek=446 conv=notrunc 2>/dev/null
-printf '\125\252' | dd of="$PMEM" bs=1 seek=510 conv=notrunc 2>/dev/null
-expect_ok blockdev --rereadpt "$PMEM"
-sleep 1
-DEV=${PMEM}p1
-[ -b "$DEV" ] || fail "no $DEV"
+nova_make_partition "$FUZZ_MIB"
 info "fuzzing $DEV ($FUZZ_MIB MiB), $(nproc) CPUs"
 
 rc=0
@@ -54,5 +38,5 @@ if [ "$rc" -eq 2 ] || [ "$rc" -eq 3 ]; then
 		</dev/null >/dev/console 2>&1 &
 	exit "$rc"
 fi
-fuzz_part_remove
+nova_remove_partition
 exit "$rc"

@@ -823,31 +823,6 @@ static int add_page(struct cat *c, u64 off, int kind, int inode, u32 hot)
 	return c->npg++;
 }
 
-static size_t entry_size(const u8 *p, size_t room)
-{
-	const struct nova_dentry *de = (const void *)p;
-	size_t len;
-
-	switch (p[0]) {
-	case NOVA_FILE_WRITE:
-		return sizeof(struct nova_file_write_entry);
-	case NOVA_SET_ATTR:
-		return sizeof(struct nova_setattr_entry);
-	case NOVA_LINK_CHANGE:
-		return sizeof(struct nova_link_change_entry);
-	case NOVA_MMAP_WRITE:
-		return sizeof(struct nova_mmap_entry);
-	case NOVA_DIR_LOG:
-		if (room < NOVA_DENTRY_HEADER)
-			return 0;
-		len = le16toh(de->de_len);
-		if (!de->name_len || len != NOVA_DENTRY_LEN(de->name_len))
-			return 0;
-		return len;
-	}
-	return 0;
-}
-
 static void cat_inode(struct cat *c, u64 ino, u64 off)
 {
 	struct nova_inode *pi = (void *)(c->img + off);
@@ -884,7 +859,7 @@ static void cat_inode(struct cat *c, u64 ino, u64 off)
 				break;
 			continue;
 		}
-		sz = entry_size(p, PT_OFF - inp);
+		sz = nova_entry_size(p, PT_OFF - inp);
 		if (!sz || inp + sz > PT_OFF)
 			break;
 		PUSH(c->en, c->nen, c->capen);
@@ -1713,7 +1688,7 @@ static void mut_entry(struct rng *r, struct cat *c, u8 *img, struct mut *m)
 		mut_field(r, c, p, &f[rnd(r, n)], m);
 	}
 	if (fix) {
-		size_t sz = entry_size(p, PT_OFF - (e->off & (BS - 1)));
+		size_t sz = nova_entry_size(p, PT_OFF - (e->off & (BS - 1)));
 
 		if (!entry_fix(p, sz ? sz : e->size))
 			md(m, " (no csum for this type)");
