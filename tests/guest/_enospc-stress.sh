@@ -7,6 +7,10 @@
 # tree is removed, the free block count must return exactly to its
 # value after format (+ the root's log page), fsck.nova -fn must be clean
 # before and after, and the kernel log must have no report.
+#
+# Not in make check yet: make enospc-stress.  Open bug (issue #10): in one
+# of three runs a private file read back short (read() returned fewer
+# bytes than fstat's size, mid-page) after ENOSPC-heavy concurrency.
 . "$NOVA_TESTS/lib.sh"
 . "$NOVA_TESTS/nova-lib.inc"
 
