@@ -544,9 +544,17 @@ static void pass_journals(void)
 		if (bad)
 			fix = problem(true, "stripe %u: uncommitted journal transaction with a corrupt entry after %u good one%s (the kernel refuses to mount)",
 				      s, n, n == 1 ? "" : "s");
-		else
-			fix = problem(true, "stripe %u: uncommitted journal transaction (%u entr%s)",
-				      s, n, n == 1 ? "y" : "ies");
+		else {
+			/*
+			 * An operation cut short by a crash: normal after a
+			 * power cut, and mount rolls it back (like ext4's
+			 * needs_recovery).  Not an error: -n checks the
+			 * rolled-back state, a repairing run rolls it back.
+			 */
+			printf("stripe %u: uncommitted journal transaction (%u entr%s) of an operation cut short by a crash\n",
+			       s, n, n == 1 ? "y" : "ies");
+			fix = mode != M_NO;
+		}
 		if (!fix && !private_map)
 			continue;
 		/* nova_journal_recover(): old values back, newest first */

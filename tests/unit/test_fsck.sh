@@ -208,8 +208,28 @@ case_ "orphan with link count 0 (freed)" 'has no name and link count 0' \
 	'freed \(as the kernel would at mount\)' 0 orphan0 /many/file-33
 case_ "a block used by two files" 'data block [0-9]+ of file page 0 is also used by' \
 	'file page 0 copied to block' 0 dup-block /sizes/s8192 /sizes/s12288
-case_ "uncommitted journal transaction (rolled back)" 'stripe 0: uncommitted journal transaction \(1 entry\)' \
-	'stripe 0: rolled back 1 journal entry' 1 journal /many/file-5
+# An interrupted transaction is what a power cut leaves (mount rolls it
+# back): fsck -n checks the rolled-back state and exits 0, fsck -y rolls
+# it back (exit 1), then the image is clean.
+jc=$work/journal.img
+cp --sparse=always "$img" "$jc"
+if ! "$helper" inject "$jc" journal /many/file-5 >"$work/inject.out" 2>&1; then
+	fail "uncommitted journal transaction (injection failed)"
+else
+	sum0=$(sum "$jc")
+	jn=$("$fsck" -fn "$jc" 2>&1)
+	jrc=$?
+	jy=$("$fsck" -fy "$jc" 2>&1)
+	jyrc=$?
+	if [ "$jrc" -eq 0 ] && grep -q 'stripe 0: uncommitted journal transaction (1 entry)' <<<"$jn" &&
+	   [ "$jyrc" -eq 1 ] && grep -q 'FIXED: .*stripe 0: rolled back 1 journal entry' <<<"$jy" &&
+	   "$fsck" -fn "$jc" >/dev/null 2>&1 && [ "$(sum "$jc")" != "$sum0" ]; then
+		pass "uncommitted journal transaction: -n exit 0, -y rolls it back (exit 1), then clean"
+	else
+		fail "uncommitted journal transaction: -n exit $jrc, -y exit $jyrc"
+		{ printf '%s\n' "$jn" "--- -y:" "$jy"; } | indent
+	fi
+fi
 case_ "journal transaction with a corrupt entry" 'journal transaction with a corrupt entry' \
 	'discarded the corrupt rest' 1 journal-corrupt /sizes/s1
 case_ "journal entry whose address wraps past 2^64 (was a crash)" 'journal transaction with a corrupt entry' \
