@@ -1656,8 +1656,15 @@ static bool ns_orphans(void)
 		if (!ni[t].valid || ni[t].names)
 			continue;
 		if (!ni[t].links) {
-			if (problem(true, "inode %llu (%s) has no name and link count 0",
-				    (unsigned long long)t, type_str(ni[t].mode))) {
+			/*
+			 * Unlinked while open, or its unlink cut short, at a
+			 * crash: normal after a power cut, and mount frees it
+			 * (as ext4 processes its orphan list).  Not an error;
+			 * a repairing run frees it.
+			 */
+			printf("inode %llu (%s) has no name and link count 0: left by a crash, mount frees it\n",
+			       (unsigned long long)t, type_str(ni[t].mode));
+			if (mode != M_NO) {
 				nv_put8(&fs, nv_inode_off(&fs, t) +
 					offsetof(struct nova_inode, i_valid),
 					NOVA_INODE_FREE);

@@ -204,8 +204,26 @@ case_ "orphan inode (valid, no name, links > 0)" 'inode [0-9]+ \(regular file, l
 	'moved to /lost\+found/#[0-9]+' 0 orphan /sizes/s4097
 case_ "orphan directory with contents" 'inode [0-9]+ \(directory, link count 3\) has no name' \
 	'inode [0-9]+ \(directory\) moved to /lost\+found' 0 orphan /deep/level1
-case_ "orphan with link count 0 (freed)" 'has no name and link count 0' \
-	'freed \(as the kernel would at mount\)' 0 orphan0 /many/file-33
+# A link count 0 orphan is what a crash leaves (mount frees it): fsck -n
+# exits 0, fsck -y frees it (exit 1), then the image is clean.
+oc=$work/orphan0.img
+cp --sparse=always "$img" "$oc"
+if ! "$helper" inject "$oc" orphan0 /many/file-33 >"$work/inject.out" 2>&1; then
+	fail "orphan with link count 0 (injection failed)"
+else
+	on=$("$fsck" -fn "$oc" 2>&1)
+	orc=$?
+	oy=$("$fsck" -fy "$oc" 2>&1)
+	oyrc=$?
+	if [ "$orc" -eq 0 ] && grep -q 'has no name and link count 0' <<<"$on" &&
+	   [ "$oyrc" -eq 1 ] && grep -q 'FIXED: .*freed (as the kernel would at mount)' <<<"$oy" &&
+	   "$fsck" -fn "$oc" >/dev/null 2>&1; then
+		pass "orphan with link count 0: -n exit 0, -y frees it (exit 1), then clean"
+	else
+		fail "orphan with link count 0: -n exit $orc, -y exit $oyrc"
+		{ printf '%s\n' "$on" "--- -y:" "$oy"; } | indent
+	fi
+fi
 case_ "a block used by two files" 'data block [0-9]+ of file page 0 is also used by' \
 	'file page 0 copied to block' 0 dup-block /sizes/s8192 /sizes/s12288
 # An interrupted transaction is what a power cut leaves (mount rolls it
