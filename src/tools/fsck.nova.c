@@ -2111,8 +2111,15 @@ static void pass_snapshot(void)
 
 			if (!pi->i_valid && !pi->log_head)
 				continue;
-			if (problem(true, "reserved inode %u holds a stale clean-unmount snapshot (the kernel discards it at mount)",
-				    ino)) {
+			/*
+			 * A crash after the snapshot was saved and before the
+			 * clean flag, or after a read-write mount: normal,
+			 * and mount discards it.  Not an error; a repairing
+			 * run discards it.
+			 */
+			printf("reserved inode %u holds a stale clean-unmount snapshot (the kernel discards it at mount)\n",
+			       ino);
+			if (mode != M_NO) {
 				nv_zero(&fs, nv_inode_off(&fs, ino), sizeof(*pi));
 				fixed("stale snapshot in reserved inode %u discarded", ino);
 			}
