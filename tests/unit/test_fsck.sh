@@ -164,6 +164,32 @@ case_() {
 	fi
 }
 
+# crash_state NAME NOTICE FIXED INJECTION...: a state that a power cut
+# leaves and mount repairs (not an error): fsck -n mentions NOTICE and
+# exits 0, fsck -y repairs it (FIXED, exit 1), and the image is then clean.
+crash_state() {
+	local name=$1 notice=$2 fixed=$3 c=$work/crash-state.img out y rc yrc
+	shift 3
+	cp --sparse=always "$img" "$c"
+	if ! "$helper" inject "$c" "$@" >"$work/inject.out" 2>&1; then
+		fail "$name (injection failed)"
+		return
+	fi
+	out=$("$fsck" -fn "$c" 2>&1)
+	rc=$?
+	y=$("$fsck" -fy "$c" 2>&1)
+	yrc=$?
+	if [ "$rc" -eq 0 ] && grep -qE -- "$notice" <<<"$out" &&
+	   [ "$yrc" -eq 1 ] && grep -qE -- "FIXED: .*$fixed" <<<"$y" &&
+	   "$fsck" -fn "$c" >/dev/null 2>&1; then
+		pass "$name: -n exit 0, -y repairs it (exit 1), then clean"
+	else
+		fail "$name: -n exit $rc, -y exit $yrc"
+		{ printf '%s\n' "$out" "--- -y:" "$y"; } | indent
+	fi
+}
+
+
 case_ "primary super block garbage" 'primary super block is invalid \(bad magic' \
 	'primary super block rewritten from the replica' 1 sb-garbage
 case_ "replica super block garbage" 'replica super block \(block [0-9]+\) is invalid' \
@@ -204,50 +230,13 @@ case_ "orphan inode (valid, no name, links > 0)" 'inode [0-9]+ \(regular file, l
 	'moved to /lost\+found/#[0-9]+' 0 orphan /sizes/s4097
 case_ "orphan directory with contents" 'inode [0-9]+ \(directory, link count 3\) has no name' \
 	'inode [0-9]+ \(directory\) moved to /lost\+found' 0 orphan /deep/level1
-# A link count 0 orphan is what a crash leaves (mount frees it): fsck -n
-# exits 0, fsck -y frees it (exit 1), then the image is clean.
-oc=$work/orphan0.img
-cp --sparse=always "$img" "$oc"
-if ! "$helper" inject "$oc" orphan0 /many/file-33 >"$work/inject.out" 2>&1; then
-	fail "orphan with link count 0 (injection failed)"
-else
-	on=$("$fsck" -fn "$oc" 2>&1)
-	orc=$?
-	oy=$("$fsck" -fy "$oc" 2>&1)
-	oyrc=$?
-	if [ "$orc" -eq 0 ] && grep -q 'has no name and link count 0' <<<"$on" &&
-	   [ "$oyrc" -eq 1 ] && grep -q 'FIXED: .*freed (as the kernel would at mount)' <<<"$oy" &&
-	   "$fsck" -fn "$oc" >/dev/null 2>&1; then
-		pass "orphan with link count 0: -n exit 0, -y frees it (exit 1), then clean"
-	else
-		fail "orphan with link count 0: -n exit $orc, -y exit $oyrc"
-		{ printf '%s\n' "$on" "--- -y:" "$oy"; } | indent
-	fi
-fi
+crash_state "orphan with link count 0" 'has no name and link count 0' \
+	'freed \(as the kernel would at mount\)' orphan0 /many/file-33
 case_ "a block used by two files" 'data block [0-9]+ of file page 0 is also used by' \
 	'file page 0 copied to block' 0 dup-block /sizes/s8192 /sizes/s12288
-# An interrupted transaction is what a power cut leaves (mount rolls it
-# back): fsck -n checks the rolled-back state and exits 0, fsck -y rolls
-# it back (exit 1), then the image is clean.
-jc=$work/journal.img
-cp --sparse=always "$img" "$jc"
-if ! "$helper" inject "$jc" journal /many/file-5 >"$work/inject.out" 2>&1; then
-	fail "uncommitted journal transaction (injection failed)"
-else
-	sum0=$(sum "$jc")
-	jn=$("$fsck" -fn "$jc" 2>&1)
-	jrc=$?
-	jy=$("$fsck" -fy "$jc" 2>&1)
-	jyrc=$?
-	if [ "$jrc" -eq 0 ] && grep -q 'stripe 0: uncommitted journal transaction (1 entry)' <<<"$jn" &&
-	   [ "$jyrc" -eq 1 ] && grep -q 'FIXED: .*stripe 0: rolled back 1 journal entry' <<<"$jy" &&
-	   "$fsck" -fn "$jc" >/dev/null 2>&1 && [ "$(sum "$jc")" != "$sum0" ]; then
-		pass "uncommitted journal transaction: -n exit 0, -y rolls it back (exit 1), then clean"
-	else
-		fail "uncommitted journal transaction: -n exit $jrc, -y exit $jyrc"
-		{ printf '%s\n' "$jn" "--- -y:" "$jy"; } | indent
-	fi
-fi
+crash_state "uncommitted journal transaction" \
+	'stripe 0: uncommitted journal transaction \(1 entry\)' \
+	'stripe 0: rolled back 1 journal entry' journal /many/file-5
 case_ "journal transaction with a corrupt entry" 'journal transaction with a corrupt entry' \
 	'discarded the corrupt rest' 1 journal-corrupt /sizes/s1
 case_ "journal entry whose address wraps past 2^64 (was a crash)" 'journal transaction with a corrupt entry' \
@@ -275,26 +264,9 @@ case_ "write entry counting too many superseded pages" 'count more superseded pa
 	'superseded page counts corrected in 1 write entry' 1 invalid-pages /sizes/three-mib
 case_ "name re-logged with its own cookie (interrupted log rewrite)" 'logged again with the same readdir cookie' \
 	'superseded entries marked dead' 1 gc-selfck /many file-9
-# A stale snapshot is what a crash after saving it leaves (mount discards
-# it): fsck -n exits 0, fsck -y discards it (exit 1), then clean.
-sc=$work/snapshot-stale.img
-cp --sparse=always "$img" "$sc"
-if ! "$helper" inject "$sc" snapshot-stale >"$work/inject.out" 2>&1; then
-	fail "stale clean-unmount snapshot (injection failed)"
-else
-	sn=$("$fsck" -fn "$sc" 2>&1)
-	snrc=$?
-	sy=$("$fsck" -fy "$sc" 2>&1)
-	syrc=$?
-	if [ "$snrc" -eq 0 ] && grep -q 'reserved inode 3 holds a stale clean-unmount snapshot' <<<"$sn" &&
-	   [ "$syrc" -eq 1 ] && grep -q 'FIXED: .*stale snapshot in reserved inode 3 discarded' <<<"$sy" &&
-	   "$fsck" -fn "$sc" >/dev/null 2>&1; then
-		pass "stale clean-unmount snapshot: -n exit 0, -y discards it (exit 1), then clean"
-	else
-		fail "stale clean-unmount snapshot: -n exit $snrc, -y exit $syrc"
-		{ printf '%s\n' "$sn" "--- -y:" "$sy"; } | indent
-	fi
-fi
+crash_state "stale clean-unmount snapshot" \
+	'reserved inode 3 holds a stale clean-unmount snapshot' \
+	'stale snapshot in reserved inode 3 discarded' snapshot-stale
 case_ "clean-unmount snapshot listing a used block as free" 'clean-unmount snapshot unusable: .*1 used block\(s\) listed as free' \
 	'clean-unmount snapshot discarded and clean flag cleared' 1 snapshot-bad /sizes/s8192
 
