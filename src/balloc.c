@@ -355,6 +355,37 @@ int nova_new_data_blocks(struct super_block *sb, unsigned long *blocknr,
 	return nova_new_blocks(sb, blocknr, 1, -1, false);
 }
 
+/*
+ * The free range of @fl (locked) that overlaps [low, high], or NULL; on
+ * the way down, *@prev and *@next (if given) get the last node below and
+ * the first node above the range.
+ */
+static struct rb_node *nova_range_find(struct nova_free_list *fl,
+				       unsigned long low, unsigned long high,
+				       struct rb_node **prev,
+				       struct rb_node **next)
+{
+	struct rb_node *n = fl->tree.rb_node;
+
+	while (n) {
+		struct nova_range_node *rn =
+			rb_entry(n, struct nova_range_node, node);
+
+		if (high < rn->low) {
+			if (next)
+				*next = n;
+			n = n->rb_left;
+		} else if (low > rn->high) {
+			if (prev)
+				*prev = n;
+			n = n->rb_right;
+		} else {
+			return n;
+		}
+	}
+	return NULL;
+}
+
 /* Return [blocknr, blocknr + num) to its stripe, merging neighbours */
 void nova_free_blocks(struct super_block *sb, unsigned long blocknr,
 		      unsigned long num)
@@ -362,7 +393,7 @@ void nova_free_blocks(struct super_block *sb, unsigned long blocknr,
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	unsigned long low = blocknr, high = blocknr + num - 1;
 	struct nova_free_list *fl;
-	struct rb_node *n, *prev = NULL, *next = NULL;
+	struct rb_node *prev = NULL, *next = NULL;
 	struct nova_range_node *pn = NULL, *nn = NULL;
 
 	if (!num || low < nova_data_start() || high > nova_data_end(sbi) ||
@@ -380,23 +411,10 @@ void nova_free_blocks(struct super_block *sb, unsigned long blocknr,
 
 	spin_lock(&fl->lock);
 	/* find the neighbours: last node below low, first node above high */
-	n = fl->tree.rb_node;
-	while (n) {
-		struct nova_range_node *rn =
-			rb_entry(n, struct nova_range_node, node);
-
-		if (high < rn->low) {
-			next = n;
-			n = n->rb_left;
-		} else if (low > rn->high) {
-			prev = n;
-			n = n->rb_right;
-		} else {
-			spin_unlock(&fl->lock);
-			nova_error(sb, "double free of blocks %lu+%lu",
-				   blocknr, num);
-			return;
-		}
+	if (nova_range_find(fl, low, high, &prev, &next)) {
+		spin_unlock(&fl->lock);
+		nova_error(sb, "double free of blocks %lu+%lu", blocknr, num);
+		return;
 	}
 	if (prev) {
 		pn = rb_entry(prev, struct nova_range_node, node);
@@ -434,24 +452,10 @@ void nova_free_blocks(struct super_block *sb, unsigned long blocknr,
 static bool nova_list_overlaps(struct nova_free_list *fl, unsigned long low,
 			       unsigned long high)
 {
-	struct rb_node *n;
-	bool found = false;
+	bool found;
 
 	spin_lock(&fl->lock);
-	n = fl->tree.rb_node;
-	while (n) {
-		struct nova_range_node *rn =
-			rb_entry(n, struct nova_range_node, node);
-
-		if (high < rn->low) {
-			n = n->rb_left;
-		} else if (low > rn->high) {
-			n = n->rb_right;
-		} else {
-			found = true;
-			break;
-		}
-	}
+	found = nova_range_find(fl, low, high, NULL, NULL);
 	spin_unlock(&fl->lock);
 	return found;
 }
