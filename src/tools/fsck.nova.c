@@ -1109,16 +1109,25 @@ again:
 			      (unsigned long long)lg->pages[i]);
 		}
 	}
-	/* an interrupted thorough GC: names re-added with their own cookie */
-	if (st.dir.nselfck &&
-	    problem(true, "directory %llu: %zu live name(s) logged again with the same readdir cookie (a log rewrite cut short); the kernel cannot read it",
-		    (unsigned long long)ino, st.dir.nselfck)) {
-		for (i = 0; i < st.dir.nselfck; i++)
-			nv_invalidate_entry(&fs, st.dir.selfck[i]);
-		fixed("directory %llu: the %zu superseded entries marked dead",
-		      (unsigned long long)ino, st.dir.nselfck);
-		nv_ifree(&st);
-		goto again;
+	/*
+	 * A thorough GC cut short between its commit (the tail in the new
+	 * log) and its head switch: the log is the old one followed by the
+	 * copy, so live names appear twice with the same cookie.  The kernel
+	 * reads the later copy; the earlier ones die at the next rewrite.
+	 * Normal after a power cut, not an error; a repairing run marks the
+	 * superseded copies dead.
+	 */
+	if (st.dir.nselfck) {
+		printf("directory %llu: %zu live name(s) logged twice with the same readdir cookie: a log rewrite cut short by a crash, the later copies count\n",
+		       (unsigned long long)ino, st.dir.nselfck);
+		if (mode != M_NO) {
+			for (i = 0; i < st.dir.nselfck; i++)
+				nv_invalidate_entry(&fs, st.dir.selfck[i]);
+			fixed("directory %llu: the %zu superseded entries marked dead",
+			      (unsigned long long)ino, st.dir.nselfck);
+			nv_ifree(&st);
+			goto again;
+		}
 	}
 	/*
 	 * Dead marks must only be on entries whose effect is superseded,

@@ -244,7 +244,8 @@ struct nv_dir {
 	/*
 	 * Live names added again with their own cookie (left by a thorough
 	 * GC interrupted between its commit and its head switch): the
-	 * kernel's index refuses the second insertion.  The earlier entries.
+	 * kernel's index re-points the name to the later one.  The offsets of
+	 * the earlier entries.
 	 */
 	uint64_t *selfck;
 	size_t nselfck;

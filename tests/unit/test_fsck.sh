@@ -262,16 +262,16 @@ case_ "symlink without a valid target" 'symlink has no valid target' \
 case_ "inode with a bad mode" 'bad mode 0644' 'inode [0-9]+ cleared' 0 bad-mode /special-fifo
 case_ "write entry counting too many superseded pages" 'count more superseded pages than there are' \
 	'superseded page counts corrected in 1 write entry' 1 invalid-pages /sizes/three-mib
-case_ "name re-logged with its own cookie (interrupted log rewrite)" 'logged again with the same readdir cookie' \
-	'superseded entries marked dead' 1 gc-selfck /many file-9
+crash_state "name re-logged with its own cookie (interrupted log rewrite)" 'logged twice with the same readdir cookie' \
+	'superseded entries marked dead' gc-selfck /many file-9
 crash_state "stale clean-unmount snapshot" \
 	'reserved inode 3 holds a stale clean-unmount snapshot' \
 	'stale snapshot in reserved inode 3 discarded' snapshot-stale
 case_ "clean-unmount snapshot listing a used block as free" 'clean-unmount snapshot unusable: .*1 used block\(s\) listed as free' \
 	'clean-unmount snapshot discarded and clean flag cleared' 1 snapshot-bad /sizes/s8192
 
-case_ "directory log in a thorough GC's crash window" 'directory [0-9]+: 201 live name\(s\) logged again with the same readdir cookie' \
-	'the 201 superseded entries marked dead' 1 gc-window /many
+crash_state "directory log in a thorough GC's crash window" 'directory [0-9]+: 201 live name\(s\) logged twice with the same readdir cookie' \
+	'the 201 superseded entries marked dead' gc-window /many
 
 # --- states the kernel itself leaves: fsck must find them clean ---
 # accept NAME LOSSLESS INJECT-ARGS...
