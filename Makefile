@@ -45,6 +45,7 @@ guest-bin:
 	$(CC) $(CFLAGS_STATIC) -Isrc -o $(GUEST_BIN)/nova_fuzz tests/guest/src/nova_fuzz.c
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/nova_stress tests/guest/src/nova_stress.c
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/t_dax_stale tests/guest/src/t_dax_stale.c
+	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/t_enospc_write tests/guest/src/t_enospc_write.c
 	$(CC) $(CFLAGS_STATIC) -Isrc -o $(GUEST_BIN)/t_gc tests/guest/src/t_gc.c
 	$(MAKE) -s -C src/tools static STATIC_OUT=$(CURDIR)/$(GUEST_BIN)
 
@@ -109,10 +110,10 @@ stress: module guest-bin
 	STRESS_PROCS=$(STRESS_PROCS) STRESS_SECS=$(STRESS_SECS) \
 		STRESS_SMP=$(STRESS_SMP) tests/robustness.sh stress
 
-# Full device under concurrency (tests/guest/_enospc-stress.sh; not in make
-# check while its short-read finding is open)
+# Full device under concurrency (tests/guest/076-enospc-stress.sh, also in
+# make check), alone
 enospc-stress: module guest-bin
-	tests/run-guest-tests.sh --no-build _enospc-stress
+	tests/run-guest-tests.sh --no-build 076-enospc-stress
 
 # Power-cut tests (tests/crash/run-powercut.sh; results in build/crash/):
 #   crash-test     CRASH_ITERS (200) random power cuts, the crashwork profiles

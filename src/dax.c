@@ -476,13 +476,15 @@ static int nova_commit_runs(struct inode *inode, struct nova_run *runs,
 	old_tail = tail = sih->log_tail;
 	/* (interrupted while waiting for pinned pages: nothing is committed) */
 	for (i = 0; i < nr && !stop; i++) {
-		if (extend)
-			size = max(size, runs[i].end);
+		/* the size only grows with a run whose entry is in the log */
+		loff_t run_size = extend ? max(size, runs[i].end) : size;
+
 		if (nova_append_write_entry(inode, runs[i].pg, runs[i].n,
 					    runs[i].blk ?
 					    nova_block_off(runs[i].blk) : 0,
-					    size, &tail))
+					    run_size, &tail))
 			break;
+		size = run_size;
 		done++;
 	}
 	for (i = done; i < nr; i++) {
