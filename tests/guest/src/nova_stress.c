@@ -244,12 +244,35 @@ static void fill(struct rng *r, u8 *b, size_t n)
 }
 
 /* ---- private, verified files ---- */
+/* the last operations on a private file, printed with a mismatch */
+#define NHIST	16
+struct own_hist {
+	char kind;		/* w)rite r)ead t)runcate m)map f)allocate */
+	int err;		/* errno, 0 on success */
+	long off, len, ret;
+	size_t size;		/* the model's size afterwards */
+};
+
 struct own {
 	char path[256];
 	u8 *data;
 	size_t size;
+	struct own_hist h[NHIST];
+	unsigned int nh;
 };
 static struct own own[NOWN];
+
+static void own_note(struct own *o, char kind, long off, long len, long ret)
+{
+	struct own_hist *h = &o->h[o->nh++ % NHIST];
+
+	h->kind = kind;
+	h->err = ret < 0 ? errno : 0;
+	h->off = off;
+	h->len = len;
+	h->ret = ret;
+	h->size = o->size;
+}
 
 static void own_corrupt(struct own *o, const char *how, size_t off)
 {
@@ -257,8 +280,24 @@ static void own_corrupt(struct own *o, const char *how, size_t off)
 	__atomic_add_fetch(&sh->unexpected, 1, __ATOMIC_RELAXED);
 	printf("CORRUPTION [proc %d] %s: %s at offset %zu (size %zu)\n", me,
 	       o->path, how, off, o->size);
+	for (unsigned int i = o->nh > NHIST ? o->nh - NHIST : 0; i < o->nh; i++) {
+		struct own_hist *h = &o->h[i % NHIST];
+
+		printf("  history %u: %c off %ld len %ld -> %ld %s, size %zu\n",
+		       i, h->kind, h->off, h->len, h->ret,
+		       h->err ? ename(h->err) : "", h->size);
+	}
 	if (g_stop)
 		sh->stop = 1;
+}
+
+static int rnd_mode_idx(int mode)
+{
+	if (mode & FALLOC_FL_PUNCH_HOLE)
+		return 2;
+	if (mode & FALLOC_FL_ZERO_RANGE)
+		return 3;
+	return mode & FALLOC_FL_KEEP_SIZE ? 1 : 0;
 }
 
 /* Re-read a private file into its shadow (after an ambiguous failure) */
@@ -303,7 +342,13 @@ static void own_verify(struct own *o, const char *when)
 	n = pread(fd, buf, OWN_MAX, 0);
 	if (rec(OP_OWNREAD, n, o->path) >= 0) {
 		if ((size_t)n != o->size) {
-			own_corrupt(o, "short read", n);
+			char how[160];
+			struct stat st2;
+			ssize_t again = pread(fd, buf, OWN_MAX, 0);
+
+			snprintf(how, sizeof(how), "%s: whole-file read returned %zd (again: %zd, fstat size %lld)",
+				 when, n, again, fstat(fd, &st2) ? -1LL : (long long)st2.st_size);
+			own_corrupt(o, how, 0);
 		} else {
 			for (i = 0; i < o->size && buf[i] == o->data[i]; i++)
 				;
@@ -360,6 +405,7 @@ static void own_op(struct rng *r)
 			if ((size_t)off + ret > o->size)
 				o->size = off + ret;
 		}
+		own_note(o, 'w', off, len, ret);
 		close(fd);
 	} else if (k < 6) {		/* read part and compare */
 		static u8 buf[65536];
@@ -369,11 +415,20 @@ static void own_op(struct rng *r)
 			return;
 		off = (off_t)rnd(r, o->size + 1);
 		ret = pread(fd, buf, sizeof(buf), off);
+		own_note(o, 'r', off, sizeof(buf), ret);
 		if (rec(OP_OWNREAD, ret, o->path) >= 0) {
 			size_t want = o->size - off < sizeof(buf) ? o->size - off : sizeof(buf);
 
-			if ((size_t)ret != want)
-				own_corrupt(o, "short read", off);
+			if ((size_t)ret != want) {
+				char how[160];
+				struct stat st2;
+				ssize_t again = pread(fd, buf, sizeof(buf), off);
+
+				snprintf(how, sizeof(how), "read returned %ld of %zu (again: %zd, fstat size %lld)",
+					 ret, want, again,
+					 fstat(fd, &st2) ? -1LL : (long long)st2.st_size);
+				own_corrupt(o, how, off);
+			}
 			else if (memcmp(buf, o->data + off, want))
 				own_corrupt(o, "read differs", off);
 		}
@@ -381,12 +436,16 @@ static void own_op(struct rng *r)
 	} else if (k < 7) {		/* truncate */
 		size_t ns = rnd(r, OWN_MAX);
 
-		if (rec(OP_OWNTRUNC, truncate(o->path, ns), o->path) == 0) {
+		ret = truncate(o->path, ns);
+		if (rec(OP_OWNTRUNC, ret, o->path) == 0) {
 			if (ns > o->size)
 				memset(o->data + o->size, 0, ns - o->size);
 			o->size = ns;
+			own_note(o, 't', ns, 0, ret);
 		} else {
+			own_note(o, 't', ns, 0, ret);
 			own_resync(o);
+			own_note(o, 'R', 0, 0, (long)o->size);
 		}
 	} else if (k < 9) {		/* mmap write */
 		u8 *m;
@@ -413,10 +472,12 @@ static void own_op(struct rng *r)
 				}
 				if (chance(r, 50))
 					msync(m, mlen, MS_SYNC);
+				own_note(o, 'm', 0, mlen, n);
 			} else if (sigbus_is_enospc(fd, at & ~(size_t)4095)) {
 				/* the store did not happen: data still agrees */
 				errno = ENOSPC;
 				rec(OP_OWNMMAP, -1, o->path);
+				own_note(o, 'm', at, mlen, -1);
 			} else {
 				own_corrupt(o, "SIGBUS on a private mapping", at);
 			}
@@ -435,7 +496,8 @@ static void own_op(struct rng *r)
 		fd = open(o->path, O_RDWR);
 		if (rec(OP_OWNFALLOC, fd, o->path) < 0)
 			return;
-		if (rec(OP_OWNFALLOC, fallocate(fd, mode, off, len), o->path) == 0) {
+		ret = fallocate(fd, mode, off, len);
+		if (rec(OP_OWNFALLOC, ret, o->path) == 0) {
 			size_t end = off + len;
 
 			if (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) {
@@ -448,8 +510,11 @@ static void own_op(struct rng *r)
 				memset(o->data + o->size, 0, end - o->size);
 				o->size = end;
 			}
+			own_note(o, "fkpz"[rnd_mode_idx(mode)], off, len, ret);
 		} else {
+			own_note(o, "fkpz"[rnd_mode_idx(mode)], off, len, ret);
 			own_resync(o);
+			own_note(o, 'R', 0, 0, (long)o->size);
 		}
 		close(fd);
 	}
