@@ -670,8 +670,16 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 		if (times_only) {
 			sih->attr_dirty = true;
 		} else {
+			loff_t old_size = inode->i_size;
+
 			inode->i_size = end_inplace;
 			ret = nova_log_attr(inode, false);
+			if (ret) {
+				/* the log is full: only bytes below the old size count */
+				inode->i_size = old_size;
+				written = old_size > pos ?
+					  min_t(loff_t, written, old_size - pos) : 0;
+			}
 		}
 		mutex_unlock(&sih->log_mutex);
 		if (times_only)
@@ -911,9 +919,13 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 			ret = -ENOSPC;
 	} else if (new_size != inode->i_size ||
 		   (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE))) {
+		loff_t old_size = inode->i_size;
+
 		mutex_lock(&sih->log_mutex);
 		inode->i_size = new_size;
 		ret = nova_log_attr(inode, false);
+		if (ret)
+			inode->i_size = old_size;	/* not in the log */
 		mutex_unlock(&sih->log_mutex);
 	}
 	i_size_write(inode, inode->i_size);
