@@ -502,7 +502,7 @@ static int nova_commit_runs(struct inode *inode, struct nova_run *runs,
 	}
 	mutex_unlock(&sih->log_mutex);
 	filemap_invalidate_unlock(mapping);
-	return done;
+	return stop && !done ? stop : done;
 }
 
 static int nova_push_run(struct nova_run **runs, int *nr, int *cap,
@@ -605,6 +605,7 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 	int nr = 0, cap = 0, done;
 	loff_t end_inplace = 0;
 	ssize_t ret = 0;
+	struct timespec64 old_mtime = inode->i_mtime, old_ctime = inode->i_ctime;
 
 	inode->i_mtime = inode->i_ctime = current_time(inode);
 	while (written < count) {
@@ -657,9 +658,13 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 					max_t(loff_t, inode->i_size, end_inplace),
 					true);
 		if (done < nr) {
-			/* the log is full: the write ends before that run */
-			written = runs[done].start - pos;
-			ret = -ENOSPC;
+			/*
+			 * The log is full, or (done < 0) a signal came while
+			 * waiting for pinned pages: the write ends before the
+			 * first run not committed.
+			 */
+			written = runs[max(done, 0)].start - pos;
+			ret = done < 0 ? done : -ENOSPC;
 		}
 	} else if (written) {
 		/* in place only: a new size is logged now, times later */
@@ -679,6 +684,9 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 				inode->i_size = old_size;
 				written = old_size > pos ?
 					  min_t(loff_t, written, old_size - pos) : 0;
+				times_only = written;
+				if (times_only)
+					sih->attr_dirty = true;
 			}
 		}
 		mutex_unlock(&sih->log_mutex);
@@ -686,6 +694,11 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 			mark_inode_dirty_sync(inode);
 	}
 	kfree(runs);
+	if (!written) {
+		/* nothing written: the times stay */
+		inode->i_mtime = old_mtime;
+		inode->i_ctime = old_ctime;
+	}
 	i_size_write(inode, inode->i_size);
 	nova_fence();
 	/* commit_runs() ran any GC its commit asked for; this path may not have */
@@ -915,7 +928,11 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 	}
 	inode->i_mtime = inode->i_ctime = current_time(inode);
 	if (nr) {
-		if (nova_commit_runs(inode, runs, nr, new_size, false) < nr)
+		int done = nova_commit_runs(inode, runs, nr, new_size, false);
+
+		if (done < 0)
+			ret = done;
+		else if (done < nr)
 			ret = -ENOSPC;
 	} else if (new_size != inode->i_size ||
 		   (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE))) {

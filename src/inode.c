@@ -801,6 +801,11 @@ int nova_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 	mutex_lock(&sih->log_mutex);
 	old = inode->i_size;
 	saved.ia_mode = inode->i_mode;
+	saved.ia_uid = inode->i_uid;
+	saved.ia_gid = inode->i_gid;
+	saved.ia_atime = inode->i_atime;
+	saved.ia_mtime = inode->i_mtime;
+	saved.ia_ctime = inode->i_ctime;
 	if (resize)
 		nova_truncate_prepare(inode, attr->ia_size);
 	setattr_copy(mnt_userns, inode, attr);
@@ -808,9 +813,17 @@ int nova_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 		inode->i_size = attr->ia_size;
 	ret = nova_log_attr(inode, resize && attr->ia_size < old);
 	if (ret) {
-		/* nothing committed; the DRAM inode is re-read on next iget */
+		/*
+		 * Nothing committed: every field setattr_copy() changed goes
+		 * back, or a later entry (or GC) would log the failed change.
+		 */
 		inode->i_size = old;
 		inode->i_mode = saved.ia_mode;
+		inode->i_uid = saved.ia_uid;
+		inode->i_gid = saved.ia_gid;
+		inode->i_atime = saved.ia_atime;
+		inode->i_mtime = saved.ia_mtime;
+		inode->i_ctime = saved.ia_ctime;
 	}
 	mutex_unlock(&sih->log_mutex);
 	if (resize) {

@@ -358,6 +358,7 @@ static int __nova_rename(struct user_namespace *mnt_userns,
 	struct nova_dir_node *old_dn;
 	struct nova_op op = { };
 	u64 off1, ck1, off2 = 0, ck2 = 0, dead_new = 0, dead_old;
+	u64 saved_ck = 0, saved_off = 0;
 	bool added = false;
 	int ret;
 
@@ -425,6 +426,15 @@ static int __nova_rename(struct user_namespace *mnt_userns,
 	if (!ret && new)
 		ret = nova_append_link_change(new, nova_op_tail(&op, new));
 	if (!ret) {
+		/* an existing target's node is re-pointed: keep its position */
+		struct nova_dir_node *dn = new ?
+			nova_dir_find(new_dir, new_dentry->d_name.name,
+				      new_dentry->d_name.len) : NULL;
+
+		if (dn) {
+			saved_ck = dn->cookie;
+			saved_off = dn->de_off;
+		}
 		ret = nova_dir_index_add(new_dir, new_dentry->d_name.name,
 					 new_dentry->d_name.len, old->i_ino,
 					 fs_umode_to_dtype(old->i_mode), ck1, off1);
@@ -447,8 +457,18 @@ static int __nova_rename(struct user_namespace *mnt_userns,
 			dn = nova_dir_find(new_dir, new_dentry->d_name.name,
 					   new_dentry->d_name.len);
 			if (dn && new) {
+				struct xarray *ck = &NOVA_I(new_dir)->header.dir_cookies;
+
 				dn->ino = new->i_ino;
 				dn->file_type = fs_umode_to_dtype(new->i_mode);
+				/* its readdir position and its (committed) entry */
+				if (dn->cookie != saved_ck) {
+					xa_erase(ck, dn->cookie);
+					xa_store(ck, saved_ck, dn,
+						 GFP_KERNEL | __GFP_NOFAIL);
+					dn->cookie = saved_ck;
+				}
+				dn->de_off = saved_off;
 			} else if (dn) {
 				nova_dir_index_remove(new_dir, dn);
 			}

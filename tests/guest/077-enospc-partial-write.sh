@@ -3,6 +3,9 @@
 # the write returns the bytes of the runs it committed, and the file size
 # and contents match that result, before and after a remount, in
 # copy-on-write and in-place mode; fsck.nova -fn is clean afterwards.
+# Then, with the device full again, chown until the log cannot grow: the
+# refused chown leaves the owner (and times) as they were, also after a
+# remount.
 . "$NOVA_TESTS/lib.sh"
 . "$NOVA_TESTS/nova-lib.inc"
 
@@ -21,6 +24,22 @@ for inplace in 0 1; do
 	printf '%s\n' "$out"
 	[ "$rc" -eq 0 ] || fail "inplace_data_updates=$inplace: after a remount: $out"
 	info "PASS inplace_data_updates=$inplace: a write cut short by a full log returned $n bytes, and the file holds exactly those after a remount"
+	dd if=/dev/zero of="$MNT/fill2" bs=4096 2>/dev/null
+	mtime=$(stat -c %Y "$MNT/target")
+	i=1 last=0
+	while [ $i -le 2000 ]; do
+		err=$(chown $i:$i "$MNT/target" 2>&1) || break
+		last=$i
+		i=$((i + 1))
+	done
+	[ $i -le 2000 ] || fail "2000 chowns on a full device all succeeded: the log never filled"
+	case $err in *"No space left"*) ;; *) fail "chown $i: expected ENOSPC, got: $err" ;; esac
+	info "chown $i refused with ENOSPC after $last"
+	expect_eq "$(stat -c %u:%g "$MNT/target")" "$last:$last" "owner after the refused chown"
+	expect_ok umount "$MNT"
+	expect_ok mount -t NOVA -o inplace_data_updates=$inplace "$DEV" "$MNT"
+	expect_eq "$(stat -c %u:%g "$MNT/target")" "$last:$last" "owner after the refused chown and a remount"
+	expect_eq "$(stat -c %Y "$MNT/target")" "$mtime" "mtime after the chowns"
 	expect_ok umount "$MNT"
 	fsck.nova -fn "$DEV" >/tmp/fsck.out 2>&1 ||
 		{ head -40 /tmp/fsck.out; fail "fsck.nova -fn after the partial write"; }
