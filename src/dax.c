@@ -473,6 +473,8 @@ static int nova_commit_runs(struct inode *inode, struct nova_run *runs,
 				  ((loff_t)(runs[nr - 1].pg + runs[nr - 1].n) <<
 				   NOVA_BLOCK_SHIFT) - 1);
 	mutex_lock(&sih->log_mutex);
+	/* a punched hole frees space: on a full device it may use the reserve */
+	sih->use_reserve = nr == 1 && !runs[0].blk;
 	old_tail = tail = sih->log_tail;
 	/* (interrupted while waiting for pinned pages: nothing is committed) */
 	for (i = 0; i < nr && !stop; i++) {
@@ -500,6 +502,7 @@ static int nova_commit_runs(struct inode *inode, struct nova_run *runs,
 		nova_apply_new_entries(sb, inode, old_tail, tail);
 		nova_gc_if_pending(inode);
 	}
+	sih->use_reserve = false;
 	mutex_unlock(&sih->log_mutex);
 	filemap_invalidate_unlock(mapping);
 	return stop && !done ? stop : done;

@@ -811,7 +811,10 @@ int nova_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 	setattr_copy(mnt_userns, inode, attr);
 	if (attr->ia_valid & ATTR_SIZE)
 		inode->i_size = attr->ia_size;
+	/* a shrink frees space: on a full device it may use the reserve */
+	sih->use_reserve = resize && attr->ia_size < old;
 	ret = nova_log_attr(inode, resize && attr->ia_size < old);
+	sih->use_reserve = false;
 	if (ret) {
 		/*
 		 * Nothing committed: every field setattr_copy() changed goes

@@ -5,7 +5,7 @@
 # copy-on-write and in-place mode; fsck.nova -fn is clean afterwards.
 # Then, with the device full again, chown until the log cannot grow: the
 # refused chown leaves the owner (and times) as they were, also after a
-# remount.
+# remount, and a shrinking truncate still succeeds (the deletion reserve).
 . "$NOVA_TESTS/lib.sh"
 . "$NOVA_TESTS/nova-lib.inc"
 
@@ -40,6 +40,13 @@ for inplace in 0 1; do
 	expect_ok mount -t NOVA -o inplace_data_updates=$inplace "$DEV" "$MNT"
 	expect_eq "$(stat -c %u:%g "$MNT/target")" "$last:$last" "owner after the refused chown and a remount"
 	expect_eq "$(stat -c %Y "$MNT/target")" "$mtime" "mtime after the chowns"
+	# still full: a shrinking truncate frees space, so it may use the reserve
+	free1=$(nova_statfs bfree)
+	expect_ok truncate -s 0 "$MNT/target"
+	expect_eq "$(stat -c %s "$MNT/target")" 0 "size after truncate -s 0 on a full device"
+	free2=$(nova_statfs bfree)
+	[ "$free2" -gt "$free1" ] || fail "truncate -s 0 on a full device freed nothing ($free1 -> $free2 free blocks)"
+	info "truncate -s 0 on the full device: $free1 -> $free2 free blocks"
 	expect_ok umount "$MNT"
 	fsck.nova -fn "$DEV" >/tmp/fsck.out 2>&1 ||
 		{ head -40 /tmp/fsck.out; fail "fsck.nova -fn after the partial write"; }
