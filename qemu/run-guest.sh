@@ -12,6 +12,8 @@
 #   --log FILE           console log (default: $NOVA_BUILD/console.log)
 #   --timeout SEC        wall-clock limit, then QEMU is killed (default 1800)
 #   --idle-timeout SEC   kill QEMU when the console has been silent this long (default: off)
+#   --boot-timeout SEC   kill QEMU (exit status 126) when the console is still empty
+#                        after SEC seconds: the kernel hung before /init (default: off)
 #   --kill-at SEC        power cut: SIGKILL QEMU SEC seconds after start (fractions ok)
 #   --kill-on REGEX      power cut: SIGKILL QEMU once the console matches REGEX (grep -E)
 #   --kill-delay SEC     with --kill-on: wait SEC more before the kill (default 0)
@@ -23,6 +25,7 @@
 #                        no timeouts or kill options
 # Exit status: 0 QEMU exited by itself (guest powered off / rebooted / panicked with -no-reboot),
 #   124 killed after --timeout/--idle-timeout (hang), 125 killed by --kill-at/--kill-on,
+#   126 killed after --boot-timeout (no console output: a hang in early boot),
 #   2 usage error, anything else: QEMU's own failure.
 # Only one QEMU runs at a time: a lock in $NOVA_CACHE serializes concurrent calls.
 set -euo pipefail
@@ -32,7 +35,7 @@ set -euo pipefail
 usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2; }
 
 kernel="" initrds=() pmem="" pmem_size=512M pmem_size_set=0 pmem2="" pmem2_size=512M
-log="" timeout=1800 idle_timeout=0 kill_at="" kill_on="" kill_delay=0 append=""
+log="" timeout=1800 idle_timeout=0 boot_timeout=0 kill_at="" kill_on="" kill_delay=0 append=""
 mem=2G smp=2 stdio=0 interactive=0
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -45,6 +48,7 @@ while [ $# -gt 0 ]; do
 	--log) log=$2; shift ;;
 	--timeout) timeout=$2; shift ;;
 	--idle-timeout) idle_timeout=$2; shift ;;
+	--boot-timeout) boot_timeout=$2; shift ;;
 	--kill-at) kill_at=$2; shift ;;
 	--kill-on) kill_on=$2; shift ;;
 	--kill-delay) kill_delay=$2; shift ;;
@@ -160,6 +164,7 @@ fi
 start=$(now_ms)
 timeout_ms=$(sec_to_ms "$timeout")
 idle_ms=$(sec_to_ms "$idle_timeout")
+boot_ms=$(sec_to_ms "$boot_timeout")
 kill_at_ms=""
 [ -z "$kill_at" ] || kill_at_ms=$(sec_to_ms "$kill_at")
 kill_delay_ms=$(sec_to_ms "$kill_delay")
@@ -173,7 +178,9 @@ while kill -0 "$qpid" 2>/dev/null; do
 	if [ "$size" != "$last_size" ]; then
 		last_size=$size last_change=$t
 	fi
-	if [ "$el" -ge "$timeout_ms" ]; then
+	if [ "$boot_ms" -gt 0 ] && [ "$size" = 0 ] && [ "$el" -ge "$boot_ms" ]; then
+		reason="boot timeout: no console output after ${boot_timeout}s (early-boot hang)"; rc=126
+	elif [ "$el" -ge "$timeout_ms" ]; then
 		reason="timeout: guest still running after ${timeout}s (hang?)"; rc=124
 	elif [ "$idle_ms" -gt 0 ] && [ $((t - last_change)) -ge "$idle_ms" ]; then
 		reason="idle timeout: no console output for ${idle_timeout}s (hang?)"; rc=124
