@@ -241,13 +241,22 @@ static void nova_shrink_inode_table(struct super_block *sb, unsigned int stripe,
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	unsigned long per = nova_slots_per_block(sbi);
+	/*
+	 * The slots of the reserved numbers are marked in use but hold
+	 * nothing (those inodes live in the reserved block): with one
+	 * stripe the last of them falls into the table's second block,
+	 * which must still go back when its normal slots are free.
+	 */
+	unsigned long rsv = stripe < NOVA_NORMAL_INODE_START ?
+		DIV_ROUND_UP(NOVA_NORMAL_INODE_START - stripe, sbi->stripes) : 0;
 
 	while (map->nblocks > 1) {
 		unsigned long first = (map->nblocks - 1) * per;
 		u64 blk = map->blocks[map->nblocks - 1];
 		u64 prev = map->blocks[map->nblocks - 2];
 
-		if (find_next_bit(map->inuse, map->capacity, first) < map->capacity)
+		if (find_next_bit(map->inuse, map->capacity, max(first, rsv)) <
+		    map->capacity)
 			break;
 		nova_store_le64(nova_get_block(sb, prev + sbi->itable_block_size -
 					       sizeof(__le64)), 0);
