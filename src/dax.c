@@ -748,6 +748,29 @@ static void nova_zero_in_page(struct inode *inode, loff_t start, loff_t end)
 }
 
 /*
+ * After a replay: the bytes past EOF in the last page must be zero.  A
+ * crash after a shrinking truncate's commit and before its zeroing
+ * leaves old bytes there, which a later extension would expose.  Only a
+ * nonzero tail is written, and never on a read-only mount.
+ */
+void nova_zero_past_eof(struct inode *inode)
+{
+	loff_t size = inode->i_size;
+	size_t off = size & (NOVA_BLOCK_SIZE - 1);
+	u64 blk;
+	char *p;
+
+	if (!off || sb_rdonly(inode->i_sb))
+		return;
+	blk = nova_find_page(inode, size >> NOVA_BLOCK_SHIFT);
+	if (!blk)
+		return;
+	p = nova_get_block(inode->i_sb, blk);
+	if (memchr_inv(p + off, 0, NOVA_BLOCK_SIZE - off))
+		nova_memset_persist(p + off, 0, NOVA_BLOCK_SIZE - off);
+}
+
+/*
  * Truncate, before the new size is committed: growing zeroes the old
  * last page's bytes past the old size, so no stale bytes ever become
  * part of the file (a crash before the commit leaves them past EOF).

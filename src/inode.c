@@ -502,8 +502,13 @@ static int nova_read_inode(struct super_block *sb, struct inode *inode,
 		nova_count_live_writes(inode);
 	if (S_ISLNK(inode->i_mode))
 		return nova_symlink_read(inode);
-	if (S_ISREG(inode->i_mode))
-		return nova_index_check_used(sb, inode);
+	if (S_ISREG(inode->i_mode)) {
+		int ret = nova_index_check_used(sb, inode);
+
+		if (!ret)
+			nova_zero_past_eof(inode);
+		return ret;
+	}
 	return 0;
 }
 

@@ -415,6 +415,7 @@ extern const struct iomap_ops nova_iomap_ops;
 /* dax.c */
 u64 nova_find_page(struct inode *inode, pgoff_t pg);
 int nova_index_check_used(struct super_block *sb, struct inode *inode);
+void nova_zero_past_eof(struct inode *inode);
 int nova_replay_write_entry(struct super_block *sb, struct inode *inode,
 			    struct nova_file_write_entry *e);
 long nova_index_truncate(struct super_block *sb, struct inode *inode,
