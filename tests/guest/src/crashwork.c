@@ -32,13 +32,15 @@
  *
  * Operations: create (+ one write), append + fsync, pwrite, full 64 KiB
  * overwrites of "big" with pattern k in ONE write(), 4 KiB overwrites of
- * page 0 of "hot", rename (within/across directories, over files and
- * empty directories), RENAME_EXCHANGE, unlink, unlink of an open file,
- * mkdir, rmdir, link, symlink, truncate, fallocate (allocate, keep size,
- * punch hole, zero range), mmap store + msync, chmod; and bursts that
- * make the logs need garbage collection: hundreds of create/unlink pairs
- * in "churn", hundreds of overwrites of "hot", mass creates in "many"
- * (inode table growth).  Profiles weight them: mixed, write, ns, gc.
+ * page 0 of "hot" (in half the bursts, one in eight to pages 1..15), rename
+ * (within/across directories, over files and empty directories),
+ * RENAME_EXCHANGE, unlink, unlink of an open file, mkdir, rmdir, link,
+ * symlink, truncate, fallocate (allocate, keep size, punch hole, zero
+ * range), mmap store + msync, chmod; and bursts that make the logs need
+ * garbage collection: hundreds of create/unlink pairs in "churn" (half
+ * the bursts keep one in eight under a new name), hundreds of overwrites
+ * of "hot", mass creates in "many" (inode table growth).  Profiles weight
+ * them: mixed, write, ns, gc.
  *
  * verify: rebuilds the operation list from SEED (each record's text must
  * match the regenerated one), replays records 1..N in an in-memory model
@@ -442,8 +444,14 @@ static void op_text(const struct op *op, char *buf, size_t sz)
 	unsigned long long off = op->off, len = op->len;
 
 	switch (op->kind) {
-	case OP_MKDIR: case OP_UNLINK: case OP_RMDIR: case OP_HOT: case OP_UNLINKOPEN:
+	case OP_MKDIR: case OP_UNLINK: case OP_RMDIR: case OP_UNLINKOPEN:
 		snprintf(buf, sz, "%s %s", k, op->a);
+		break;
+	case OP_HOT:
+		if (off)
+			snprintf(buf, sz, "%s %s off=%llu", k, op->a, off);
+		else
+			snprintf(buf, sz, "%s %s", k, op->a);
 		break;
 	case OP_CREATE: case OP_APPEND:
 		snprintf(buf, sz, "%s %s len=%llu", k, op->a, len);
@@ -709,6 +717,8 @@ struct gen {
 	unsigned n;		/* next op number */
 	unsigned bigk;
 	int burst, left, phase;
+	int scatter;		/* this burst keeps live entries scattered */
+	unsigned bursts[3];	/* bursts started, per kind */
 	char pend[MAXP];
 };
 
@@ -1071,9 +1081,20 @@ static void gen_next(struct gen *g, const struct model *m, struct op *op)
 				snprintf(op->a, MAXP, "churn/churn-entry-with-a-longer-name-%u", g->n);
 				snprintf(g->pend, MAXP, "%s", op->a);
 				op->len = rnd(g, 4) ? 0 : 1 + rnd(g, 200);
-			} else {
+			} else if (!g->scatter || rnd(g, 8)) {
 				op->kind = OP_UNLINK;
 				snprintf(op->a, MAXP, "%s", g->pend);
+			} else {
+				/*
+				 * a scattering burst keeps one in eight under a
+				 * new name: the log pages then hold live entries
+				 * among dead ones, which only a thorough GC
+				 * reclaims (the other bursts leave whole pages
+				 * dead, for the fast GC)
+				 */
+				op->kind = OP_RENAME;
+				snprintf(op->a, MAXP, "%s", g->pend);
+				snprintf(op->b, MAXP, "churn/kept-%u", g->n);
 			}
 			g->phase ^= 1;
 			if (g->left <= 0 && g->phase == 0)
@@ -1085,6 +1106,14 @@ static void gen_next(struct gen *g, const struct model *m, struct op *op)
 			op->kind = OP_HOT;
 			snprintf(op->a, MAXP, "hot");
 			op->len = PAGE;
+			/*
+			 * a scattering burst writes one in eight to pages
+			 * 1..15: their live entries stay scattered over the
+			 * log pages, past what a fast GC can free, so the log
+			 * needs a thorough GC
+			 */
+			if (g->scatter && !rnd(g, 8))
+				op->off = PAGE * (1 + rnd(g, 15));
 			if (g->left <= 0)
 				g->burst = 0;
 			break;
@@ -1141,6 +1170,8 @@ static void gen_next(struct gen *g, const struct model *m, struct op *op)
 		if (k >= OP_NK) {
 			g->burst = k;
 			g->phase = 0;
+			/* every other burst of a kind, from the second */
+			g->scatter = g->bursts[k - OP_NK]++ & 1;
 			switch (k) {
 			case B_CHURN: g->left = 2 * (80 + rnd(g, 80)); break;
 			case B_HOT: g->left = 100 + rnd(g, 150); break;
