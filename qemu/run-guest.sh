@@ -12,8 +12,11 @@
 #   --log FILE           console log (default: $NOVA_BUILD/console.log)
 #   --timeout SEC        wall-clock limit, then QEMU is killed (default 1800)
 #   --idle-timeout SEC   kill QEMU when the console has been silent this long (default: off)
-#   --boot-timeout SEC   kill QEMU (exit status 126) when the console is still empty
-#                        after SEC seconds: the kernel hung before /init (default: off)
+#   --boot-timeout SEC   kill QEMU when the console is still empty after SEC seconds:
+#                        the kernel hung before /init (whose first line is NOVA-INIT),
+#                        and boot again (--boot-retries); default 120, 0 = off
+#   --boot-retries N     boots after an early-boot hang before exit status 126
+#                        (default 2); the pmem files are untouched before /init
 #   --kill-at SEC        power cut: SIGKILL QEMU SEC seconds after start (fractions ok)
 #   --kill-on REGEX      power cut: SIGKILL QEMU once the console matches REGEX (grep -E)
 #   --kill-delay SEC     with --kill-on: wait SEC more before the kill (default 0)
@@ -25,7 +28,7 @@
 #                        no timeouts or kill options
 # Exit status: 0 QEMU exited by itself (guest powered off / rebooted / panicked with -no-reboot),
 #   124 killed after --timeout/--idle-timeout (hang), 125 killed by --kill-at/--kill-on,
-#   126 killed after --boot-timeout (no console output: a hang in early boot),
+#   126 killed after --boot-timeout in every boot (no console output: early-boot hangs),
 #   2 usage error, anything else: QEMU's own failure.
 # Only one QEMU runs at a time: a lock in $NOVA_CACHE serializes concurrent calls.
 set -euo pipefail
@@ -35,7 +38,7 @@ set -euo pipefail
 usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2; }
 
 kernel="" initrds=() pmem="" pmem_size=512M pmem_size_set=0 pmem2="" pmem2_size=512M
-log="" timeout=1800 idle_timeout=0 boot_timeout=0 kill_at="" kill_on="" kill_delay=0 append=""
+log="" timeout=1800 idle_timeout=0 boot_timeout=120 boot_retries=2 kill_at="" kill_on="" kill_delay=0 append=""
 mem=2G smp=2 stdio=0 interactive=0
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -49,6 +52,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=$2; shift ;;
 	--idle-timeout) idle_timeout=$2; shift ;;
 	--boot-timeout) boot_timeout=$2; shift ;;
+	--boot-retries) boot_retries=$2; shift ;;
 	--kill-at) kill_at=$2; shift ;;
 	--kill-on) kill_on=$2; shift ;;
 	--kill-delay) kill_delay=$2; shift ;;
@@ -144,71 +148,87 @@ fi
 now_ms() { local t=${EPOCHREALTIME/./}; echo $((t / 1000)); }
 sec_to_ms() { awk -v s="$1" 'BEGIN { printf "%d\n", s * 1000 }'; }
 
-: >"$log"
-qemu-system-x86_64 "${args[@]}" -chardev "file,id=con,path=$log" -serial chardev:con \
-	-monitor none </dev/null &
-qpid=$!
-tailpid=""
+# cleanup() kills the QEMU of the current boot
+qpid="" tailpid=""
 # shellcheck disable=SC2317 # called via trap
 cleanup() {
-	kill -KILL "$qpid" 2>/dev/null || true
+	[ -z "$qpid" ] || kill -KILL "$qpid" 2>/dev/null || true
 	[ -z "$tailpid" ] || kill "$tailpid" 2>/dev/null || true
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-if [ "$stdio" = 1 ]; then
-	tail -n +1 -f --pid="$qpid" "$log" &
-	tailpid=$!
-fi
 
-start=$(now_ms)
-timeout_ms=$(sec_to_ms "$timeout")
-idle_ms=$(sec_to_ms "$idle_timeout")
-boot_ms=$(sec_to_ms "$boot_timeout")
-kill_at_ms=""
-[ -z "$kill_at" ] || kill_at_ms=$(sec_to_ms "$kill_at")
-kill_delay_ms=$(sec_to_ms "$kill_delay")
-matched_ms="" last_size=0 last_change=$start reason="" rc=0
+# boot_once: one QEMU run, watched; sets rc, reason and el
+boot_once() {
+	: >"$log"
+	qemu-system-x86_64 "${args[@]}" -chardev "file,id=con,path=$log" -serial chardev:con \
+		-monitor none </dev/null &
+	qpid=$!
+	if [ "$stdio" = 1 ]; then
+		tail -n +1 -f --pid="$qpid" "$log" &
+		tailpid=$!
+	fi
 
-while kill -0 "$qpid" 2>/dev/null; do
-	sleep 0.1
-	t=$(now_ms)
-	el=$((t - start))
-	size=$(stat -c %s "$log" 2>/dev/null || echo 0)
-	if [ "$size" != "$last_size" ]; then
-		last_size=$size last_change=$t
-	fi
-	if [ "$boot_ms" -gt 0 ] && [ "$size" = 0 ] && [ "$el" -ge "$boot_ms" ]; then
-		reason="boot timeout: no console output after ${boot_timeout}s (early-boot hang)"; rc=126
-	elif [ "$el" -ge "$timeout_ms" ]; then
-		reason="timeout: guest still running after ${timeout}s (hang?)"; rc=124
-	elif [ "$idle_ms" -gt 0 ] && [ $((t - last_change)) -ge "$idle_ms" ]; then
-		reason="idle timeout: no console output for ${idle_timeout}s (hang?)"; rc=124
-	elif [ -n "$kill_at_ms" ] && [ "$el" -ge "$kill_at_ms" ]; then
-		reason="power cut (--kill-at $kill_at) at $((el / 1000)).$((el % 1000 / 100))s"; rc=125
-	elif [ -n "$kill_on" ]; then
-		if [ -z "$matched_ms" ] && grep -qE -- "$kill_on" "$log"; then
-			matched_ms=$t
+	start=$(now_ms)
+	timeout_ms=$(sec_to_ms "$timeout")
+	idle_ms=$(sec_to_ms "$idle_timeout")
+	boot_ms=$(sec_to_ms "$boot_timeout")
+	kill_at_ms=""
+	[ -z "$kill_at" ] || kill_at_ms=$(sec_to_ms "$kill_at")
+	kill_delay_ms=$(sec_to_ms "$kill_delay")
+	matched_ms="" last_size=0 last_change=$start reason="" rc=0
+
+	while kill -0 "$qpid" 2>/dev/null; do
+		sleep 0.1
+		t=$(now_ms)
+		el=$((t - start))
+		size=$(stat -c %s "$log" 2>/dev/null || echo 0)
+		if [ "$size" != "$last_size" ]; then
+			last_size=$size last_change=$t
 		fi
-		if [ -n "$matched_ms" ] && [ $((t - matched_ms)) -ge "$kill_delay_ms" ]; then
-			reason="power cut (--kill-on '$kill_on') at $((el / 1000)).$((el % 1000 / 100))s"; rc=125
+		if [ "$boot_ms" -gt 0 ] && [ "$size" = 0 ] && [ "$el" -ge "$boot_ms" ]; then
+			reason="boot timeout: no console output after ${boot_timeout}s (early-boot hang)"; rc=126
+		elif [ "$el" -ge "$timeout_ms" ]; then
+			reason="timeout: guest still running after ${timeout}s (hang?)"; rc=124
+		elif [ "$idle_ms" -gt 0 ] && [ $((t - last_change)) -ge "$idle_ms" ]; then
+			reason="idle timeout: no console output for ${idle_timeout}s (hang?)"; rc=124
+		elif [ -n "$kill_at_ms" ] && [ "$el" -ge "$kill_at_ms" ]; then
+			reason="power cut (--kill-at $kill_at) at $((el / 1000)).$((el % 1000 / 100))s"; rc=125
+		elif [ -n "$kill_on" ]; then
+			if [ -z "$matched_ms" ] && grep -qE -- "$kill_on" "$log"; then
+				matched_ms=$t
+			fi
+			if [ -n "$matched_ms" ] && [ $((t - matched_ms)) -ge "$kill_delay_ms" ]; then
+				reason="power cut (--kill-on '$kill_on') at $((el / 1000)).$((el % 1000 / 100))s"; rc=125
+			fi
 		fi
-	fi
+		if [ -n "$reason" ]; then
+			kill -KILL "$qpid" 2>/dev/null || true
+			break
+		fi
+	done
+	qrc=0
+	{ wait "$qpid"; } 2>/dev/null || qrc=$? # no "Killed" job notice
+	qpid=""
+	[ -z "$tailpid" ] || wait "$tailpid" 2>/dev/null || true
+	tailpid=""
+	el=$(($(now_ms) - start))
 	if [ -n "$reason" ]; then
-		kill -KILL "$qpid" 2>/dev/null || true
-		break
+		log "killed QEMU: $reason"
+	else
+		rc=$qrc
+		[ "$rc" = 0 ] || log "QEMU failed with exit status $rc (see $log)"
+	fi
+	log "QEMU ran $((el / 1000)).$((el % 1000 / 100))s; console log: $log"
+}
+
+# Under TCG a boot hangs now and then before /init (no NOVA code has run
+# then, and the pmem files are untouched): boot again
+for try in $(seq 0 "$boot_retries"); do
+	boot_once
+	[ "$rc" = 126 ] || break
+	if [ "$try" -lt "$boot_retries" ]; then
+		log "early-boot hang (boot $((try + 1))): booting again"
 	fi
 done
-qrc=0
-{ wait "$qpid"; } 2>/dev/null || qrc=$? # no "Killed" job notice
-[ -z "$tailpid" ] || wait "$tailpid" 2>/dev/null || true
-tailpid=""
-el=$(($(now_ms) - start))
-if [ -n "$reason" ]; then
-	log "killed QEMU: $reason"
-else
-	rc=$qrc
-	[ "$rc" = 0 ] || log "QEMU failed with exit status $rc (see $log)"
-fi
-log "QEMU ran $((el / 1000)).$((el % 1000 / 100))s; console log: $log"
 exit "$rc"
