@@ -594,6 +594,41 @@ fail:
 }
 
 /*
+ * A write that committed no run wrote @written bytes at @pos in place: a
+ * new size is logged now, times later.  When the log is full, only the
+ * bytes below the old size count (*@ret is set to the error).  Returns
+ * the bytes written.
+ */
+static size_t nova_inplace_size(struct inode *inode, loff_t pos,
+				size_t written, ssize_t *ret)
+{
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	loff_t old_size = inode->i_size, end = pos + written;
+	bool times_only = end <= old_size;
+	int err;
+
+	/* under the log mutex: nova_write_attr() clears attr_dirty there */
+	mutex_lock(&sih->log_mutex);
+	if (!times_only) {
+		inode->i_size = end;
+		err = nova_log_attr(inode, false);
+		if (err) {
+			inode->i_size = old_size;
+			written = old_size > pos ?
+				  min_t(loff_t, written, old_size - pos) : 0;
+			times_only = written;
+			*ret = err;
+		}
+	}
+	if (times_only)
+		sih->attr_dirty = true;
+	mutex_unlock(&sih->log_mutex);
+	if (times_only)
+		mark_inode_dirty_sync(inode);
+	return written;
+}
+
+/*
  * The write path; the caller holds the inode lock and has done the
  * generic checks.  Returns bytes written or an error.
  */
@@ -601,12 +636,10 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 			     loff_t pos)
 {
 	struct super_block *sb = inode->i_sb;
-	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	size_t count = iov_iter_count(from), written = 0;
 	bool inplace = nova_write_inplace_mode(inode);
 	struct nova_run *runs = NULL, run;
-	int nr = 0, cap = 0, done;
-	loff_t end_inplace = 0;
+	int nr = 0, cap = 0, done = 0;
 	ssize_t ret = 0;
 	struct timespec64 old_mtime = inode->i_mtime, old_ctime = inode->i_ctime;
 
@@ -623,7 +656,10 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 			got = _copy_from_iter_flushcache(nova_get_block(sb,
 					nova_find_page(inode, pg)) + off, n, from);
 			written += got;
-			end_inplace = p + got;
+			/* the size the run before commits covers these bytes */
+			if (nr)
+				runs[nr - 1].end = max_t(loff_t, runs[nr - 1].end,
+							 p + got);
 			atomic64_add(got, &NOVA_SB(sb)->stats.inplace_bytes);
 			if (got < n) {
 				ret = -EFAULT;
@@ -657,9 +693,7 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 
 	if (nr) {
 		NOVA_CRASH_POINT(CP_WRITE_DATA);
-		done = nova_commit_runs(inode, runs, nr,
-					max_t(loff_t, inode->i_size, end_inplace),
-					true);
+		done = nova_commit_runs(inode, runs, nr, inode->i_size, true);
 		if (done < nr) {
 			/*
 			 * The log is full, or (done < 0) a signal came while
@@ -668,33 +702,12 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 			 */
 			written = runs[max(done, 0)].start - pos;
 			ret = done < 0 ? done : -ENOSPC;
+			/* nothing committed: in-place bytes before it may remain */
+			if (done <= 0 && written)
+				written = nova_inplace_size(inode, pos, written, &ret);
 		}
 	} else if (written) {
-		/* in place only: a new size is logged now, times later */
-		bool times_only = end_inplace <= inode->i_size;
-
-		/* under the log mutex: nova_write_attr() clears it there */
-		mutex_lock(&sih->log_mutex);
-		if (times_only) {
-			sih->attr_dirty = true;
-		} else {
-			loff_t old_size = inode->i_size;
-
-			inode->i_size = end_inplace;
-			ret = nova_log_attr(inode, false);
-			if (ret) {
-				/* the log is full: only bytes below the old size count */
-				inode->i_size = old_size;
-				written = old_size > pos ?
-					  min_t(loff_t, written, old_size - pos) : 0;
-				times_only = written;
-				if (times_only)
-					sih->attr_dirty = true;
-			}
-		}
-		mutex_unlock(&sih->log_mutex);
-		if (times_only)
-			mark_inode_dirty_sync(inode);
+		written = nova_inplace_size(inode, pos, written, &ret);
 	}
 	kfree(runs);
 	if (!written) {
@@ -704,8 +717,8 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 	}
 	i_size_write(inode, inode->i_size);
 	nova_fence();
-	/* commit_runs() ran any GC its commit asked for; this path may not have */
-	if (!nr)
+	/* a commit of runs ran any GC it asked for; a size entry may not have */
+	if (done <= 0)
 		nova_gc_maybe(inode);
 	return written ? written : ret;
 }

@@ -2,7 +2,8 @@
 # A write whose log entries do not all fit on a full device (t_enospc_write):
 # the write returns the bytes of the runs it committed, and the file size
 # and contents match that result, before and after a remount, in
-# copy-on-write and in-place mode; fsck.nova -fn is clean afterwards.
+# copy-on-write and in-place mode (there also with preallocated pages past
+# EOF between the new ones); fsck.nova -fn is clean afterwards.
 # Then, with the device full again, chown until the log cannot grow: the
 # refused chown leaves the owner (and times) as they were, also after a
 # remount, and a shrinking truncate still succeeds (the deletion reserve).
@@ -10,20 +11,22 @@
 . "$NOVA_TESTS/nova-lib.inc"
 
 nova_make_partition 16
-for inplace in 0 1; do
-	expect_ok mount -t NOVA -o init,inplace_data_updates=$inplace "$DEV" "$MNT"
-	out=$(t_enospc_write write "$MNT" 2>&1)
+for mode in 0 1 1i; do
+	inplace=${mode%i} inter=
+	[ "$mode" = "$inplace" ] || inter=interleave
+	expect_ok mount -t NOVA -o init,inplace_data_updates="$inplace" "$DEV" "$MNT"
+	out=$(t_enospc_write write "$MNT" $inter 2>&1)
 	rc=$?
 	printf '%s\n' "$out"
-	[ "$rc" -eq 0 ] || fail "inplace_data_updates=$inplace: t_enospc_write write: exit $rc"
+	[ "$rc" -eq 0 ] || fail "inplace_data_updates=$inplace${inter:+ ($inter)}: t_enospc_write write: exit $rc"
 	n=$(printf '%s\n' "$out" | sed -n 's/^written //p')
 	expect_ok umount "$MNT"
-	expect_ok mount -t NOVA -o inplace_data_updates=$inplace "$DEV" "$MNT"
+	expect_ok mount -t NOVA -o inplace_data_updates="$inplace" "$DEV" "$MNT"
 	out=$(t_enospc_write verify "$MNT" "$n" 2>&1)
 	rc=$?
 	printf '%s\n' "$out"
-	[ "$rc" -eq 0 ] || fail "inplace_data_updates=$inplace: after a remount: $out"
-	info "PASS inplace_data_updates=$inplace: a write cut short by a full log returned $n bytes, and the file holds exactly those after a remount"
+	[ "$rc" -eq 0 ] || fail "inplace_data_updates=$inplace${inter:+ ($inter)}: after a remount: $out"
+	info "PASS inplace_data_updates=$inplace${inter:+ ($inter)}: a write cut short by a full log returned $n bytes, and the file holds exactly those after a remount"
 	dd if=/dev/zero of="$MNT/fill2" bs=4096 2>/dev/null
 	mtime=$(stat -c %Y "$MNT/target")
 	i=1 last=0
@@ -37,7 +40,7 @@ for inplace in 0 1; do
 	info "chown $i refused with ENOSPC after $last"
 	expect_eq "$(stat -c %u:%g "$MNT/target")" "$last:$last" "owner after the refused chown"
 	expect_ok umount "$MNT"
-	expect_ok mount -t NOVA -o inplace_data_updates=$inplace "$DEV" "$MNT"
+	expect_ok mount -t NOVA -o inplace_data_updates="$inplace" "$DEV" "$MNT"
 	expect_eq "$(stat -c %u:%g "$MNT/target")" "$last:$last" "owner after the refused chown and a remount"
 	expect_eq "$(stat -c %Y "$MNT/target")" "$mtime" "mtime after the chowns"
 	# still full: a shrinking truncate frees space, so it may use the reserve

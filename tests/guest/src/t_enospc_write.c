@@ -6,6 +6,11 @@
  *   t_enospc_write write DIR    fill the device, free scattered single
  *                               blocks, write DIR/target across them;
  *                               prints "written N"
+ *   t_enospc_write write DIR interleave
+ *                               the same, with every other page of the
+ *                               target preallocated past EOF first
+ *                               (fallocate KEEP_SIZE): in place mode
+ *                               writes those in place, between the runs
  *   t_enospc_write verify DIR N DIR/target holds exactly the N bytes
  *
  * A copy-on-write write first allocates its data blocks (one run per
@@ -15,6 +20,10 @@
  * write returns their bytes, and the file size must end exactly there
  * (it once ran one run further, so reads returned more bytes than the
  * write had said, and a remount shrank the file again).
+ *
+ * Interleaved in-place pages once pushed the size past the write's end:
+ * the size committed with the first runs covered the in-place pages
+ * after the run where the log filled.
  *
  * The write mode fails (exit 1) unless the write stopped because the
  * log was full (free blocks are left over: the data of the runs that were
@@ -32,6 +41,7 @@
 
 #define BS	4096
 #define MAXF	20000
+#define PREALLOC 800	/* interleave: preallocated pages 2, 4, .. 1600 */
 
 static unsigned char pat(long i)
 {
@@ -86,22 +96,27 @@ int main(int argc, char **argv)
 	static unsigned char blk[BS];
 	struct statfs sf;
 	long nf, i, len, freed = 0;
+	int inter;
 	unsigned char *buf;
 	ssize_t r;
 	int fd;
 
 	if (argc < 3)
-		return fprintf(stderr, "usage: t_enospc_write write|verify DIR [N]\n"), 2;
+		return fprintf(stderr, "usage: t_enospc_write write|verify DIR [N|interleave]\n"), 2;
 	snprintf(target, sizeof(target), "%s/target", argv[2]);
 	if (!strcmp(argv[1], "verify") && argc == 4)
 		return check(target, atol(argv[3]));
 	if (strcmp(argv[1], "write"))
 		return 2;
+	inter = argc == 4 && !strcmp(argv[3], "interleave");
 
 	/* the target's log page exists before the device fills */
 	fd = open(target, O_CREAT | O_TRUNC | O_WRONLY, 0644);
 	if (fd < 0 || pwrite(fd, "x", 1, 0) != 1)
 		return fail("create the target");
+	for (i = 1; inter && i <= PREALLOC; i++)
+		if (fallocate(fd, FALLOC_FL_KEEP_SIZE, 2 * i * BS, BS))
+			return fail("fallocate KEEP_SIZE of the target's even pages");
 	close(fd);
 	snprintf(path, sizeof(path), "%s/fill", argv[2]);
 	if (mkdir(path, 0755))
@@ -139,6 +154,12 @@ int main(int argc, char **argv)
 
 	/* more pages than free blocks: the write must stop somewhere */
 	len = (long)(sf.f_bfree + 16) * BS;
+	if (inter) {
+		/* twice as many pages: every other one is preallocated */
+		if (sf.f_bfree + 16 > PREALLOC)
+			return fail("more free blocks than preallocated pages");
+		len *= 2;
+	}
 	buf = malloc(len);
 	for (i = 0; i < len; i++)
 		buf[i] = pat(i);
