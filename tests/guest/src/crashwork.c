@@ -32,7 +32,7 @@
  *
  * Operations: create (+ one write), append + fsync, pwrite, full 64 KiB
  * overwrites of "big" with pattern k in ONE write(), 4 KiB overwrites of
- * page 0 of "hot" (in half the bursts, one in eight to pages 1..15), rename
+ * page 0 of "hot" (in every third burst, one in eight to pages 1..15), rename
  * (within/across directories, over files and empty directories),
  * RENAME_EXCHANGE, unlink, unlink of an open file, mkdir, rmdir, link,
  * symlink, truncate, fallocate (allocate, keep size, punch hole, zero
@@ -1047,6 +1047,7 @@ static void gen_next(struct gen *g, const struct model *m, struct op *op)
 {
 	struct lists l;
 	int k, tries;
+	unsigned nb;
 
 	memset(op, 0, sizeof(*op));
 	op->n = g->n;
@@ -1170,11 +1171,23 @@ static void gen_next(struct gen *g, const struct model *m, struct op *op)
 		if (k >= OP_NK) {
 			g->burst = k;
 			g->phase = 0;
-			/* every other burst of a kind, from the second */
-			g->scatter = g->bursts[k - OP_NK]++ & 1;
+			/*
+			 * churn: every other burst, from the second; hot:
+			 * every third (the plain ones are what the fast GC
+			 * needs)
+			 */
+			nb = g->bursts[k - OP_NK]++;
+			g->scatter = k == B_HOT ? nb % 3 == 2 : nb % 2 == 1;
 			switch (k) {
 			case B_CHURN: g->left = 2 * (80 + rnd(g, 80)); break;
-			case B_HOT: g->left = 100 + rnd(g, 150); break;
+			case B_HOT:
+				/*
+				 * a plain one fills 4 or more log pages with
+				 * dead entries, which the fast GC frees
+				 */
+				g->left = g->scatter ? 100 + rnd(g, 150) :
+					  250 + rnd(g, 150);
+				break;
 			default: g->left = 40 + rnd(g, 50); break;
 			}
 			lists_free(&l);
