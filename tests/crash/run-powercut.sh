@@ -42,8 +42,11 @@
 # "crashwork verify" against the records, stresses the allocator, verifies
 # again, unmounts, mounts again (the clean-unmount snapshot) and verifies a
 # third time (the same state, the same free blocks and inodes), then removes
-# everything and checks that no block leaked.  kill-max adapts: when a
-# workload ends before its kill, later kills land before its measured length.
+# everything and checks that no block leaked.  The kill window adapts per
+# profile: when a workload ends before its kill, later kills of that profile
+# land before the shortest length measured for it (guest uptime, 10 ms
+# resolution), unless --kill-max was given.  The table counts the cuts that
+# landed before the last operation.
 #
 # crashpoints mode: the debug module (NOVA_DEBUG=1, built from a copy of src/
 # into build/debug/nova.ko) panics with "NOVA-CRASHPOINT N" when it reaches
@@ -278,7 +281,7 @@ boot2_facts() {
 	echo "matched: ${matched:-none}; in flight: ${inflight:-nothing}; fsck: ${fsck:-not run}${recov:+; $recov}"
 }
 
-passed=0 failed=0 rtable=() ctable=()
+passed=0 failed=0 rtable=() ctable=() rmid=0
 # the verification boot's name (its results subdirectory): boot2, or
 # boot2-smpN when its CPU count is not the first boot's
 b2=boot2 rcpus="" cpuinfo=""
@@ -318,7 +321,10 @@ show_failure() { # DIR
 # --- random mode ---------------------------------------------------------------------
 run_random() {
 	local i s dir delay d ms rc n verdict why hits facts dur t0 cutinfo why1 kept rs prof
+	local top
 	local -a profs
+	# per profile: the shortest measured workload length in ms
+	local -A prof_ms=()
 	IFS=, read -r -a profs <<<"$profiles"
 	RANDOM=$seed
 	for ((i = 1; i <= iterations; i++)); do
@@ -327,8 +333,14 @@ run_random() {
 		dir=$(printf '%s/random-%03d-%s-seed%d' "$results" "$i" "$prof" "$s")
 		mkdir -p "$dir"
 		rm -f "$dir/pmem.img"
-		# kill delay: uniform in [0.2, kill_max] s (ms resolution)
-		ms=$((200 + (RANDOM * 32768 + RANDOM) % (${kill_max%.*} * 1000 - 200 + 1)))
+		# kill delay: uniform in [0.2 s, top] (ms resolution); top is
+		# kill_max, or the profile's shortest measured length
+		top=$((${kill_max%.*} * 1000))
+		if [ "$kill_max_set" = 0 ] && [ -n "${prof_ms[$prof]:-}" ] &&
+			[ "${prof_ms[$prof]}" -lt "$top" ]; then
+			top=$((prof_ms[$prof] > 300 ? prof_ms[$prof] : 300))
+		fi
+		ms=$((200 + (RANDOM * 32768 + RANDOM) % (top - 200 + 1)))
 		delay=$((ms / 1000)).$(printf '%03d' $((ms % 1000)))
 		cat >"$dir/workload.sh" <<-EOF
 			#!/bin/sh
@@ -361,11 +373,11 @@ run_random() {
 		if grep -aq 'NOVA-WORKLOAD-END' "$dir/console1.clean.log"; then
 			# the workload ended before the kill: measure it, kill earlier from now on
 			dur=$(awk '/NOVA-WORKLOAD-START/ { s = $2 } /NOVA-WORKLOAD-END/ { e = $3 }
-				END { if (s != "" && e != "") printf "%d", e - s }' "$dir/console1.clean.log")
-			if [ "$kill_max_set" = 0 ] && [ -n "$dur" ] && [ "$dur" -ge 2 ] &&
-				[ "$dur" -lt "${kill_max%.*}" ]; then
-				kill_max=$dur
-				log "the workload took ${dur}s: kill delays from now on up to ${kill_max}s"
+				END { if (s != "" && e != "") printf "%d", (e - s) * 1000 }' "$dir/console1.clean.log")
+			if [ "$kill_max_set" = 0 ] && [ -n "$dur" ] &&
+				[ "$dur" -lt "${prof_ms[$prof]:-$((${kill_max%.*} * 1000))}" ]; then
+				prof_ms[$prof]=$dur
+				log "the $prof workload took ${dur} ms: its kills from now on land before that"
 			fi
 			grep -aq 'NOVA-WORKLOAD-END rc=0 ' "$dir/console1.clean.log" ||
 				why="${why:+$why; }the workload failed before the cut (crashwork run)"
@@ -391,6 +403,7 @@ run_random() {
 			fi
 			result "$verdict" "random $i $prof seed $s$cpuinfo: $cutinfo; $facts (${d}s)${why:+ -- $why}"
 			rtable+=("$i|$prof|$s$cpuinfo|${delay}s|${n:-0}/$ops|$verdict|$facts")
+			[ "${n:-0}" -ge "$ops" ] || rmid=$((rmid + 1))
 			if [ "$verdict" = FAIL ]; then
 				[ -z "$hits" ] || { echo "----- boot 1 kernel log"; echo "$hits" | head -n 20; }
 				show_failure "$dir"
@@ -560,6 +573,7 @@ unreached=()
 		echo "----- random power cuts"
 		printf '%s\n' "iter|profile|seed|kill after|ops done|verdict|state found; in-flight op; fsck.nova -n; recovery" \
 			"${rtable[@]}" | column -t -s '|'
+		echo "cuts before the workload's last operation: $rmid of ${#rtable[@]}"
 	fi
 	if [ ${#ctable[@]} -gt 0 ]; then
 		echo "----- crash points"
