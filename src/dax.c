@@ -474,7 +474,10 @@ static int nova_commit_runs(struct inode *inode, struct nova_run *runs,
 				   NOVA_BLOCK_SHIFT) - 1);
 	mutex_lock(&sih->log_mutex);
 	/* a punched hole frees space: on a full device it may use the reserve */
-	sih->use_reserve = nr == 1 && !runs[0].blk;
+	sih->use_reserve = false;
+	for (i = 0; i < nr; i++)
+		if (!runs[i].blk)
+			sih->use_reserve = true;
 	old_tail = tail = sih->log_tail;
 	/* (interrupted while waiting for pinned pages: nothing is committed) */
 	for (i = 0; i < nr && !stop; i++) {
@@ -848,6 +851,68 @@ int nova_append_cut_holes(struct inode *inode, loff_t size, u64 *tail)
 	}
 }
 
+/*
+ * Copy-on-write zeroing of [from, to) in file page @pg (a partial edge
+ * page of PUNCH_HOLE or ZERO_RANGE): a new block with the old bytes
+ * outside the range and zeros inside, pushed as a run that the caller
+ * commits with the rest of the operation, so a crash shows the page all
+ * old or all new.  Nothing to do for a hole.  -ENOSPC: no free block,
+ * the caller zeroes in place instead.
+ */
+static int nova_cow_zero_page(struct inode *inode, pgoff_t pg, size_t from,
+			      size_t to, struct nova_run **runs, int *nr,
+			      int *cap)
+{
+	struct super_block *sb = inode->i_sb;
+	struct nova_run r = { .pg = pg, .n = 1 };
+	void *addr;
+	int ret;
+
+	if (!nova_find_page(inode, pg))
+		return 0;
+	ret = nova_new_data_blocks(sb, &r.blk, 1);
+	if (ret < 0)
+		return ret;
+	addr = nova_get_block(sb, nova_block_off(r.blk));
+	/* size 0: zeros only; LLONG_MAX: every old byte */
+	ret = nova_fill_partial(sb, inode, pg, addr, 0, from, LLONG_MAX);
+	if (!ret)
+		ret = nova_fill_partial(sb, inode, pg, addr, from, to, 0);
+	if (!ret)
+		ret = nova_fill_partial(sb, inode, pg, addr, to,
+					NOVA_BLOCK_SIZE, LLONG_MAX);
+	r.start = (loff_t)pg << NOVA_BLOCK_SHIFT;
+	r.end = r.start + NOVA_BLOCK_SIZE;
+	if (!ret)
+		ret = nova_push_run(runs, nr, cap, r);
+	if (ret) {
+		nova_free_blocks(sb, r.blk, 1);
+		return ret;
+	}
+	atomic64_inc(&NOVA_SB(sb)->stats.cow_pages);
+	return 0;
+}
+
+/*
+ * Zero [start, end) of page @pg (a partial edge page): copy-on-write
+ * unless writes to this file go in place, or no block is free.
+ */
+static int nova_zero_edge(struct inode *inode, pgoff_t pg, loff_t start,
+			  loff_t end, struct nova_run **runs, int *nr, int *cap)
+{
+	loff_t base = (loff_t)pg << NOVA_BLOCK_SHIFT;
+	int ret = -ENOSPC;
+
+	if (!nova_write_inplace_mode(inode))
+		ret = nova_cow_zero_page(inode, pg, start - base, end - base,
+					 runs, nr, cap);
+	if (ret == -ENOSPC) {
+		nova_zero_in_page(inode, start, end);
+		ret = 0;
+	}
+	return ret;
+}
+
 /* Does fallocate leave page @p as it is? */
 static bool nova_falloc_keep(struct inode *inode, pgoff_t p, bool zero,
 			     pgoff_t zfirst, pgoff_t zend)
@@ -857,10 +922,13 @@ static bool nova_falloc_keep(struct inode *inode, pgoff_t p, bool zero,
 
 /*
  * fallocate: the default mode and KEEP_SIZE allocate zeroed blocks for
- * the holes in the range.  PUNCH_HOLE and ZERO_RANGE zero partial edge
- * pages in place; PUNCH_HOLE logs a hole entry (block 0) for the whole
+ * the holes in the range.  PUNCH_HOLE and ZERO_RANGE give partial edge
+ * pages new blocks with the range zeroed (in place in in-place mode or on
+ * a full device); PUNCH_HOLE logs a hole entry (block 0) for the whole
  * pages, ZERO_RANGE gives them new zeroed blocks (and fills holes), so the
- * range stays allocated.  Each is committed by one tail store.
+ * range stays allocated.  Each is committed by one tail store, the edge
+ * pages' entries with the rest: in copy-on-write mode a crash leaves the
+ * whole operation or nothing.
  */
 long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 {
@@ -871,6 +939,8 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 	loff_t end = offset + len, new_size;
 	struct nova_run *runs = NULL;
 	int nr = 0, cap = 0;
+	bool tail_edge = false;
+	pgoff_t tp = 0;
 	long ret;
 
 	if (mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE |
@@ -892,27 +962,35 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 		goto out;
 	new_size = keep ? inode->i_size : max_t(loff_t, inode->i_size, end);
 
+	/* runs in page order: head edge, whole pages, tail edge */
 	if (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) {
-		pgoff_t hp = offset >> NOVA_BLOCK_SHIFT, tp = end >> NOVA_BLOCK_SHIFT;
-		pgoff_t first = DIV_ROUND_UP(offset, NOVA_BLOCK_SIZE);
-		struct nova_run hole = { .pg = first, .n = tp - first };
+		pgoff_t hp = offset >> NOVA_BLOCK_SHIFT;
 
+		tp = end >> NOVA_BLOCK_SHIFT;
 		filemap_invalidate_lock(inode->i_mapping);
 		ret = nova_break_layouts(inode, offset, end - 1);
 		filemap_invalidate_unlock(inode->i_mapping);
 		if (ret)
 			goto out;
-		if (offset & (NOVA_BLOCK_SIZE - 1))
-			nova_zero_in_page(inode, offset,
-					  min_t(loff_t, end, (loff_t)(hp + 1) <<
-						NOVA_BLOCK_SHIFT));
-		if ((end & (NOVA_BLOCK_SIZE - 1)) &&
-		    (tp != hp || !(offset & (NOVA_BLOCK_SIZE - 1))))
-			nova_zero_in_page(inode, (loff_t)tp << NOVA_BLOCK_SHIFT, end);
-		if (tp > first && (mode & FALLOC_FL_PUNCH_HOLE)) {
+		if (offset & (NOVA_BLOCK_SIZE - 1)) {
+			ret = nova_zero_edge(inode, hp, offset,
+					     min_t(loff_t, end, (loff_t)(hp + 1) <<
+						   NOVA_BLOCK_SHIFT),
+					     &runs, &nr, &cap);
+			if (ret)
+				goto out_free;
+		}
+		tail_edge = (end & (NOVA_BLOCK_SIZE - 1)) &&
+			    (tp != hp || !(offset & (NOVA_BLOCK_SIZE - 1)));
+	}
+	if (mode & FALLOC_FL_PUNCH_HOLE) {
+		pgoff_t first = DIV_ROUND_UP(offset, NOVA_BLOCK_SIZE);
+		struct nova_run hole = { .pg = first, .n = tp - first };
+
+		if (tp > first) {
 			ret = nova_push_run(&runs, &nr, &cap, hole);
 			if (ret)
-				goto out;
+				goto out_free;
 		}
 	}
 	if (!(mode & FALLOC_FL_PUNCH_HOLE)) {
@@ -963,6 +1041,12 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 			pg += r.n;
 		}
 		if (ret < 0)
+			goto out_free;
+	}
+	if (tail_edge) {
+		ret = nova_zero_edge(inode, tp, (loff_t)tp << NOVA_BLOCK_SHIFT,
+				     end, &runs, &nr, &cap);
+		if (ret)
 			goto out_free;
 	}
 	inode->i_mtime = inode->i_ctime = current_time(inode);

@@ -79,6 +79,7 @@ run_fio() { # FS JOB NUMJOBS
 			echo 1 >"$nova_proc/timing_stats"
 		fi
 		echo 1 >"$nova_proc/IO_stats"
+		cat "$nova_proc/allocator" >"$RES/$_fs/$_name.nova-alloc.txt" 2>/dev/null
 		;;
 	esac
 	_pre=""
@@ -93,6 +94,8 @@ run_fio() { # FS JOB NUMJOBS
 	_t1=$(uptime_s)
 	case $_fs in nova*)
 		cat "$nova_proc/IO_stats" >"$RES/$_fs/$_name.nova-io.txt" 2>/dev/null
+		{ echo "----- after the run"; cat "$nova_proc/allocator"; } \
+			>>"$RES/$_fs/$_name.nova-alloc.txt" 2>/dev/null
 		if [ "$TIMING" = 1 ]; then
 			cat "$nova_proc/timing_stats" >"$RES/$_fs/$_name.nova-timing.txt"
 			echo 0 >/sys/module/nova/parameters/measure_timing

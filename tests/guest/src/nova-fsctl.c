@@ -7,6 +7,8 @@
  *   nova-fsctl statfs PATH            print statfs fields, one per line
  *   nova-fsctl exchange PATH1 PATH2   renameat2(RENAME_EXCHANGE)
  *   nova-fsctl keepsize PATH OFF LEN  fallocate(FALLOC_FL_KEEP_SIZE)
+ *   nova-fsctl punch PATH OFF LEN     fallocate(PUNCH_HOLE | KEEP_SIZE)
+ *   nova-fsctl zero PATH OFF LEN      fallocate(FALLOC_FL_ZERO_RANGE)
  *
  * Exit status 0 on success; on failure prints the errno name and exits
  * with 1.
@@ -44,7 +46,7 @@ int main(int argc, char **argv)
 	if (argc < 3) {
 		fprintf(stderr, "usage: nova-fsctl getlabel|setlabel|statfs PATH [LABEL]\n"
 			"       nova-fsctl exchange PATH1 PATH2\n"
-			"       nova-fsctl keepsize PATH OFF LEN\n");
+			"       nova-fsctl keepsize|punch|zero PATH OFF LEN\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "exchange") && argc == 4) {
@@ -53,13 +55,20 @@ int main(int argc, char **argv)
 			return fail("renameat2(RENAME_EXCHANGE)");
 		return 0;
 	}
-	if (!strcmp(argv[1], "keepsize") && argc == 5) {
+	if ((!strcmp(argv[1], "keepsize") || !strcmp(argv[1], "punch") ||
+	     !strcmp(argv[1], "zero")) && argc == 5) {
+		int mode = FALLOC_FL_KEEP_SIZE;
+
+		if (!strcmp(argv[1], "punch"))
+			mode = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE;
+		else if (!strcmp(argv[1], "zero"))
+			mode = FALLOC_FL_ZERO_RANGE;
 		fd = open(argv[2], O_WRONLY);
 		if (fd < 0)
 			return fail("open");
-		if (fallocate(fd, FALLOC_FL_KEEP_SIZE, strtoll(argv[3], NULL, 0),
+		if (fallocate(fd, mode, strtoll(argv[3], NULL, 0),
 			      strtoll(argv[4], NULL, 0)))
-			return fail("fallocate(FALLOC_FL_KEEP_SIZE)");
+			return fail("fallocate");
 		close(fd);
 		return 0;
 	}
