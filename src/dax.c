@@ -939,7 +939,7 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 	loff_t end = offset + len, new_size;
 	struct nova_run *runs = NULL;
 	int nr = 0, cap = 0;
-	bool tail_edge = false;
+	bool head_edge = false, tail_edge = false;
 	pgoff_t tp = 0;
 	long ret;
 
@@ -972,14 +972,7 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 		filemap_invalidate_unlock(inode->i_mapping);
 		if (ret)
 			goto out;
-		if (offset & (NOVA_BLOCK_SIZE - 1)) {
-			ret = nova_zero_edge(inode, hp, offset,
-					     min_t(loff_t, end, (loff_t)(hp + 1) <<
-						   NOVA_BLOCK_SHIFT),
-					     &runs, &nr, &cap);
-			if (ret)
-				goto out_free;
-		}
+		head_edge = offset & (NOVA_BLOCK_SIZE - 1);
 		tail_edge = (end & (NOVA_BLOCK_SIZE - 1)) &&
 			    (tp != hp || !(offset & (NOVA_BLOCK_SIZE - 1)));
 	}
@@ -1042,6 +1035,27 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 		}
 		if (ret < 0)
 			goto out_free;
+	}
+	/*
+	 * The edges last, so that on a nearly full device the whole pages
+	 * get the blocks and the edges fall back to zeroing in place; the
+	 * head edge's run then moves to the front.
+	 */
+	if (head_edge) {
+		pgoff_t hp = offset >> NOVA_BLOCK_SHIFT;
+		int before = nr;
+
+		ret = nova_zero_edge(inode, hp, offset,
+				     min_t(loff_t, end, (loff_t)(hp + 1) <<
+					   NOVA_BLOCK_SHIFT), &runs, &nr, &cap);
+		if (ret)
+			goto out_free;
+		if (nr > before && nr > 1) {
+			struct nova_run r = runs[nr - 1];
+
+			memmove(&runs[1], &runs[0], (nr - 1) * sizeof(*runs));
+			runs[0] = r;
+		}
 	}
 	if (tail_edge) {
 		ret = nova_zero_edge(inode, tp, (loff_t)tp << NOVA_BLOCK_SHIFT,
