@@ -334,10 +334,11 @@ int nova_rebuild_allocator(struct super_block *sb)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	struct nova_scan main = { .sb = sb }, *scans;
-	unsigned long ino, inodes, orphans;
+	unsigned long ino, inodes, orphans, largest = 0;
+	bool serial = READ_ONCE(serial_scan);
 	unsigned int s;
 	int ret;
-	u64 t = nova_timer_start();
+	u64 t = nova_timer_start(), t0 = ktime_get_ns();
 
 	main.used = vzalloc(BITS_TO_LONGS(sbi->num_blocks) * sizeof(long));
 	scans = kcalloc(sbi->stripes, sizeof(*scans), GFP_KERNEL);
@@ -358,7 +359,7 @@ int nova_rebuild_allocator(struct super_block *sb)
 		scans[s].used = main.used;
 		scans[s].stripe = s;
 		INIT_WORK(&scans[s].work, nova_scan_stripe_work);
-		if (READ_ONCE(serial_scan))
+		if (serial)
 			nova_scan_stripe_work(&scans[s].work);
 		else
 			queue_work(system_unbound_wq, &scans[s].work);
@@ -372,6 +373,7 @@ int nova_rebuild_allocator(struct super_block *sb)
 			ret = scans[s].ret;
 		inodes += scans[s].inodes;
 		orphans += scans[s].orphans;
+		largest = max(largest, scans[s].inodes);
 	}
 	if (ret)
 		goto out;
@@ -380,6 +382,9 @@ int nova_rebuild_allocator(struct super_block *sb)
 	if (orphans)
 		pr_info("NOVA (%s): reclaimed %lu unlinked inodes\n", sb->s_id,
 			orphans);
+	pr_info("NOVA (%s): recovery scan: %lu inodes, %u stripes (largest %lu), %s, %llu us\n",
+		sb->s_id, inodes, sbi->stripes, largest,
+		serial ? "serial" : "parallel", div_u64(ktime_get_ns() - t0, 1000));
 	nova_dbgv("rebuilt allocator: %lu inodes, %lu free blocks\n",
 		  inodes, nova_count_free_blocks(sb));
 	NOVA_TIMER_END(sbi, T_REBUILD, t);
