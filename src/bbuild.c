@@ -325,8 +325,9 @@ static void nova_drop_stale_snapshots(struct super_block *sb)
 
 /*
  * Crash recovery scan: rebuild the allocators and inode maps from the
- * image, one worker per stripe scanning its inode table in parallel
- * (or, with the serial_scan module parameter, one stripe after the other).
+ * image, one worker per stripe scanning its inode table in parallel (the
+ * last stripe in the mounting thread itself), or, with the serial_scan
+ * module parameter, one stripe after the other.
  * The journals must have been recovered (their pointers are validated
  * there).
  */
@@ -359,7 +360,8 @@ int nova_rebuild_allocator(struct super_block *sb)
 		scans[s].used = main.used;
 		scans[s].stripe = s;
 		INIT_WORK(&scans[s].work, nova_scan_stripe_work);
-		if (serial)
+		/* parallel: the last stripe in this thread, the others in workers */
+		if (serial || s == sbi->stripes - 1)
 			nova_scan_stripe_work(&scans[s].work);
 		else
 			queue_work(system_unbound_wq, &scans[s].work);
