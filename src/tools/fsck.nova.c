@@ -1796,6 +1796,9 @@ static void pass_links(void)
 		if (!n->valid || n->reserved)
 			continue;
 		if (S_ISDIR(n->mode)) {
+			/* an rmdir cut short at a crash, reported already */
+			if (t != NOVA_ROOT_INO && !n->names && !n->links)
+				continue;
 			want = 2 + n->subdirs;
 		} else {
 			if (!n->names)

@@ -1078,12 +1078,15 @@ int inject(int argc, char **argv)
 		    !(de = nv_dir_lookup(&st.dir, base, strlen(base))))
 			return 1;
 		off = de->ino;
+		if (nv_iread(&fs, off, &st2, 0, NULL, NULL))
+			return 1;
 		nv_wlog_from_state(&w, &st);
+		/* orphan0 of a directory: the parent loses its link, as in rmdir */
+		if (kind[6] == '0' && S_ISDIR(st2.mode))
+			w.links--;
 		ret = nv_append_dentry(&fs, &w, base, strlen(base), 0, 0, NULL);
 		nv_log_commit(&fs, &w);
 		if (!ret && kind[6] == '0') {
-			if (nv_iread(&fs, off, &st2, 0, NULL, NULL))
-				return 1;
 			nv_wlog_from_state(&w, &st2);
 			w.links = 0;
 			ret = nv_append_link_change(&fs, &w, NULL);

@@ -232,6 +232,9 @@ case_ "orphan directory with contents" 'inode [0-9]+ \(directory, link count 3\)
 	'inode [0-9]+ \(directory\) moved to /lost\+found' 0 orphan /deep/level1
 crash_state "orphan with link count 0" 'has no name and link count 0' \
 	'freed \(as the kernel would at mount\)' orphan0 /many/file-33
+crash_state "rmdir cut short (directory, link count 0)" \
+	'inode [0-9]+ \(directory\) has no name and link count 0' \
+	'freed \(as the kernel would at mount\)' orphan0 /empty-dir
 case_ "a block used by two files" 'data block [0-9]+ of file page 0 is also used by' \
 	'file page 0 copied to block' 0 dup-block /sizes/s8192 /sizes/s12288
 crash_state "uncommitted journal transaction" \
