@@ -149,7 +149,8 @@ int nova_replay_write_entry(struct super_block *sb, struct inode *inode,
 	if (ret < 0)
 		return ret;
 	inode->i_size = le64_to_cpu(e->size);
-	inode->i_mtime = inode->i_ctime = nova_ns_to_ts(le64_to_cpu(e->mtime));
+	nova_set_mtime(inode, nova_ns_to_ts(le64_to_cpu(e->mtime)));
+	nova_set_ctime(inode, nova_get_mtime(inode));
 	return 0;
 }
 
@@ -388,7 +389,7 @@ static int nova_append_write_entry(struct inode *inode, pgoff_t pg,
 		.num_pages = cpu_to_le32(n),
 		.block = cpu_to_le64(block),
 		.pgoff = cpu_to_le64(pg),
-		.mtime = cpu_to_le64(nova_ts_to_ns(inode->i_mtime)),
+		.mtime = cpu_to_le64(nova_ts_to_ns(nova_get_mtime(inode))),
 		.size = cpu_to_le64(new_size),
 		.trans_id = cpu_to_le64(sih->trans_id++),
 	};
@@ -421,20 +422,11 @@ static void nova_wait_dax_page(struct inode *inode)
  */
 static int nova_break_layouts(struct inode *inode, loff_t start, loff_t end)
 {
-	struct page *page;
-	int ret = 0;
+	int ret;
 
 	if (!inode->i_mapping->nrpages)
 		return 0;
-	do {
-		page = dax_layout_busy_page_range(inode->i_mapping, start, end);
-		if (!page)
-			break;
-		ret = ___wait_var_event(&page->_refcount,
-					atomic_read(&page->_refcount) == 1,
-					TASK_INTERRUPTIBLE, 0, 0,
-					nova_wait_dax_page(inode));
-	} while (!ret);
+	ret = nova_dax_break_layout(inode, start, end, nova_wait_dax_page);
 	if (!ret)
 		truncate_pagecache_range(inode, start, end);
 	return ret;
@@ -644,9 +636,10 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 	struct nova_run *runs = NULL, run;
 	int nr = 0, cap = 0, done = 0;
 	ssize_t ret = 0;
-	struct timespec64 old_mtime = inode->i_mtime, old_ctime = inode->i_ctime;
+	struct timespec64 old_mtime = nova_get_mtime(inode);
+	struct timespec64 old_ctime = nova_get_ctime(inode);
 
-	inode->i_mtime = inode->i_ctime = current_time(inode);
+	nova_touch_mctime(inode);
 	while (written < count) {
 		loff_t p = pos + written;
 		pgoff_t pg = p >> NOVA_BLOCK_SHIFT, limit;
@@ -715,8 +708,8 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 	kfree(runs);
 	if (!written) {
 		/* nothing written: the times stay */
-		inode->i_mtime = old_mtime;
-		inode->i_ctime = old_ctime;
+		nova_set_mtime(inode, old_mtime);
+		nova_set_ctime(inode, old_ctime);
 	}
 	i_size_write(inode, inode->i_size);
 	nova_fence();
@@ -1063,7 +1056,7 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 		if (ret)
 			goto out_free;
 	}
-	inode->i_mtime = inode->i_ctime = current_time(inode);
+	nova_touch_mctime(inode);
 	if (nr) {
 		int done = nova_commit_runs(inode, runs, nr, new_size, false);
 
@@ -1122,7 +1115,7 @@ int nova_fault_alloc(struct inode *inode, pgoff_t pg, u64 *blk)
 	if (ret)
 		goto out_free;
 	old_tail = tail = sih->log_tail;
-	inode->i_mtime = inode->i_ctime = current_time(inode);
+	nova_touch_mctime(inode);
 	ret = nova_append_write_entry(inode, pg, 1, nova_block_off(b),
 				      inode->i_size, &tail);
 	if (ret) {

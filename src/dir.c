@@ -151,7 +151,7 @@ int nova_write_dentry(struct inode *dir, const char *name, int len, u64 ino,
 	de->de_len = cpu_to_le16(de_len);
 	de->file_type = ino ? ftype : DT_UNKNOWN;
 	de->links_count = cpu_to_le32(dir->i_nlink);
-	de->mtime = cpu_to_le64(nova_ts_to_ns(dir->i_mtime));
+	de->mtime = cpu_to_le64(nova_ts_to_ns(nova_get_mtime(dir)));
 	de->ino = cpu_to_le64(ino);
 	de->cookie = cpu_to_le64(cookie);
 	de->trans_id = cpu_to_le64(sih->trans_id++);
@@ -194,7 +194,8 @@ int nova_rebuild_entry(struct super_block *sb, u64 off, const void *entry,
 		return -EUCLEAN;
 	}
 	set_nlink(dir, le32_to_cpu(de->links_count));
-	dir->i_mtime = dir->i_ctime = nova_ns_to_ts(le64_to_cpu(de->mtime));
+	nova_set_mtime(dir, nova_ns_to_ts(le64_to_cpu(de->mtime)));
+	nova_set_ctime(dir, nova_get_mtime(dir));
 
 	if (dot) {
 		if (len == 2)

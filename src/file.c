@@ -13,7 +13,6 @@
 #include <linux/iomap.h>
 #include <linux/dax.h>
 #include <linux/mman.h>
-#include <linux/pfn_t.h>
 #include <linux/pagemap.h>
 #include <linux/writeback.h>
 #include "nova.h"
@@ -185,20 +184,20 @@ const struct iomap_ops nova_iomap_ops = {
 };
 
 static vm_fault_t nova_dax_huge_fault(struct vm_fault *vmf,
-				      enum page_entry_size pe_size)
+				      nova_fault_size_t pe_size)
 {
 	struct inode *inode = file_inode(vmf->vma->vm_file);
 	bool write = (vmf->flags & FAULT_FLAG_WRITE) &&
 		     (vmf->vma->vm_flags & VM_SHARED);
 	vm_fault_t ret;
-	pfn_t pfn;
+	nova_pfn_t pfn;
 	u64 t = nova_timer_start();
 
 	if (write)
 		sb_start_pagefault(inode->i_sb);
 	filemap_invalidate_lock_shared(inode->i_mapping);
 	ret = dax_iomap_fault(vmf, pe_size, &pfn, NULL, &nova_iomap_ops);
-	if (pe_size == PE_SIZE_PMD && !(ret & (VM_FAULT_FALLBACK | VM_FAULT_ERROR)))
+	if (pe_size == NOVA_FAULT_PMD && !(ret & (VM_FAULT_FALLBACK | VM_FAULT_ERROR)))
 		atomic64_inc(&NOVA_SB(inode->i_sb)->stats.pmd_faults);
 	if (ret & VM_FAULT_NEEDDSYNC)
 		ret = dax_finish_sync_fault(vmf, pe_size, pfn);
@@ -211,7 +210,7 @@ static vm_fault_t nova_dax_huge_fault(struct vm_fault *vmf,
 
 static vm_fault_t nova_dax_fault(struct vm_fault *vmf)
 {
-	return nova_dax_huge_fault(vmf, PE_SIZE_PTE);
+	return nova_dax_huge_fault(vmf, NOVA_FAULT_PTE);
 }
 
 static const struct vm_operations_struct nova_dax_vm_ops = {
@@ -225,7 +224,7 @@ static int nova_dax_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	file_accessed(file);
 	vma->vm_ops = &nova_dax_vm_ops;
-	vma->vm_flags |= VM_HUGEPAGE;
+	nova_vm_flags_set(vma, VM_HUGEPAGE);
 	return 0;
 }
 
@@ -240,7 +239,7 @@ const struct file_operations nova_file_operations = {
 	.mmap		= nova_dax_mmap,
 	.get_unmapped_area = thp_get_unmapped_area,
 	.mmap_supported_flags = MAP_SYNC,
-	.splice_read	= generic_file_splice_read,
+	.splice_read	= nova_splice_read,
 	.splice_write	= iter_file_splice_write,
 };
 

@@ -253,15 +253,15 @@ static int nova_gc_write_attrs(struct inode *inode, struct nova_new_log *nl,
 		.mode = cpu_to_le16(inode->i_mode),
 		.uid = cpu_to_le32(i_uid_read(inode)),
 		.gid = cpu_to_le32(i_gid_read(inode)),
-		.atime = cpu_to_le64(nova_ts_to_ns(inode->i_atime)),
-		.mtime = cpu_to_le64(nova_ts_to_ns(inode->i_mtime)),
-		.ctime = cpu_to_le64(nova_ts_to_ns(inode->i_ctime)),
+		.atime = cpu_to_le64(nova_ts_to_ns(nova_get_atime(inode))),
+		.mtime = cpu_to_le64(nova_ts_to_ns(nova_get_mtime(inode))),
+		.ctime = cpu_to_le64(nova_ts_to_ns(nova_get_ctime(inode))),
 		.size = cpu_to_le64(inode->i_size),
 	};
 	struct nova_link_change_entry lc = {
 		.entry_type = NOVA_LINK_CHANGE,
 		.links = cpu_to_le32(inode->i_nlink),
-		.ctime = cpu_to_le64(nova_ts_to_ns(inode->i_ctime)),
+		.ctime = cpu_to_le64(nova_ts_to_ns(nova_get_ctime(inode))),
 		.flags = cpu_to_le32(sih->flags),
 		.generation = cpu_to_le32(inode->i_generation),
 	};
@@ -291,7 +291,7 @@ static int nova_gc_write_dentry(struct inode *dir, struct nova_new_log *nl,
 	de.de_len = cpu_to_le16(de_len);
 	de.file_type = ftype;
 	de.links_count = cpu_to_le32(dir->i_nlink);
-	de.mtime = cpu_to_le64(nova_ts_to_ns(dir->i_mtime));
+	de.mtime = cpu_to_le64(nova_ts_to_ns(nova_get_mtime(dir)));
 	de.ino = cpu_to_le64(ino);
 	de.cookie = cpu_to_le64(cookie);
 	de.trans_id = cpu_to_le64(sih->trans_id++);
@@ -337,7 +337,7 @@ static int nova_gc_write_state(struct inode *inode, struct nova_new_log *nl,
 	} else if (S_ISREG(inode->i_mode) || S_ISLNK(inode->i_mode)) {
 		struct nova_file_write_entry *e, we = {
 			.entry_type = NOVA_FILE_WRITE,
-			.mtime = cpu_to_le64(nova_ts_to_ns(inode->i_mtime)),
+			.mtime = cpu_to_le64(nova_ts_to_ns(nova_get_mtime(inode))),
 			.size = cpu_to_le64(inode->i_size),
 		};
 		u64 start = 0, blk = 0, n = 0;

@@ -29,7 +29,7 @@ int __init nova_init_inode_cache(void)
 {
 	nova_inode_cachep = kmem_cache_create("nova_inode_cache",
 					      sizeof(struct nova_inode_info), 0,
-					      SLAB_RECLAIM_ACCOUNT | SLAB_MEM_SPREAD |
+					      SLAB_RECLAIM_ACCOUNT | NOVA_SLAB_MEM_SPREAD |
 					      SLAB_ACCOUNT,
 					      nova_inode_init_once);
 	return nova_inode_cachep ? 0 : -ENOMEM;
@@ -327,11 +327,11 @@ static void nova_apply_setattr(struct inode *inode,
 	if (e->attr & NOVA_ATTR_SIZE)
 		inode->i_size = le64_to_cpu(e->size);
 	if (e->attr & NOVA_ATTR_ATIME)
-		inode->i_atime = nova_ns_to_ts(le64_to_cpu(e->atime));
+		nova_set_atime(inode, nova_ns_to_ts(le64_to_cpu(e->atime)));
 	if (e->attr & NOVA_ATTR_MTIME)
-		inode->i_mtime = nova_ns_to_ts(le64_to_cpu(e->mtime));
+		nova_set_mtime(inode, nova_ns_to_ts(le64_to_cpu(e->mtime)));
 	if (e->attr & NOVA_ATTR_CTIME)
-		inode->i_ctime = nova_ns_to_ts(le64_to_cpu(e->ctime));
+		nova_set_ctime(inode, nova_ns_to_ts(le64_to_cpu(e->ctime)));
 }
 
 static int nova_replay_entry(struct super_block *sb, u64 off,
@@ -377,7 +377,7 @@ static int nova_replay_entry(struct super_block *sb, u64 off,
 		if (dead)
 			break;
 		set_nlink(inode, le32_to_cpu(e->links));
-		inode->i_ctime = nova_ns_to_ts(le64_to_cpu(e->ctime));
+		nova_set_ctime(inode, nova_ns_to_ts(le64_to_cpu(e->ctime)));
 		inode->i_generation = le32_to_cpu(e->generation);
 		nova_set_inode_flags(inode, le32_to_cpu(e->flags));
 		sih->last_lc = off;
@@ -434,9 +434,9 @@ static int nova_read_inode(struct super_block *sb, struct inode *inode,
 	i_gid_write(inode, le32_to_cpu(pi.i_gid));
 	set_nlink(inode, le32_to_cpu(pi.i_links_count));
 	inode->i_size = le64_to_cpu(pi.i_size);
-	inode->i_atime = nova_ns_to_ts(le64_to_cpu(pi.i_atime));
-	inode->i_mtime = nova_ns_to_ts(le64_to_cpu(pi.i_mtime));
-	inode->i_ctime = nova_ns_to_ts(le64_to_cpu(pi.i_ctime));
+	nova_set_atime(inode, nova_ns_to_ts(le64_to_cpu(pi.i_atime)));
+	nova_set_mtime(inode, nova_ns_to_ts(le64_to_cpu(pi.i_mtime)));
+	nova_set_ctime(inode, nova_ns_to_ts(le64_to_cpu(pi.i_ctime)));
 	inode->i_generation = le32_to_cpu(pi.i_generation);
 	inode->i_blocks = 0;
 	nova_set_inode_flags(inode, le32_to_cpu(pi.i_flags));
@@ -592,9 +592,10 @@ struct inode *nova_new_inode(struct inode *dir, umode_t mode, dev_t rdev,
 		return ERR_PTR(ret);
 	}
 	inode->i_ino = ino;
-	inode_init_owner(&init_user_ns, inode, dir, mode);
+	inode_init_owner(NOVA_NOP_IDMAP, inode, dir, mode);
 	inode->i_blocks = 0;
-	inode->i_mtime = inode->i_atime = inode->i_ctime = current_time(inode);
+	nova_set_mtime(inode, nova_set_ctime_current(inode));
+	nova_set_atime(inode, nova_get_mtime(inode));
 	inode->i_generation = atomic_inc_return(&sbi->next_generation);
 	inode->i_size = S_ISDIR(mode) ? NOVA_BLOCK_SIZE : 0;
 	set_nlink(inode, S_ISDIR(mode) ? 2 : 1);
@@ -607,7 +608,7 @@ struct inode *nova_new_inode(struct inode *dir, umode_t mode, dev_t rdev,
 	sih->pi_addr = pi_off;
 	sih->ino = ino;
 	pi = nova_get_block(sb, pi_off);
-	now = nova_ts_to_ns(inode->i_mtime);
+	now = nova_ts_to_ns(nova_get_mtime(inode));
 
 	memset(pi, 0, sizeof(*pi));
 	pi->i_mode = cpu_to_le16(inode->i_mode);
@@ -665,7 +666,7 @@ int nova_append_link_change(struct inode *inode, u64 *tail)
 	struct nova_link_change_entry e = {
 		.entry_type = NOVA_LINK_CHANGE,
 		.links = cpu_to_le32(inode->i_nlink),
-		.ctime = cpu_to_le64(nova_ts_to_ns(inode->i_ctime)),
+		.ctime = cpu_to_le64(nova_ts_to_ns(nova_get_ctime(inode))),
 		.flags = cpu_to_le32(sih->flags),
 		.generation = cpu_to_le32(inode->i_generation),
 		.trans_id = cpu_to_le64(sih->trans_id++),
@@ -689,14 +690,14 @@ void nova_link_change_committed(struct inode *inode)
 	sih->pending_lc = 0;
 }
 
-int nova_getattr(struct user_namespace *mnt_userns, const struct path *path,
+int nova_getattr(nova_idmap_t *idmap, const struct path *path,
 		 struct kstat *stat, u32 request_mask, unsigned int flags)
 {
 	struct inode *inode = d_inode(path->dentry);
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	struct nova_inode *pi = nova_get_block(inode->i_sb, sih->pi_addr);
 
-	generic_fillattr(mnt_userns, inode, stat);
+	nova_fillattr(idmap, request_mask, inode, stat);
 	stat->blksize = NOVA_BLOCK_SIZE;
 	if (request_mask & STATX_BTIME) {
 		stat->btime = nova_ns_to_ts(le64_to_cpu(READ_ONCE(pi->i_btime)));
@@ -730,9 +731,9 @@ int nova_log_attr(struct inode *inode, bool cut)
 	e.mode = cpu_to_le16(inode->i_mode);
 	e.uid = cpu_to_le32(i_uid_read(inode));
 	e.gid = cpu_to_le32(i_gid_read(inode));
-	e.atime = cpu_to_le64(nova_ts_to_ns(inode->i_atime));
-	e.mtime = cpu_to_le64(nova_ts_to_ns(inode->i_mtime));
-	e.ctime = cpu_to_le64(nova_ts_to_ns(inode->i_ctime));
+	e.atime = cpu_to_le64(nova_ts_to_ns(nova_get_atime(inode)));
+	e.mtime = cpu_to_le64(nova_ts_to_ns(nova_get_mtime(inode)));
+	e.ctime = cpu_to_le64(nova_ts_to_ns(nova_get_ctime(inode)));
 	e.size = cpu_to_le64(inode->i_size);
 	/* a cut: hole entries first, committed with the entry (dax.c) */
 	if (cut && S_ISREG(inode->i_mode)) {
@@ -788,7 +789,7 @@ int nova_write_inode(struct inode *inode, struct writeback_control *wbc)
  * A size change of a regular file zeroes what growing would expose
  * before the commit and frees what shrinking cuts off after it.
  */
-int nova_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
+int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 		 struct iattr *attr)
 {
 	struct inode *inode = d_inode(dentry);
@@ -798,7 +799,7 @@ int nova_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 	loff_t old;
 	int ret;
 
-	ret = setattr_prepare(mnt_userns, dentry, attr);
+	ret = setattr_prepare(idmap, dentry, attr);
 	if (ret)
 		return ret;
 	resize = (attr->ia_valid & ATTR_SIZE) && attr->ia_size != inode->i_size;
@@ -817,12 +818,12 @@ int nova_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 	saved.ia_mode = inode->i_mode;
 	saved.ia_uid = inode->i_uid;
 	saved.ia_gid = inode->i_gid;
-	saved.ia_atime = inode->i_atime;
-	saved.ia_mtime = inode->i_mtime;
-	saved.ia_ctime = inode->i_ctime;
+	saved.ia_atime = nova_get_atime(inode);
+	saved.ia_mtime = nova_get_mtime(inode);
+	saved.ia_ctime = nova_get_ctime(inode);
 	if (resize)
 		nova_truncate_prepare(inode, attr->ia_size);
-	setattr_copy(mnt_userns, inode, attr);
+	setattr_copy(idmap, inode, attr);
 	if (attr->ia_valid & ATTR_SIZE)
 		inode->i_size = attr->ia_size;
 	/* a shrink frees space: on a full device it may use the reserve */
@@ -838,9 +839,9 @@ int nova_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 		inode->i_mode = saved.ia_mode;
 		inode->i_uid = saved.ia_uid;
 		inode->i_gid = saved.ia_gid;
-		inode->i_atime = saved.ia_atime;
-		inode->i_mtime = saved.ia_mtime;
-		inode->i_ctime = saved.ia_ctime;
+		nova_set_atime(inode, saved.ia_atime);
+		nova_set_mtime(inode, saved.ia_mtime);
+		nova_set_ctime(inode, saved.ia_ctime);
 	}
 	mutex_unlock(&sih->log_mutex);
 	if (resize) {
@@ -859,14 +860,14 @@ int nova_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 
 /* ---- FS_IOC_GETFLAGS / SETFLAGS ---- */
 
-int nova_fileattr_get(struct dentry *dentry, struct fileattr *fa)
+int nova_fileattr_get(struct dentry *dentry, nova_fileattr_t *fa)
 {
 	fileattr_fill_flags(fa, NOVA_I(d_inode(dentry))->header.flags);
 	return 0;
 }
 
-int nova_fileattr_set(struct user_namespace *mnt_userns,
-		      struct dentry *dentry, struct fileattr *fa)
+int nova_fileattr_set(nova_idmap_t *idmap,
+		      struct dentry *dentry, nova_fileattr_t *fa)
 {
 	struct inode *inode = d_inode(dentry);
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
@@ -884,7 +885,7 @@ int nova_fileattr_set(struct user_namespace *mnt_userns,
 	mutex_lock(&sih->log_mutex);
 	tail = sih->log_tail;
 	sih->flags = fa->flags;
-	inode->i_ctime = current_time(inode);
+	nova_set_ctime_current(inode);
 	ret = nova_append_link_change(inode, &tail);
 	if (ret) {
 		sih->flags = old;
@@ -911,6 +912,8 @@ void nova_evict_inode(struct inode *inode)
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	bool destroy = !inode->i_nlink && !is_bad_inode(inode) && sih->pi_addr;
 
+	if (IS_DAX(inode))
+		nova_dax_break_layout_final(inode);
 	truncate_inode_pages_final(&inode->i_data);
 	if (!destroy)
 		nova_write_attr(inode);

@@ -119,7 +119,7 @@ static struct dentry *nova_lookup(struct inode *dir, struct dentry *dentry,
 
 static void nova_touch_dir(struct inode *dir)
 {
-	dir->i_mtime = dir->i_ctime = current_time(dir);
+	nova_touch_mctime(dir);
 }
 
 /* The new object's own initial log: "." and ".." or a symlink target */
@@ -208,21 +208,21 @@ fail:
 		__ret;							\
 	})
 
-static int nova_create(struct user_namespace *mnt_userns, struct inode *dir,
+static int nova_create(nova_idmap_t *idmap, struct inode *dir,
 		       struct dentry *dentry, umode_t mode, bool excl)
 {
 	return NOVA_TIMED(dir, T_CREATE,
 			  nova_create_object(dir, dentry, mode, 0, NULL));
 }
 
-static int nova_mknod(struct user_namespace *mnt_userns, struct inode *dir,
+static int nova_mknod(nova_idmap_t *idmap, struct inode *dir,
 		      struct dentry *dentry, umode_t mode, dev_t rdev)
 {
 	return NOVA_TIMED(dir, T_MKNOD,
 			  nova_create_object(dir, dentry, mode, rdev, NULL));
 }
 
-static int nova_symlink(struct user_namespace *mnt_userns, struct inode *dir,
+static int nova_symlink(nova_idmap_t *idmap, struct inode *dir,
 			struct dentry *dentry, const char *symname)
 {
 	return NOVA_TIMED(dir, T_SYMLINK,
@@ -230,11 +230,13 @@ static int nova_symlink(struct user_namespace *mnt_userns, struct inode *dir,
 					     symname));
 }
 
-static int nova_mkdir(struct user_namespace *mnt_userns, struct inode *dir,
-		      struct dentry *dentry, umode_t mode)
+static nova_mkdir_ret_t nova_mkdir(nova_idmap_t *idmap, struct inode *dir,
+				   struct dentry *dentry, umode_t mode)
 {
-	return NOVA_TIMED(dir, T_MKDIR,
-			  nova_create_object(dir, dentry, S_IFDIR | mode, 0, NULL));
+	return nova_mkdir_ret(NOVA_TIMED(dir, T_MKDIR,
+					 nova_create_object(dir, dentry,
+							    S_IFDIR | mode, 0,
+							    NULL)));
 }
 
 static int __nova_link(struct dentry *old_dentry, struct inode *dir,
@@ -247,7 +249,7 @@ static int __nova_link(struct dentry *old_dentry, struct inode *dir,
 
 	if (dentry->d_name.len > NOVA_NAME_LEN)
 		return -ENAMETOOLONG;
-	inode->i_ctime = current_time(inode);
+	nova_set_ctime_current(inode);
 	inc_nlink(inode);
 	nova_touch_dir(dir);
 	ret = nova_append_dentry(dir, &dentry->d_name, inode->i_ino,
@@ -292,7 +294,7 @@ static int nova_remove(struct inode *dir, struct dentry *dentry)
 		return -ENOTEMPTY;
 
 	nova_touch_dir(dir);
-	inode->i_ctime = dir->i_ctime;
+	nova_set_ctime(inode, nova_get_ctime(dir));
 	if (isdir) {
 		drop_nlink(dir);
 		clear_nlink(inode);
@@ -344,7 +346,7 @@ static int nova_append_dotdot(struct inode *inode, struct inode *parent,
 				  NULL, NULL);
 }
 
-static int __nova_rename(struct user_namespace *mnt_userns,
+static int __nova_rename(nova_idmap_t *idmap,
 		       struct inode *old_dir, struct dentry *old_dentry,
 		       struct inode *new_dir, struct dentry *new_dentry,
 		       unsigned int flags)
@@ -385,9 +387,9 @@ static int __nova_rename(struct user_namespace *mnt_userns,
 	/* link counts and times as they are after the rename */
 	nova_touch_dir(old_dir);
 	nova_touch_dir(new_dir);
-	old->i_ctime = old_dir->i_ctime;
+	nova_set_ctime(old, nova_get_ctime(old_dir));
 	if (new)
-		new->i_ctime = old_dir->i_ctime;
+		nova_set_ctime(new, nova_get_ctime(old_dir));
 	if (old_dir != new_dir) {
 		if (old_isdir) {
 			drop_nlink(old_dir);
@@ -503,13 +505,13 @@ static int nova_link(struct dentry *old_dentry, struct inode *dir,
 	return NOVA_TIMED(dir, T_LINK, __nova_link(old_dentry, dir, dentry));
 }
 
-static int nova_rename(struct user_namespace *mnt_userns,
+static int nova_rename(nova_idmap_t *idmap,
 		       struct inode *old_dir, struct dentry *old_dentry,
 		       struct inode *new_dir, struct dentry *new_dentry,
 		       unsigned int flags)
 {
 	return NOVA_TIMED(old_dir, T_RENAME,
-			  __nova_rename(mnt_userns, old_dir, old_dentry,
+			  __nova_rename(idmap, old_dir, old_dentry,
 					new_dir, new_dentry, flags));
 }
 

@@ -15,6 +15,7 @@
 #include <linux/uidgid.h>
 #include <linux/time64.h>
 
+#include "compat.h"
 #include "nova_format.h"
 #include "pmem.h"
 #include "stats.h"
@@ -386,9 +387,9 @@ void nova_destroy_inode_cache(void);
 struct inode *nova_alloc_inode(struct super_block *sb);
 void nova_free_inode(struct inode *inode);
 struct inode *nova_iget(struct super_block *sb, unsigned long ino);
-int nova_getattr(struct user_namespace *mnt_userns, const struct path *path,
+int nova_getattr(nova_idmap_t *idmap, const struct path *path,
 		 struct kstat *stat, u32 request_mask, unsigned int flags);
-int nova_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
+int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 		 struct iattr *attr);
 void nova_init_root_inode(struct super_block *sb, umode_t mode, kuid_t uid,
 			  kgid_t gid);
@@ -401,9 +402,9 @@ int nova_log_attr(struct inode *inode, bool cut);
 int nova_write_attr(struct inode *inode);
 int nova_write_inode(struct inode *inode, struct writeback_control *wbc);
 void nova_set_inode_flags(struct inode *inode, u32 flags);
-int nova_fileattr_get(struct dentry *dentry, struct fileattr *fa);
-int nova_fileattr_set(struct user_namespace *mnt_userns,
-		      struct dentry *dentry, struct fileattr *fa);
+int nova_fileattr_get(struct dentry *dentry, nova_fileattr_t *fa);
+int nova_fileattr_set(nova_idmap_t *idmap,
+		      struct dentry *dentry, nova_fileattr_t *fa);
 extern const struct inode_operations nova_special_inode_operations;
 
 /* file.c */

@@ -12,7 +12,6 @@
 #include <linux/seq_file.h>
 #include <linux/uuid.h>
 #include <linux/cred.h>
-#include <linux/pfn_t.h>
 #include <linux/random.h>
 #include "nova.h"
 
@@ -224,7 +223,7 @@ static int nova_map_device(struct super_block *sb, struct fs_context *fc)
 	u64 size = bdev_nr_bytes(sb->s_bdev);
 	long pages, want;
 	void *kaddr;
-	pfn_t pfn;
+	nova_pfn_t pfn;
 	int id;
 
 	sbi->s_dax_dev = fs_dax_get_by_bdev(sb->s_bdev, &sbi->s_dax_part_off,
@@ -246,7 +245,7 @@ static int nova_map_device(struct super_block *sb, struct fs_context *fc)
 			       sb->s_id, pages, want);
 
 	sbi->virt_addr = kaddr;
-	sbi->base_pfn = pfn_t_has_page(pfn) ? pfn_t_to_pfn(pfn) : 0;
+	sbi->base_pfn = nova_pfn_value(pfn);
 	sbi->phys_size = size;
 	return 0;
 }

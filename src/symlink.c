@@ -38,7 +38,7 @@ int nova_symlink_write(struct inode *inode, const char *target, size_t len,
 	e.num_pages = cpu_to_le32(1);
 	e.block = cpu_to_le64(nova_block_off(blk));
 	e.pgoff = 0;
-	e.mtime = cpu_to_le64(nova_ts_to_ns(inode->i_mtime));
+	e.mtime = cpu_to_le64(nova_ts_to_ns(nova_get_mtime(inode)));
 	e.size = cpu_to_le64(len);
 	e.trans_id = cpu_to_le64(sih->trans_id++);
 	nova_entry_csum(&e, sizeof(e));

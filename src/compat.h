@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * NOVA: the one place where kernel versions differ.  Every difference is
+ * decided by a feature probe (compat/probes/NAME.c -> HAVE_NAME in the
+ * generated nova_config.h), never by a version number, so distribution
+ * kernels that backport an API take the new path.  The rest of the file
+ * system uses only the nova_* names below.  Supporting a new kernel: add
+ * a probe and its branch here.
+ */
+#ifndef NOVA_COMPAT_H
+#define NOVA_COMPAT_H
+
+#include <linux/version.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/dax.h>
+#include <linux/fileattr.h>
+#include <linux/slab.h>
+
+#include "nova_config.h"
+
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
+#error "NOVA needs Linux 6.1 or newer"
+#endif
+
+/* Idmapped mounts: struct mnt_idmap (6.3) or the user namespace before */
+#ifdef HAVE_MNT_IDMAP
+typedef struct mnt_idmap nova_idmap_t;
+#define NOVA_NOP_IDMAP	(&nop_mnt_idmap)
+#else
+typedef struct user_namespace nova_idmap_t;
+#define NOVA_NOP_IDMAP	(&init_user_ns)
+#endif
+
+static inline void nova_fillattr(nova_idmap_t *idmap, u32 request_mask,
+				 struct inode *inode, struct kstat *stat)
+{
+#ifdef HAVE_GENERIC_FILLATTR_REQUEST_MASK
+	generic_fillattr(idmap, request_mask, inode, stat);
+#else
+	generic_fillattr(idmap, inode, stat);
+#endif
+}
+
+/* ->mkdir() returns a dentry (6.15): NULL means @dentry was used */
+#ifdef HAVE_MKDIR_DENTRY
+typedef struct dentry *nova_mkdir_ret_t;
+#define nova_mkdir_ret(err)	((err) ? ERR_PTR(err) : NULL)
+#else
+typedef int nova_mkdir_ret_t;
+#define nova_mkdir_ret(err)	(err)
+#endif
+
+/* FS_IOC_[GS]ETFLAGS / FSGETXATTR: struct file_kattr (6.17) */
+#ifdef HAVE_FILE_KATTR
+typedef struct file_kattr nova_fileattr_t;
+#else
+typedef struct fileattr nova_fileattr_t;
+#endif
+
+/* Inode timestamps: accessors (ctime 6.6, atime and mtime 6.7) */
+static inline struct timespec64 nova_get_ctime(const struct inode *inode)
+{
+#ifdef HAVE_INODE_GET_CTIME
+	return inode_get_ctime(inode);
+#else
+	return inode->i_ctime;
+#endif
+}
+
+static inline void nova_set_ctime(struct inode *inode, struct timespec64 ts)
+{
+#ifdef HAVE_INODE_GET_CTIME
+	inode_set_ctime_to_ts(inode, ts);
+#else
+	inode->i_ctime = ts;
+#endif
+}
+
+/* Set ctime to now and return it */
+static inline struct timespec64 nova_set_ctime_current(struct inode *inode)
+{
+#ifdef HAVE_INODE_GET_CTIME
+	return inode_set_ctime_current(inode);
+#else
+	inode->i_ctime = current_time(inode);
+	return inode->i_ctime;
+#endif
+}
+
+static inline struct timespec64 nova_get_mtime(const struct inode *inode)
+{
+#ifdef HAVE_INODE_GET_MTIME
+	return inode_get_mtime(inode);
+#else
+	return inode->i_mtime;
+#endif
+}
+
+static inline void nova_set_mtime(struct inode *inode, struct timespec64 ts)
+{
+#ifdef HAVE_INODE_GET_MTIME
+	inode_set_mtime_to_ts(inode, ts);
+#else
+	inode->i_mtime = ts;
+#endif
+}
+
+static inline struct timespec64 nova_get_atime(const struct inode *inode)
+{
+#ifdef HAVE_INODE_GET_MTIME
+	return inode_get_atime(inode);
+#else
+	return inode->i_atime;
+#endif
+}
+
+static inline void nova_set_atime(struct inode *inode, struct timespec64 ts)
+{
+#ifdef HAVE_INODE_GET_MTIME
+	inode_set_atime_to_ts(inode, ts);
+#else
+	inode->i_atime = ts;
+#endif
+}
+
+/* mtime = ctime = now */
+static inline void nova_touch_mctime(struct inode *inode)
+{
+	nova_set_mtime(inode, nova_set_ctime_current(inode));
+}
+
+/* Slab flags: SLAB_MEM_SPREAD is gone (6.8) */
+#ifdef SLAB_MEM_SPREAD
+#define NOVA_SLAB_MEM_SPREAD	SLAB_MEM_SPREAD
+#else
+#define NOVA_SLAB_MEM_SPREAD	0
+#endif
+
+/* VMA flags are set through vm_flags_set() (6.3) */
+static inline void nova_vm_flags_set(struct vm_area_struct *vma,
+				     vm_flags_t flags)
+{
+#ifdef HAVE_VM_FLAGS_SET
+	vm_flags_set(vma, flags);
+#else
+	vma->vm_flags |= flags;
+#endif
+}
+
+/* splice_read of a DAX file (6.5: generic_file_splice_read is gone) */
+#ifdef HAVE_FILEMAP_SPLICE_READ
+#define nova_splice_read	filemap_splice_read
+#else
+#define nova_splice_read	generic_file_splice_read
+#endif
+
+/* DAX faults: enum page_entry_size before 6.6, a page order since */
+#ifdef HAVE_PAGE_ENTRY_SIZE
+typedef enum page_entry_size nova_fault_size_t;
+#define NOVA_FAULT_PTE	PE_SIZE_PTE
+#define NOVA_FAULT_PMD	PE_SIZE_PMD
+#else
+typedef unsigned int nova_fault_size_t;
+#define NOVA_FAULT_PTE	0
+#define NOVA_FAULT_PMD	PMD_ORDER
+#endif
+
+/* DAX pfns: pfn_t before 6.17, a plain pfn since */
+#ifdef HAVE_PFN_T
+#include <linux/pfn_t.h>
+typedef pfn_t nova_pfn_t;
+
+/* The pfn of a DAX mapping, or 0 when it has no struct page */
+static inline unsigned long nova_pfn_value(nova_pfn_t pfn)
+{
+	return pfn_t_has_page(pfn) ? pfn_t_to_pfn(pfn) : 0;
+}
+#else
+typedef unsigned long nova_pfn_t;
+
+static inline unsigned long nova_pfn_value(nova_pfn_t pfn)
+{
+	return pfn;
+}
+#endif
+
+/*
+ * Wait until no DAX page of [start, end] of @inode is pinned
+ * (get_user_pages), calling @wait (which drops the invalidate lock and
+ * schedules) while one is.  Since 6.15 fs DAX pages are refcounted
+ * folios, idle at reference count 0 (it was 1), and the kernel has the
+ * loop itself.  Returns 0, or -ERESTARTSYS on a signal.
+ */
+static inline int nova_dax_break_layout(struct inode *inode, loff_t start,
+					loff_t end,
+					void (*wait)(struct inode *inode))
+{
+#ifdef HAVE_DAX_PAGE_IS_IDLE
+	return dax_break_layout(inode, start, end, wait);
+#else
+	struct page *page;
+	int ret = 0;
+
+	do {
+		page = dax_layout_busy_page_range(inode->i_mapping, start, end);
+		if (!page)
+			break;
+		ret = ___wait_var_event(&page->_refcount,
+					atomic_read(&page->_refcount) == 1,
+					TASK_INTERRUPTIBLE, 0, 0, wait(inode));
+	} while (!ret);
+	return ret;
+#endif
+}
+
+/* Evict: since 6.15, wait for every DAX page of the inode to be idle */
+static inline void nova_dax_break_layout_final(struct inode *inode)
+{
+#ifdef HAVE_DAX_PAGE_IS_IDLE
+	dax_break_layout_final(inode);
+#endif
+}
+
+#endif /* NOVA_COMPAT_H */
