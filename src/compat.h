@@ -17,11 +17,29 @@
 #include <linux/fileattr.h>
 #include <linux/slab.h>
 
+#include <linux/crc32.h>
+
 #include "nova_config.h"
 
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
 #error "NOVA needs Linux 6.1 or newer"
 #endif
+
+/* An inode number for printing with %llu (7.0: i_ino is u64) */
+static inline u64 nova_ino(const struct inode *inode)
+{
+	return inode->i_ino;
+}
+
+/* Is @inode new from iget_locked()?  (7.0: i_state has accessors) */
+static inline bool nova_inode_is_new(struct inode *inode)
+{
+#ifdef HAVE_INODE_STATE_READ
+	return inode_state_read_once(inode) & I_NEW;
+#else
+	return inode->i_state & I_NEW;
+#endif
+}
 
 /* Idmapped mounts: struct mnt_idmap (6.3) or the user namespace before */
 #ifdef HAVE_MNT_IDMAP
@@ -148,6 +166,16 @@ static inline void nova_vm_flags_set(struct vm_area_struct *vma,
 #endif
 }
 
+/*
+ * MAP_SYNC mmaps allowed: an initializer of struct file_operations
+ * (6.11: fop_flags)
+ */
+#ifdef HAVE_FOP_FLAGS
+#define NOVA_FOP_MMAP_SYNC	.fop_flags = FOP_MMAP_SYNC
+#else
+#define NOVA_FOP_MMAP_SYNC	.mmap_supported_flags = MAP_SYNC
+#endif
+
 /* splice_read of a DAX file (6.5: generic_file_splice_read is gone) */
 #ifdef HAVE_FILEMAP_SPLICE_READ
 #define nova_splice_read	filemap_splice_read
@@ -219,6 +247,16 @@ static inline void nova_dax_break_layout_final(struct inode *inode)
 {
 #ifdef HAVE_DAX_PAGE_IS_IDLE
 	dax_break_layout_final(inode);
+#endif
+}
+
+/* CRC32C update, no pre- or post-inversion (6.14: crc32c()) */
+static inline u32 nova_crc32c_update(u32 crc, const void *p, unsigned long len)
+{
+#ifdef HAVE_CRC32C_LE
+	return __crc32c_le(crc, p, len);
+#else
+	return crc32c(crc, p, len);
 #endif
 }
 

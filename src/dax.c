@@ -141,8 +141,8 @@ int nova_replay_write_entry(struct super_block *sb, struct inode *inode,
 	    (blk && (blk & (NOVA_BLOCK_SIZE - 1) ||
 		     !nova_range_valid(NOVA_SB(sb), blk,
 				       (u64)n << NOVA_BLOCK_SHIFT)))) {
-		nova_error(sb, "inode %lu: bad write entry (page %llu, %u pages, block 0x%llx)",
-			   inode->i_ino, pg, n, blk);
+		nova_error(sb, "inode %llu: bad write entry (page %llu, %u pages, block 0x%llx)",
+			   nova_ino(inode), pg, n, blk);
 		return -EUCLEAN;
 	}
 	ret = nova_index_set(sb, inode, pg, n, e, false);
@@ -184,8 +184,8 @@ int nova_index_check_used(struct super_block *sb, struct inode *inode)
 		goto bad;
 	return 0;
 bad:
-	nova_error(sb, "inode %lu: data blocks %lu+%lu are free in the allocator",
-		   inode->i_ino, start, len);
+	nova_error(sb, "inode %llu: data blocks %lu+%lu are free in the allocator",
+		   nova_ino(inode), start, len);
 	return -EUCLEAN;
 }
 
@@ -375,8 +375,8 @@ static void nova_apply_new_entries(struct super_block *sb, struct inode *inode,
 	ret = nova_log_walk(sb, inode->i_ino, old_tail ? old_tail : sih->log_head,
 			    new_tail, nova_apply_entry, &arg);
 	if (ret)
-		nova_error(sb, "inode %lu: cannot index committed writes (%d)",
-			   inode->i_ino, ret);
+		nova_error(sb, "inode %llu: cannot index committed writes (%d)",
+			   nova_ino(inode), ret);
 }
 
 static int nova_append_write_entry(struct inode *inode, pgoff_t pg,

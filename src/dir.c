@@ -190,7 +190,7 @@ int nova_rebuild_entry(struct super_block *sb, u64 off, const void *entry,
 	if (memchr(de->name, '/', len) || memchr(de->name, '\0', len) ||
 	    (ino && ino < (dot ? NOVA_ROOT_INO : NOVA_NORMAL_INODE_START)) ||
 	    le64_to_cpu(de->cookie) > (u64)LLONG_MAX - 3) {
-		nova_error(sb, "directory %lu: bad entry at 0x%llx", dir->i_ino, off);
+		nova_error(sb, "directory %llu: bad entry at 0x%llx", nova_ino(dir), off);
 		return -EUCLEAN;
 	}
 	set_nlink(dir, le32_to_cpu(de->links_count));

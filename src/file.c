@@ -121,12 +121,18 @@ static bool nova_fault_crosslinked(struct inode *inode, pgoff_t pg, u64 blk,
 		/* base_pfn is the pfn of file system offset 0 */
 		struct page *page =
 			pfn_to_page(sbi->base_pfn + (blk >> PAGE_SHIFT) + i);
-		struct address_space *m = READ_ONCE(page->mapping);
+		/*
+		 * The owner is kept in the folio (a 2 MiB mapping is one
+		 * folio since 6.15; before, each page was its own folio).
+		 */
+		struct folio *folio = page_folio(page);
+		struct address_space *m = READ_ONCE(folio->mapping);
+		pgoff_t idx = READ_ONCE(folio->index) + folio_page_idx(folio, page);
 
-		if (m && (m != inode->i_mapping || READ_ONCE(page->index) != pg + i)) {
+		if (m && (m != inode->i_mapping || idx != pg + i)) {
 			nova_error(inode->i_sb,
-				   "inode %lu: block %llu of page %lu is mapped by another file page",
-				   inode->i_ino, (blk >> NOVA_BLOCK_SHIFT) + i, pg + i);
+				   "inode %llu: block %llu of page %lu is mapped by another file page",
+				   nova_ino(inode), (blk >> NOVA_BLOCK_SHIFT) + i, pg + i);
 			return true;
 		}
 	}
@@ -238,7 +244,7 @@ const struct file_operations nova_file_operations = {
 	.fallocate	= nova_fallocate,
 	.mmap		= nova_dax_mmap,
 	.get_unmapped_area = thp_get_unmapped_area,
-	.mmap_supported_flags = MAP_SYNC,
+	NOVA_FOP_MMAP_SYNC,
 	.splice_read	= nova_splice_read,
 	.splice_write	= iter_file_splice_write,
 };

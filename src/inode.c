@@ -408,8 +408,8 @@ static int nova_replay_entry(struct super_block *sb, u64 off,
 	}
 	return ret < 0 ? ret : 0;
 bad:
-	nova_error(sb, "inode %lu: unexpected log entry type %u at 0x%llx",
-		   inode->i_ino, *(const u8 *)entry, off);
+	nova_error(sb, "inode %llu: unexpected log entry type %u at 0x%llx",
+		   nova_ino(inode), *(const u8 *)entry, off);
 	return -EUCLEAN;
 }
 
@@ -422,8 +422,8 @@ static int nova_read_inode(struct super_block *sb, struct inode *inode,
 
 	ret = nova_read_pmem(&pi, nova_get_block(sb, pi_off), sizeof(pi));
 	if (ret) {
-		nova_error(sb, "inode %lu: media error reading the inode",
-			   inode->i_ino);
+		nova_error(sb, "inode %llu: media error reading the inode",
+			   nova_ino(inode));
 		return ret;
 	}
 	if (pi.i_valid != NOVA_INODE_VALID || le64_to_cpu(pi.i_ino) != inode->i_ino)
@@ -451,7 +451,7 @@ static int nova_read_inode(struct super_block *sb, struct inode *inode,
 	sih->log_pages = ret;
 	sih->ino = inode->i_ino;
 	if (le64_to_cpu(pi.i_size) > MAX_LFS_FILESIZE) {
-		nova_error(sb, "inode %lu: bad size %llu", inode->i_ino,
+		nova_error(sb, "inode %llu: bad size %llu", nova_ino(inode),
 			   le64_to_cpu(pi.i_size));
 		return -EUCLEAN;
 	}
@@ -479,7 +479,7 @@ static int nova_read_inode(struct super_block *sb, struct inode *inode,
 				   new_decode_dev(le32_to_cpu(pi.i_rdev)));
 		break;
 	default:
-		nova_error(sb, "inode %lu: bad mode 0%o", inode->i_ino,
+		nova_error(sb, "inode %llu: bad mode 0%o", nova_ino(inode),
 			   inode->i_mode);
 		return -EUCLEAN;
 	}
@@ -494,8 +494,8 @@ static int nova_read_inode(struct super_block *sb, struct inode *inode,
 	 * free an inode that a directory still names.
 	 */
 	if (!inode->i_nlink) {
-		nova_error(sb, "inode %lu: link count 0 in a reachable inode",
-			   inode->i_ino);
+		nova_error(sb, "inode %llu: link count 0 in a reachable inode",
+			   nova_ino(inode));
 		return -EUCLEAN;
 	}
 	if (S_ISREG(inode->i_mode))
@@ -521,7 +521,7 @@ struct inode *nova_iget(struct super_block *sb, unsigned long ino)
 	inode = iget_locked(sb, ino);
 	if (!inode)
 		return ERR_PTR(-ENOMEM);
-	if (!(inode->i_state & I_NEW))
+	if (!nova_inode_is_new(inode))
 		return inode;
 
 	pi_off = nova_inode_off(sb, ino);

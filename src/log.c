@@ -207,8 +207,8 @@ static int nova_log_make_room(struct super_block *sb, struct inode *inode,
 	/* a page after the tail was never walked: check it before use */
 	if (next && (!nova_log_page_ok(NOVA_SB(sb), next) || next == page ||
 		     next == sih->log_head)) {
-		nova_error(sb, "inode %lu: log page 0x%llx links to bad page 0x%llx",
-			   inode->i_ino, page, next);
+		nova_error(sb, "inode %llu: log page 0x%llx links to bad page 0x%llx",
+			   nova_ino(inode), page, next);
 		return -EUCLEAN;
 	}
 	if (!next) {

@@ -109,8 +109,8 @@ static struct dentry *nova_lookup(struct inode *dir, struct dentry *dentry,
 	if (dn) {
 		inode = nova_iget(dir->i_sb, dn->ino);
 		if (inode == ERR_PTR(-ESTALE)) {
-			nova_error(dir->i_sb, "directory %lu: entry '%pd' points to free inode %llu",
-				   dir->i_ino, dentry, dn->ino);
+			nova_error(dir->i_sb, "directory %llu: entry '%pd' points to free inode %llu",
+				   nova_ino(dir), dentry, dn->ino);
 			return ERR_PTR(-EUCLEAN);
 		}
 	}
@@ -286,8 +286,8 @@ static int nova_remove(struct inode *dir, struct dentry *dentry)
 
 	dn = nova_dir_find(dir, dentry->d_name.name, dentry->d_name.len);
 	if (!dn || dn->ino != inode->i_ino) {
-		nova_error(dir->i_sb, "directory %lu: '%pd' is not indexed",
-			   dir->i_ino, dentry);
+		nova_error(dir->i_sb, "directory %llu: '%pd' is not indexed",
+			   nova_ino(dir), dentry);
 		return -EUCLEAN;
 	}
 	if (isdir && NOVA_I(inode)->header.dir_entries)

@@ -401,16 +401,11 @@ NOVA_FORMAT_ASSERT(sizeof(struct nova_snapshot_header) == 16, snaphdr);
 /*
  * CRC32C (Castagnoli), reflected, as in iSCSI/ext4/btrfs: the check value
  * of "123456789" is 0xe3069283.  nova_crc32c_update() does no pre- or
- * post-inversion, exactly like the kernel's __crc32c_le(); callers use
- * nova_crc32c() for a complete checksum.
+ * post-inversion, exactly like the kernel's crc32c(); callers use
+ * nova_crc32c() for a complete checksum.  In the kernel it is the
+ * kernel's own (compat.h).
  */
-#ifdef __KERNEL__
-#include <linux/crc32.h>
-static inline __u32 nova_crc32c_update(__u32 crc, const void *p, unsigned long len)
-{
-	return __crc32c_le(crc, p, len);
-}
-#else
+#ifndef __KERNEL__
 static inline __u32 nova_crc32c_update(__u32 crc, const void *p, unsigned long len)
 {
 	const unsigned char *b = p;

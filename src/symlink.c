@@ -63,7 +63,7 @@ int nova_symlink_read(struct inode *inode)
 	char *buf;
 
 	if (!sih->symlink_block || !len || len >= NOVA_BLOCK_SIZE) {
-		nova_error(sb, "symlink %lu has no valid target", inode->i_ino);
+		nova_error(sb, "symlink %llu has no valid target", nova_ino(inode));
 		return -EUCLEAN;
 	}
 	buf = kmalloc(len + 1, GFP_KERNEL);
@@ -71,13 +71,13 @@ int nova_symlink_read(struct inode *inode)
 		return -ENOMEM;
 	if (nova_read_pmem(buf, nova_get_block(sb, sih->symlink_block), len)) {
 		kfree(buf);
-		nova_error(sb, "symlink %lu: media error", inode->i_ino);
+		nova_error(sb, "symlink %llu: media error", nova_ino(inode));
 		return -EIO;
 	}
 	buf[len] = '\0';
 	if (strlen(buf) != len) {
 		kfree(buf);
-		nova_error(sb, "symlink %lu: target length mismatch", inode->i_ino);
+		nova_error(sb, "symlink %llu: target length mismatch", nova_ino(inode));
 		return -EUCLEAN;
 	}
 	inode->i_link = buf;

@@ -1,0 +1,6 @@
+/* 6.11: file_operations.fop_flags (FOP_MMAP_SYNC) replaces mmap_supported_flags */
+#include <linux/fs.h>
+
+static const struct file_operations ops __used = {
+	.fop_flags = FOP_MMAP_SYNC,
+};
