@@ -69,3 +69,62 @@ size_to_bytes() {
 	esac
 	echo "$n"
 }
+
+# --- Several Debian kernels -------------------------------------------------
+# Mirrors of every suite (the same for bookworm, trixie and sid).
+NOVA_DEBIAN_MIRROR=${NOVA_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+NOVA_DEBIAN_SECURITY_MIRROR=${NOVA_DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
+NOVA_DEBIAN_KEYRING=${NOVA_DEBIAN_KEYRING:-/usr/share/keyrings/debian-archive-keyring.gpg}
+
+# The Debian suite a kernel ABI string belongs to: bookworm, trixie or sid.
+#   6.1.0-N-FLAVOUR -> bookworm   X+deb12-FLAVOUR -> bookworm
+#   X+deb13-FLAVOUR -> trixie     X+deb14-FLAVOUR -> sid
+# (When forky is released, +deb14 becomes forky and sid moves to +deb15:
+# update this table then.)
+kver_suite() {
+	case $1 in
+	6.1.0-[0-9]*-*) echo bookworm ;;
+	*+deb12-*) echo bookworm ;;
+	*+deb13-*) echo trixie ;;
+	*+deb14-*) echo sid ;;
+	*) die "kernel '$1': unknown Debian suite (know 6.1.0-N-*, *+deb12-*, *+deb13-*, *+deb14-*)" ;;
+	esac
+}
+
+# Is the kernel built on the host (headers installed on the host, make -C
+# /lib/modules/KVER/build)? Only bookworm's own 6.1 kernels are; every other
+# kernel's modules are built in a chroot of its suite (qemu/build-chroot.sh).
+kver_on_host() {
+	case $1 in
+	6.1.0-[0-9]*-*) return 0 ;;
+	*) return 1 ;;
+	esac
+}
+
+# Run apt-get or apt-cache against a suite's package lists (qemu/apt-suite.sh).
+apt_suite() {
+	"$NOVA_QEMU_DIR/apt-suite.sh" "$@"
+}
+
+# Run a command inside a chroot, in a private mount namespace (so nothing
+# stays mounted when it ends, even when it is killed), with /proc mounted and
+# a clean environment:  in_chroot DIR CMD ARGS...
+in_chroot() {
+	local root=$1
+	shift
+	# shellcheck disable=SC2016 # the inner script expands its own arguments
+	as_root unshare -m --propagation private -- /bin/sh -euc '
+		root=$1
+		shift
+		mount -t proc proc "$root/proc"
+		# debootstrap makes device nodes only where it may; else take the host'"'"'s.
+		[ -c "$root/dev/null" ] || mount --rbind /dev "$root/dev"
+		# A private devpts instance, for apt and dpkg.
+		if [ -d "$root/dev/pts" ]; then
+			mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts "$root/dev/pts"
+		fi
+		exec env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+			HOME=/root LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive \
+			chroot "$root" "$@"
+	' in_chroot "$root" "$@"
+}
