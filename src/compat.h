@@ -5,12 +5,13 @@
  * generated nova_config.h), never by a version number, so distribution
  * kernels that backport an API take the new path.  The rest of the file
  * system uses only the nova_* names below.  Supporting a new kernel: add
- * a probe and its branch here.
+ * a probe and its branch here.  The oldest kernel is 6.1 (probe.sh
+ * refuses older ones).  The typedefs are the point of this file: one
+ * name for a type that differs between kernels.
  */
 #ifndef NOVA_COMPAT_H
 #define NOVA_COMPAT_H
 
-#include <linux/version.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/dax.h>
@@ -20,10 +21,6 @@
 #include <linux/crc32.h>
 
 #include "nova_config.h"
-
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
-#error "NOVA needs Linux 6.1 or newer"
-#endif
 
 /* An inode number for printing with %llu (7.0: i_ino is u64) */
 static inline u64 nova_ino(const struct inode *inode)

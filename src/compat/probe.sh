@@ -28,6 +28,11 @@ die() {
 [ -f "$kdir/Makefile" ] ||
 	die "no kernel build tree at $kdir (install the headers of the target kernel)"
 release=$(cat "$kdir/include/config/kernel.release" 2>/dev/null || echo unknown)
+# The oldest kernel supported is 6.1 (dkms.conf: BUILD_EXCLUSIVE_KERNEL)
+case $release in
+[0-5].* | 6.0 | 6.0[.-]*)
+	die "Linux $release is not supported: NOVA needs Linux 6.1 or newer" ;;
+esac
 key="kernel $release, probes $(cat "$here"/probe.sh "$here"/probes/*.c | cksum | cut -d' ' -f1)"
 if [ -f "$out" ] && grep -qF "/* $key */" "$out"; then
 	exit 0

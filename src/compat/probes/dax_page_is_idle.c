@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * 6.15: an fs DAX page is idle at reference count 0 (it was 1), and
  * evict must wait for every page of the inode (dax_break_layout_final)

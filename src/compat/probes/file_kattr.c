@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* 6.17: struct fileattr is now struct file_kattr */
 #include <linux/fs.h>
 #include <linux/fileattr.h>

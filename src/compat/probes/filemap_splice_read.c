@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* 6.5: generic_file_splice_read() is gone; filemap_splice_read() */
 #include <linux/fs.h>
 

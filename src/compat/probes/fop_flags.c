@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* 6.11: file_operations.fop_flags (FOP_MMAP_SYNC) replaces mmap_supported_flags */
 #include <linux/fs.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* 6.6: generic_fillattr() takes the request mask */
 #include <linux/fs.h>
 #include <linux/stat.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* 6.6: inode->i_ctime is private; accessors */
 #include <linux/fs.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* 6.7: inode->i_atime and i_mtime are private; accessors */
 #include <linux/fs.h>
 

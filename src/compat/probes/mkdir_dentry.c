@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* 6.15: ->mkdir() returns a dentry */
 #include <linux/fs.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* 6.3: inode operations take a struct mnt_idmap, not a user namespace */
 #include <linux/fs.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Before 6.6: ->huge_fault() and the DAX fault helpers take an enum
  * page_entry_size, later a page order.  (The two are compatible types

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* before 6.17: DAX hands out pfn_t, not a plain pfn */
 #include <linux/dax.h>
 #include <linux/pfn_t.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* 6.3: vma->vm_flags is written through vm_flags_set() */
 #include <linux/mm.h>
 
