@@ -20,7 +20,7 @@
 #                      tsc=reliable": TCG's HPET reads are slow MMIO exits that
 #                      took 20% of the guest's CPU time in fio's clock_gettime)
 #   -v                 stream the guest console
-#   --no-build         use the existing src/nova.ko
+#   --no-build         use the existing build/module/<kernel>/nova.ko
 # Output: DIR/raw/<fs>/*.json (fio), metabench-d*.txt, info.txt; DIR/table.txt,
 # DIR/results.json, DIR/chart.png; DIR/console.log. bench/results/latest -> DIR.
 # A full run updates bench/RESULTS.md (not with --quick/--only/--fs/--profile/--timing).
@@ -69,11 +69,11 @@ start=$(date +%s)
 # --- module, static helpers, initramfs layers ----------------------------------------
 kver=$(guest_kver)
 "$NOVA_QEMU_DIR/fetch-kernel.sh" "$kver" >/dev/null
+ko=$NOVA_BUILD/module/$kver/nova.ko
 if [ "$build" = 1 ]; then
 	log "building the module"
-	make -C "$NOVA_ROOT/src" KVER="$kver" >&2 || die "module build failed"
+	ko=$("$NOVA_QEMU_DIR/build-module.sh" --kver "$kver") || die "module build failed"
 fi
-ko="$NOVA_ROOT/src/nova.ko"
 [ -f "$ko" ] || die "$ko missing"
 base=$("$NOVA_QEMU_DIR/mkinitramfs.sh" "$kver")
 layer=$("$bdir/mkinitrd-bench.sh")

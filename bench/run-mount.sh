@@ -42,10 +42,10 @@ ensure_pkgs gcc libc6-dev
 start=$(date +%s)
 kver=$(guest_kver)
 "$NOVA_QEMU_DIR/fetch-kernel.sh" "$kver" >/dev/null
+ko=$NOVA_BUILD/module/$kver/nova.ko
 if [ "$build" = 1 ]; then
-	make -C "$NOVA_ROOT/src" KVER="$kver" >&2 || die "module build failed"
+	ko=$("$NOVA_QEMU_DIR/build-module.sh" --kver "$kver") || die "module build failed"
 fi
-ko="$NOVA_ROOT/src/nova.ko"
 base=$("$NOVA_QEMU_DIR/mkinitramfs.sh" "$kver")
 [ -n "$out" ] || out="$bdir/results/$(date +%Y%m%d-%H%M%S)-mount"
 mkdir -p "$out"

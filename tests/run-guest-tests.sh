@@ -22,7 +22,11 @@
 #   --loglevel N         guest console loglevel (default: quiet, i.e. errors only)
 #   -v, --stdio          stream the guest console while it runs
 #   --shell              interactive guest shell after the tests (terminal console)
-#   --no-build           do not run make (use the existing src/nova.ko)
+#   --kernel K           guest kernel: a name of qemu/kernel-version.sh (deb12,
+#                        deb12-cloud, deb12-6.12, deb13, sid) or an ABI version
+#                        (default: NOVA_KERNEL, else deb12)
+#   --no-build           do not build the module (use the existing
+#                        build/module/<kernel>/nova.ko of qemu/build-module.sh)
 #   --debug-kernel       boot the debug kernel (KASAN, lockdep, KFENCE, UBSAN; built
 #                        and cached by qemu/build-debug-kernel.sh, which can take an
 #                        hour the first time) with a module built against it (with -g,
@@ -31,6 +35,7 @@
 #   --append ARGS        extra guest kernel command line arguments
 # Environment:
 #   NOVA_KO=FILE         test this module instead of building src/ (harness checks)
+#   NOVA_KERNEL=K        the default of --kernel
 #   NOVA_DEBUG_KERNEL=1  same as --debug-kernel
 #   NOVA_TESTS_DIR=DIR   guest tests directory (default tests/guest)
 #   NOVA_KVER, NOVA_CACHE, NOVA_BUILD: see qemu/common.sh
@@ -47,6 +52,7 @@ usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2
 script="" pmem="" pmem_size=512M scratch=0 nova_args="" load_nova=1 test_timeout=300
 timeout="" results="" keep_pmem=0 loglevel="" stdio=0 shell=0 build=1 names=()
 smp="" mem="" fio=0 debug_kernel=${NOVA_DEBUG_KERNEL:-0} append="" test_timeout_set=0
+kernel=${NOVA_KERNEL:-}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--script) script=$2; shift ;;
@@ -66,6 +72,7 @@ while [ $# -gt 0 ]; do
 	-v | --stdio) stdio=1 ;;
 	--shell) shell=1 ;;
 	--no-build) build=0 ;;
+	--kernel) kernel=$2; shift ;;
 	--debug-kernel) debug_kernel=1 ;;
 	--append) append=$2; shift ;;
 	-h | --help) usage ;;
@@ -92,7 +99,9 @@ if [ "$debug_kernel" = 1 ]; then
 	# final dmesg dump: a guest that dies early still shows them.
 	[ -n "$loglevel" ] || loglevel=5
 else
-	kver=$(guest_kver)
+	kver=$("$NOVA_QEMU_DIR/kernel-version.sh" ${kernel:+"$kernel"}) ||
+		die "unknown kernel '$kernel'"
+	export NOVA_KVER=$kver # for qemu/run-guest.sh and friends
 	"$NOVA_QEMU_DIR/fetch-kernel.sh" "$kver" >/dev/null
 fi
 if [ -n "${NOVA_KO:-}" ]; then
@@ -108,18 +117,18 @@ elif [ "$debug_kernel" = 1 ]; then
 	if [ "$build" = 1 ]; then
 		mkdir -p "$mdir"
 		cp -p "$NOVA_ROOT"/src/{Kbuild,Makefile,VERSION} "$NOVA_ROOT"/src/*.[ch] "$mdir/"
+		rm -f "$mdir/nova_config.h" # generated for this kernel by src/Makefile
+		cp -pr "$NOVA_ROOT/src/compat" "$mdir/"
 		log "building the module for the debug kernel: make -C $mdir KDIR=$dk/build"
 		nice -n 19 make -C "$mdir" KVER="$kver" KDIR="$dk/build" KCFLAGS=-g >&2 ||
 			die "module build against the debug kernel failed"
 	fi
 	[ -f "$ko" ] || die "$ko not found (build it: drop --no-build)"
 else
-	ko="$NOVA_ROOT/src/nova.ko"
+	ko="$NOVA_BUILD/module/$kver/nova.ko"
 	if [ "$build" = 1 ]; then
-		[ -f "$NOVA_ROOT/src/Makefile" ] ||
-			die "src/Makefile does not exist (yet): no module to build. To check the harness alone, set NOVA_KO=/path/to/some.ko"
-		log "building the module: make -C src KVER=$kver"
-		make -C "$NOVA_ROOT/src" KVER="$kver" >&2 || die "module build failed"
+		log "building the module: qemu/build-module.sh --kver $kver"
+		ko=$("$NOVA_QEMU_DIR/build-module.sh" --kver "$kver") || die "module build failed"
 	fi
 	[ -f "$ko" ] || die "$ko not found after the build"
 fi

@@ -18,8 +18,16 @@
 #                        CP_SNAPSHOT_SAVED), or a comma list of them
 #   --results DIR        default build/crash/<stamp>
 #   --keep               keep the pmem images of passing runs too
-#   --no-build           use the existing src/nova.ko, build/debug/nova.ko and
-#                        tests/guest/bin (default: build them)
+#   --kernel K           guest kernel: a name of qemu/kernel-version.sh (deb12,
+#                        deb13, sid, ...) or an ABI version (default:
+#                        NOVA_KERNEL, else deb12)
+#   --recover-kernel K   the verification boots run kernel K (with the module
+#                        built for it) instead of --kernel's: the on-pmem
+#                        format must not depend on the kernel
+#   --no-build           use the existing build/module/<kernel>/nova.ko and
+#                        build/module/<kernel>-debug/nova.ko of
+#                        qemu/build-module.sh and tests/guest/bin (default:
+#                        build them)
 #   --smp N              guest CPUs of the boot that formats, works and is cut
 #                        (default 2; the format gives one stripe per CPU)
 #   --recover-smp LIST   comma list of guest CPU counts for the verification
@@ -48,8 +56,8 @@
 # resolution), unless --kill-max was given.  The table counts the cuts that
 # landed before the last operation.
 #
-# crashpoints mode: the debug module (NOVA_DEBUG=1, built from a copy of src/
-# into build/debug/nova.ko) panics with "NOVA-CRASHPOINT N" when it reaches
+# crashpoints mode: the debug module (NOVA_DEBUG=1, qemu/build-module.sh
+# --debug) panics with "NOVA-CRASHPOINT N" when it reaches
 # point N, which stops every CPU: the pmem file holds exactly the stores made
 # before.  For each point and workload, boot 1 runs the workload with the
 # point armed after a (seeded) random operation; the panic is expected.
@@ -75,6 +83,7 @@ usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2
 
 mode=random iterations=20 seed="" ops=6000 kill_max=5 kill_max_set=0 points=""
 workloads=best results="" keep=0 build=1 smp=2 recover_smp="" stripes="" profiles=mixed
+kernel=${NOVA_KERNEL:-} recover_kernel=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--mode) mode=$2; shift ;;
@@ -88,6 +97,8 @@ while [ $# -gt 0 ]; do
 	--results) results=$2; shift ;;
 	--keep) keep=1 ;;
 	--no-build) build=0 ;;
+	--kernel) kernel=$2; shift ;;
+	--recover-kernel) recover_kernel=$2; shift ;;
 	--smp) smp=$2; shift ;;
 	--recover-smp) recover_smp=$2; shift ;;
 	--expect-stripes) stripes=$2; shift ;;
@@ -112,28 +123,40 @@ UMOUNT_OPS=400		# the clean-unmount workload
 t_start=$(date +%s)
 
 # --- build ---------------------------------------------------------------------------
-kver=$(guest_kver)
+kver=$("$NOVA_QEMU_DIR/kernel-version.sh" ${kernel:+"$kernel"}) ||
+	die "unknown kernel '$kernel'"
+export NOVA_KVER=$kver # every guest of this run boots it
 "$NOVA_QEMU_DIR/fetch-kernel.sh" "$kver" >/dev/null
-normal_ko=${NOVA_KO:-$NOVA_ROOT/src/nova.ko}
-debug_ko=$NOVA_BUILD/debug/nova.ko
+normal_ko=${NOVA_KO:-$NOVA_BUILD/module/$kver/nova.ko}
+debug_ko=$NOVA_BUILD/module/$kver-debug/nova.ko
 if [ "$build" = 1 ]; then
 	if [ -z "${NOVA_KO:-}" ]; then
-		log "building the module: make -C src KVER=$kver"
-		make -C "$NOVA_ROOT/src" KVER="$kver" >&2 || die "module build failed"
+		log "building the module for $kver"
+		normal_ko=$("$NOVA_QEMU_DIR/build-module.sh" --kver "$kver") ||
+			die "module build failed"
 	fi
 	make -C "$NOVA_ROOT" guest-bin >&2 || die "guest-bin build failed"
 	if [ "$mode" != random ]; then
-		# a copy of src/, so that src/ keeps its normal objects
-		dsrc=$NOVA_BUILD/debug/src
-		log "building the debug module (NOVA_DEBUG=1) in $dsrc"
-		mkdir -p "$dsrc"
-		find "$NOVA_ROOT/src" -maxdepth 1 -type f \( -name '*.[ch]' -o -name Kbuild \
-			-o -name Makefile -o -name VERSION \) -exec cp -p {} "$dsrc/" \;
-		make -C "$dsrc" KVER="$kver" NOVA_DEBUG=1 >&2 || die "debug module build failed"
-		cp "$dsrc/nova.ko" "$debug_ko"
+		log "building the debug module (NOVA_DEBUG=1) for $kver"
+		debug_ko=$("$NOVA_QEMU_DIR/build-module.sh" --kver "$kver" --debug) ||
+			die "debug module build failed"
 	fi
 fi
 [ -f "$normal_ko" ] || die "$normal_ko missing (build it, or drop --no-build)"
+# The kernel and module of the verification boots
+rkver=$kver recover_ko=$normal_ko
+if [ -n "$recover_kernel" ]; then
+	rkver=$("$NOVA_QEMU_DIR/kernel-version.sh" "$recover_kernel") ||
+		die "unknown kernel '$recover_kernel'"
+	"$NOVA_QEMU_DIR/fetch-kernel.sh" "$rkver" >/dev/null
+	recover_ko=$NOVA_BUILD/module/$rkver/nova.ko
+	if [ "$build" = 1 ]; then
+		recover_ko=$("$NOVA_QEMU_DIR/build-module.sh" --kver "$rkver") ||
+			die "module build for $rkver failed"
+	fi
+	[ -f "$recover_ko" ] || die "$recover_ko missing (drop --no-build)"
+	log "made and cut on $kver, verified on $rkver"
+fi
 [ -x "$NOVA_ROOT/tests/guest/bin/crashwork" ] || die "tests/guest/bin/crashwork missing: make guest-bin"
 if [ "$mode" != random ]; then
 	[ -f "$debug_ko" ] || die "$debug_ko missing (drop --no-build)"
@@ -260,7 +283,7 @@ boot2() {
 		echo "SEED=$s PROFILE=$prof OPS=$n${stripes:+ STRIPES=$stripes}"
 		cat "$NOVA_ROOT/tests/crash/verify-guest.sh"
 	} >"$dir/tests2/020-verify.sh"
-	NOVA_TESTS_DIR=$dir/tests2 NOVA_KO=$normal_ko NOVA_LOG_IGNORE='' \
+	NOVA_TESTS_DIR=$dir/tests2 NOVA_KO=$recover_ko NOVA_KVER=$rkver NOVA_LOG_IGNORE='' \
 		"$NOVA_ROOT/tests/run-guest-tests.sh" --no-build --pmem "$img" --pmem-size "$PMEM_SIZE" \
 		"${smp_args[@]}" --test-timeout 500 --results "$dir/$b2" 020-verify >"$dir/$b2.out" 2>&1 || rc=$?
 	rm -f "$img"
