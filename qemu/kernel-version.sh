@@ -11,7 +11,7 @@
 #   KVER          an argument that starts with a digit is an ABI string
 #                 already and is printed as it is
 # Environment:
-#   NOVA_KVER=<version>   overrides everything (the argument too)
+#   NOVA_KVER=<version>   overrides the default (not an explicit argument)
 #   NOVA_KERNEL=<NAME>    the NAME used when there is no argument (default deb12)
 #
 # This is the ONE place that decides which kernel the guest runs and the module
@@ -25,7 +25,7 @@ set -euo pipefail
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
 
-if [ -n "${NOVA_KVER:-}" ]; then
+if [ $# -eq 0 ] && [ -n "${NOVA_KVER:-}" ]; then
 	echo "$NOVA_KVER"
 	exit 0
 fi

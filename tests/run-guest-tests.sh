@@ -24,7 +24,7 @@
 #   --shell              interactive guest shell after the tests (terminal console)
 #   --kernel K           guest kernel: a name of qemu/kernel-version.sh (deb12,
 #                        deb12-cloud, deb12-6.12, deb13, sid) or an ABI version
-#                        (default: NOVA_KERNEL, else deb12)
+#                        (default: NOVA_KVER, else NOVA_KERNEL, else deb12)
 #   --no-build           do not build the module (use the existing
 #                        build/module/<kernel>/nova.ko of qemu/build-module.sh)
 #   --debug-kernel       boot the debug kernel (KASAN, lockdep, KFENCE, UBSAN; built
@@ -52,7 +52,7 @@ usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2
 script="" pmem="" pmem_size=512M scratch=0 nova_args="" load_nova=1 test_timeout=300
 timeout="" results="" keep_pmem=0 loglevel="" stdio=0 shell=0 build=1 names=()
 smp="" mem="" fio=0 debug_kernel=${NOVA_DEBUG_KERNEL:-0} append="" test_timeout_set=0
-kernel=${NOVA_KERNEL:-}
+kernel=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--script) script=$2; shift ;;

@@ -20,7 +20,7 @@
 #   --keep               keep the pmem images of passing runs too
 #   --kernel K           guest kernel: a name of qemu/kernel-version.sh (deb12,
 #                        deb13, sid, ...) or an ABI version (default:
-#                        NOVA_KERNEL, else deb12)
+#                        NOVA_KVER, else NOVA_KERNEL, else deb12)
 #   --recover-kernel K   the verification boots run kernel K (with the module
 #                        built for it) instead of --kernel's: the on-pmem
 #                        format must not depend on the kernel
@@ -83,7 +83,7 @@ usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2
 
 mode=random iterations=20 seed="" ops=6000 kill_max=5 kill_max_set=0 points=""
 workloads=best results="" keep=0 build=1 smp=2 recover_smp="" stripes="" profiles=mixed
-kernel=${NOVA_KERNEL:-} recover_kernel=""
+kernel="" recover_kernel=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--mode) mode=$2; shift ;;

@@ -74,6 +74,29 @@ dkms_conf_ok() {
 }
 check "dkms.conf: name, module, locations, MAKE with KVER/KDIR, CLEAN, AUTOINSTALL" dkms_conf_ok
 
+# The supported range: 6.1 and newer (DKMS matches BUILD_EXCLUSIVE_KERNEL as
+# an extended regular expression against the kernel release)
+dkms_range_ok() {
+	(
+		# shellcheck disable=SC2034 # variables that dkms.conf expands
+		kernelver=x kernel_source_dir=x
+		# shellcheck source=../../dkms.conf
+		. "$NOVA_ROOT/dkms.conf"
+		set -x
+		for k in 6.1.0-57-amd64 6.1.0-57-cloud-amd64 6.12.118+deb12-amd64 \
+			6.12.118+deb13-amd64 7.2.13+deb14-amd64 6.19.3-1-amd64 10.0.0; do
+			[[ $k =~ $BUILD_EXCLUSIVE_KERNEL ]] || return 1
+		done
+		for k in 5.10.0-30-amd64 6.0.0-1-amd64 4.19.0-27-amd64 3.16.0-11-amd64; do
+			[[ $k =~ $BUILD_EXCLUSIVE_KERNEL ]] && return 1
+		done
+		return 0
+	)
+}
+check "dkms.conf: BUILD_EXCLUSIVE_KERNEL takes 6.1 to 10.x, refuses 3.16 to 6.0" dkms_range_ok
+check "nova.spec: needs kernel headers >= 6.1" \
+	grep -q '^Requires: *(kernel-devel >= 6.1 or kernel-default-devel >= 6.1)' "$NOVA_ROOT/nova.spec"
+
 # --- modprobe.d ----------------------------------------------------------------------
 conf=$NOVA_ROOT/modprobe.d/nova.conf
 check "modprobe.d/nova.conf: commented default options line" \
