@@ -28,7 +28,8 @@
 #                        no timeouts or kill options
 # Exit status: 0 QEMU exited by itself (guest powered off / rebooted / panicked with -no-reboot),
 #   124 killed after --timeout/--idle-timeout (hang), 125 killed by --kill-at/--kill-on,
-#   126 killed after --boot-timeout in every boot (no console output: early-boot hangs),
+#   126 every boot hung (no console output after --boot-timeout) or its kernel
+#   died (Oops, panic) before /init started,
 #   2 usage error, anything else: QEMU's own failure.
 # Only one QEMU runs at a time: a lock in $NOVA_CACHE serializes concurrent calls.
 set -euo pipefail
@@ -220,15 +221,23 @@ boot_once() {
 		[ "$rc" = 0 ] || log "QEMU failed with exit status $rc (see $log)"
 	fi
 	log "QEMU ran $((el / 1000)).$((el % 1000 / 100))s; console log: $log"
+	# The kernel died before /init printed NOVA-INIT (seen under TCG with
+	# 7.2: an int3 Oops while the kernel patches its own code during boot):
+	# no NOVA code has run, the pmem files are untouched. Same as a hang.
+	if [ "$rc" != 126 ] && [ "$rc" != 125 ] && ! grep -q NOVA-INIT "$log" &&
+		grep -qE 'Kernel panic|Oops|BUG:' "$log"; then
+		log "the kernel died before /init: $(grep -m1 -E 'Kernel panic|Oops|BUG:' "$log")"
+		rc=126
+	fi
 }
 
-# Under TCG a boot hangs now and then before /init (no NOVA code has run
-# then, and the pmem files are untouched): boot again
+# Under TCG a boot hangs or dies now and then before /init (no NOVA code has
+# run then, and the pmem files are untouched): boot again
 for try in $(seq 0 "$boot_retries"); do
 	boot_once
 	[ "$rc" = 126 ] || break
 	if [ "$try" -lt "$boot_retries" ]; then
-		log "early-boot hang (boot $((try + 1))): booting again"
+		log "early-boot hang or crash (boot $((try + 1))): booting again"
 	fi
 done
 exit "$rc"
