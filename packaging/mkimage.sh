@@ -1,27 +1,38 @@
 #!/bin/bash
-# Build (or reuse) the Debian 12 cloud-init guest image of the full package
-# test tier (tests/package/full-check.sh).
+# Build (or reuse) the Debian cloud-init guest image of the full package test
+# tier (tests/package/full-check.sh, tests/package/kernel-upgrade.sh).
 #
-# Usage: packaging/mkimage.sh [--force]
+# Usage: packaging/mkimage.sh [--release bookworm|trixie] [--force]
+#   --release R   the Debian release of the image (default bookworm):
+#                 bookworm  Debian 12, kernel of bookworm's linux-image-amd64 (6.1)
+#                 trixie    Debian 13, kernel of trixie's linux-image-amd64 (6.12)
+#   --force       build again even when a complete image is cached
 # Prints the image directory, which holds:
 #   base.qcow2   root file system (ext4 on the whole disk, /dev/vda; no partitions)
 #   vmlinuz      the image's kernel, booted directly by QEMU (no boot loader)
 #   initrd.img   its initramfs (initramfs-tools)
-#   kver         the kernel ABI version inside (= qemu/kernel-version.sh)
+#   kver         the kernel ABI version inside (= qemu/kernel-version.sh deb12|deb13)
+#   release      the Debian release (bookworm, trixie)
+#   dpkg-status  the image's /var/lib/dpkg/status (what is installed: lets the host
+#                work out which .debs a later offline apt install in the guest needs)
 #   .complete    stamp: the image is complete
 #
-# The image is cached under $NOVA_CACHE/images/debian12-<kver>-<hash>/, where the
-# hash covers this script (package list, configuration) and the kernel version, so
-# editing either builds a new image; old ones can be deleted at any time.
-# Contents: debootstrap minbase of bookworm plus bookworm-updates and
-# bookworm-security (the current kernel ABI, e.g. linux-image-6.1.0-57-amd64, is only
-# there), linux-image-amd64 + linux-headers-amd64 (must resolve to the version that
-# qemu/kernel-version.sh prints), dkms, gcc, make, ndctl, cloud-init (NoCloud, no
-# network), systemd, a pre-created DKMS MOK signing key, and no apt lists (the guest
-# is offline; the test adds its own file: repository).
+# The image is cached under $NOVA_CACHE/images/debianN-<kver>-<hash>/ (N = 12 for
+# bookworm, 13 for trixie), where the hash covers this script (package list,
+# configuration), the release and the kernel version, so editing any of them builds
+# a new image; old ones can be deleted at any time.
+# Contents: debootstrap minbase of the release plus its -updates and -security
+# suites (the current kernel ABI, e.g. linux-image-6.1.0-57-amd64, is only there),
+# linux-image-amd64 + linux-headers-amd64 (must resolve to the version that
+# qemu/kernel-version.sh deb12|deb13 prints from that suite's meta package), dkms,
+# gcc, make, xz-utils, ndctl, cloud-init (NoCloud, no network), systemd, a
+# pre-created DKMS MOK signing key, and no apt lists (the guest is offline; the
+# test adds its own file: repository). Bookworm's debootstrap bootstraps trixie
+# with its sid script (scripts/trixie is a link to it).
 # Environment: NOVA_DEBIAN_MIRROR (default http://deb.debian.org/debian),
-#   NOVA_DEBIAN_SECURITY (default http://deb.debian.org/debian-security),
-#   NOVA_CACHE, NOVA_KVER (see qemu/common.sh).
+#   NOVA_DEBIAN_SECURITY (default $NOVA_DEBIAN_SECURITY_MIRROR, else
+#   http://deb.debian.org/debian-security), NOVA_CACHE, NOVA_KVER (see
+#   qemu/common.sh; used only when it is a kernel of the image's release).
 set -euo pipefail
 NOVA_PROG=mkimage
 # shellcheck source=../qemu/common.sh
@@ -32,33 +43,52 @@ if [ "$(id -u)" -ne 0 ]; then
 	command -v sudo >/dev/null 2>&1 || die "building the image needs root (or sudo)"
 	exec sudo NOVA_CACHE="$NOVA_CACHE" NOVA_KVER="${NOVA_KVER:-}" \
 		NOVA_DEBIAN_MIRROR="${NOVA_DEBIAN_MIRROR:-}" NOVA_DEBIAN_SECURITY="${NOVA_DEBIAN_SECURITY:-}" \
+		NOVA_DEBIAN_SECURITY_MIRROR="${NOVA_DEBIAN_SECURITY_MIRROR:-}" \
 		"$0" "$@"
 fi
 
-force=0
-case ${1:-} in
---force) force=1 ;;
-"") ;;
-*) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2 ;;
+usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2; }
+force=0 release=bookworm
+while [ $# -gt 0 ]; do
+	case $1 in
+	--force) force=1 ;;
+	--release) [ $# -ge 2 ] || usage; release=$2; shift ;;
+	--release=*) release=${1#--release=} ;;
+	*) usage ;;
+	esac
+	shift
+done
+# Per release: Debian version number (cache directory name) and the
+# qemu/kernel-version.sh name of its linux-image-amd64.
+case $release in
+bookworm) debian=12 kname=deb12 ;;
+trixie) debian=13 kname=deb13 ;;
+*) die "unknown release '$release' (bookworm or trixie)" ;;
 esac
 
 mirror=${NOVA_DEBIAN_MIRROR:-}
 mirror=${mirror:-http://deb.debian.org/debian}
-security=${NOVA_DEBIAN_SECURITY:-}
+security=${NOVA_DEBIAN_SECURITY:-${NOVA_DEBIAN_SECURITY_MIRROR:-}}
 security=${security:-http://deb.debian.org/debian-security}
 # Packages installed after debootstrap (--no-install-recommends). Part of the hash.
 guest_pkgs=(
 	linux-image-amd64 linux-headers-amd64 initramfs-tools
 	systemd systemd-sysv udev dbus kmod util-linux e2fsprogs
-	dkms gcc make libc6-dev openssl
+	dkms gcc make libc6-dev openssl xz-utils
 	ndctl cloud-init
 )
 
 ensure_pkgs debootstrap debian-archive-keyring qemu-utils e2fsprogs coreutils util-linux
-kver=$(guest_kver)
-hash=$({ cat "$0"; echo "$kver"; } | sha256sum | cut -c1-12)
+# NOVA_KVER pins the kernel of the harness (qemu/common.sh); it says nothing
+# about an image of another release.
+if [ -n "${NOVA_KVER:-}" ] && [ "$(kver_suite "$NOVA_KVER")" != "$release" ]; then
+	log "ignoring NOVA_KVER=$NOVA_KVER: not a $release kernel"
+	unset NOVA_KVER
+fi
+kver=$("$NOVA_QEMU_DIR/kernel-version.sh" "$kname") || die "cannot resolve the $release kernel"
+hash=$({ cat "$0"; echo "$release $kver"; } | sha256sum | cut -c1-12)
 images=$NOVA_CACHE/images
-dir=$images/debian12-$kver-$hash
+dir=$images/debian$debian-$kver-$hash
 mkdir -p "$images"
 
 # One builder at a time; a second caller waits and then reuses the result.
@@ -72,7 +102,7 @@ if [ "$force" = 0 ] && [ -f "$dir/.complete" ]; then
 	exit 0
 fi
 
-log "building the guest image for kernel $kver in $dir (takes a few minutes)"
+log "building the $release guest image for kernel $kver in $dir (takes a few minutes)"
 t0=$SECONDS
 rm -rf "$dir"
 tmp=$(mktemp -d "$images/.build.XXXXXX")
@@ -94,14 +124,14 @@ cleanup() {
 trap cleanup EXIT
 
 as_root debootstrap --variant=minbase --include=ca-certificates,gnupg \
-	bookworm "$root" "$mirror" >"$tmp/debootstrap.log" 2>&1 ||
+	"$release" "$root" "$mirror" >"$tmp/debootstrap.log" 2>&1 ||
 	{ tail -n 30 "$tmp/debootstrap.log" >&2; die "debootstrap failed (log above)"; }
 log "debootstrap done after $((SECONDS - t0)) s"
 
 cat >"$root/etc/apt/sources.list" <<EOF
-deb $mirror bookworm main
-deb $mirror bookworm-updates main
-deb $security bookworm-security main
+deb $mirror $release main
+deb $mirror $release-updates main
+deb $security $release-security main
 EOF
 # No daemons start inside the chroot.
 printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
@@ -125,7 +155,7 @@ log "packages installed after $((SECONDS - t0)) s"
 
 # The meta packages must have brought exactly the kernel the harness uses.
 [ -f "$root/boot/vmlinuz-$kver" ] ||
-	die "image has no /boot/vmlinuz-$kver (linux-image-amd64 resolved to: $(ls "$root/boot"))"
+	die "image has no /boot/vmlinuz-$kver (linux-image-amd64 resolved to: $(ls "$root/boot"); stale apt lists on the host?)"
 [ -e "$root/usr/src/linux-headers-$kver/Makefile" ] || die "image has no linux-headers-$kver"
 [ -f "$root/boot/initrd.img-$kver" ] || in_root update-initramfs -c -k "$kver" >>"$tmp/apt.log" 2>&1
 
@@ -156,7 +186,13 @@ for u in apt-daily.timer apt-daily-upgrade.timer man-db.timer e2scrub_all.timer 
 	ndctl-monitor.service; do
 	in_root systemctl mask "$u" >/dev/null 2>&1 || true
 done
-# Root can log in on the console without a password (offline throw-away test VM).
+# The serial console (ttyS0) belongs to the test, which cloud-init starts with
+# its output there: a login prompt on it would hang up the test's open
+# terminal (agetty's vhangup), and every line after that would be lost (seen
+# with trixie's cloud-init, whose final stage no longer runs before the gettys).
+in_root systemctl mask serial-getty@ttyS0.service >/dev/null 2>&1 ||
+	die "cannot mask serial-getty@ttyS0.service"
+# Root has no password (offline throw-away test VM; e.g. for a second console).
 in_root passwd -d root >/dev/null
 
 rm -f "$root/usr/sbin/policy-rc.d"
@@ -179,6 +215,8 @@ as_root mkfs.ext4 -q -F -L novaroot -d "$root" "$tmp/root.raw" 4G >&2 ||
 qemu-img convert -f raw -O qcow2 "$tmp/root.raw" "$tmp/out/base.qcow2"
 rm -f "$tmp/root.raw"
 echo "$kver" >"$tmp/out/kver"
+echo "$release" >"$tmp/out/release"
+cp "$root/var/lib/dpkg/status" "$tmp/out/dpkg-status"
 date -u +%Y-%m-%dT%H:%M:%SZ >"$tmp/out/.complete"
 mv "$tmp/out" "$dir"
 log "image ready in $((SECONDS - t0)) s: $dir ($(du -sh "$dir/base.qcow2" | cut -f1))"

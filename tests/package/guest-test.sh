@@ -1,89 +1,33 @@
 #!/bin/bash
 # The guest side of the full package tier (tests/package/full-check.sh): runs
-# as root in the Debian 12 cloud image, started by cloud-init (runcmd) from the
-# repository disk, with its output on the serial console.
+# as root in the Debian cloud image (Debian 12 with 6.1, or Debian 13 with
+# 6.12; the same checks on both), started by cloud-init (runcmd) from the
+# repository disk, with its output on the serial console. Kernels of 6.12 and
+# later ship compressed modules, and DKMS then installs nova.ko.xz.
 #
 # Usage (guest): guest-test.sh REPO_DIR
-#   REPO_DIR holds the .deb files with Packages.gz (a "file:" apt repository)
-#   and run.conf (write_required=0|1).
-# Console protocol, one line each:
-#   NOVA-FULL: START <kernel>
-#   NOVA-FULL: PASS <check>  |  NOVA-FULL: FAIL <check>  |  NOVA-FULL: INFO <text>
-#   NOVA-FULL: TIME <step> <seconds>
-#   NOVA-FULL: SUMMARY <n> passed, <n> failed
-#   NOVA-FULL: DMESG-BEGIN ... NOVA-FULL: DMESG-END   (kernel log)
-#   NOVA-FULL: JOURNAL-BEGIN ... NOVA-FULL: JOURNAL-END (warnings and errors)
-#   NOVA-FULL: DONE                                    then the guest powers off
+#   REPO_DIR holds the .deb files with Packages.gz (a "file:" apt repository),
+#   guest-lib.sh and run.conf (write_required=0|1).
+# Console protocol: guest-lib.sh, with the prefix NOVA-FULL.
 set -u
 repo=${1:-/mnt/novarepo}
+tag=NOVA-FULL
 write_required=1
 # shellcheck source=/dev/null
 [ -f "$repo/run.conf" ] && . "$repo/run.conf"
-export DEBIAN_FRONTEND=noninteractive PATH=/usr/sbin:/usr/bin:/sbin:/bin
-kver=$(uname -r)
-pmem=/dev/pmem0
-mnt=/mnt/nova
-mkfs_unit=nova-mkfs@dev-pmem0.service
-passed=0 failed=0
+# shellcheck source=guest-lib.sh
+. "$repo/guest-lib.sh"
 
-say() { echo "NOVA-FULL: $*"; }
-pass() { say "PASS $*"; passed=$((passed + 1)); }
-fail() { say "FAIL $*"; failed=$((failed + 1)); }
-# check NAME CMD...: run CMD (output shown, indented), PASS when it succeeds
-check() {
-	local name=$1 rc=0
-	shift
-	"$@" 2>&1 | sed 's/^/    /' || true
-	rc=${PIPESTATUS[0]}
-	if [ "$rc" -eq 0 ]; then pass "$name"; else fail "$name (rc=$rc)"; fi
-	return "$rc"
-}
-t_step=$SECONDS
-timing() { say "TIME $1 $((SECONDS - t_step))"; t_step=$SECONDS; }
-apt_local() { # apt-get with the file: repository as the only source
-	apt-get -o Dir::Etc::SourceList=/etc/apt/sources.list.d/nova.list \
-		-o Dir::Etc::SourceParts=- -o APT::Get::List-Cleanup=0 \
-		-o Acquire::Languages=none "$@"
-}
-export -f apt_local
-finish() {
-	say "SUMMARY $passed passed, $failed failed"
-	say "DMESG-BEGIN"
-	dmesg
-	say "DMESG-END"
-	say "JOURNAL-BEGIN"
-	journalctl -b --no-pager -q -p warning -o short-monotonic
-	say "JOURNAL-END"
-	say "DONE"
-	sync
-	poweroff -f
-}
-
-# Only emergencies on the console while the test prints; the kernel log is
-# dumped at the end.
-dmesg -n 1
-say "START $kver (up $(cut -d' ' -f1 /proc/uptime) s)"
-check "cloud-init: started this test, no module failed before it" \
-	bash -c "cloud-init status --long; ! cloud-init status | grep -q error"
+start
+check "cloud-init: started this test, no module failed before it" cloud_init_ok
 timing boot
 
 # --- persistent memory in fsdax mode ------------------------------------------------
-fsdax() {
-	local mode
-	mode=$(ndctl list -n namespace0.0 | sed -n 's/.*"mode":"\([a-z]*\)".*/\1/p')
-	echo "namespace0.0 mode: ${mode:-none}"
-	if [ "$mode" != fsdax ]; then
-		ndctl create-namespace -f -e namespace0.0 --mode=fsdax >/dev/null || return 1
-	fi
-	udevadm settle
-	[ -b "$pmem" ] && [ "$(cat /sys/block/pmem0/queue/dax)" = 1 ]
-}
 check "ndctl: namespace0.0 in fsdax mode, $pmem is DAX-capable" fsdax
 timing fsdax
 
 # --- install from the offline file: repository ---------------------------------------
-echo "deb [trusted=yes] file:$repo ./" >/etc/apt/sources.list.d/nova.list
-mkdir -p /var/lib/apt/lists/partial
+use_local_repo
 install_pkgs() {
 	apt_local update &&
 		apt_local install -y --no-install-recommends nova-dkms nova-tools
@@ -94,9 +38,7 @@ version=${version%-*}
 say "INFO installed nova-dkms $version, nova-tools $(dpkg-query -W -f='${Version}' nova-tools 2>/dev/null)"
 timing install
 
-check "dkms status: nova/$version installed for $kver" \
-	bash -c "dkms status nova | tee /dev/stderr | grep -q '^nova/$version, $kver, [^:]*: installed'" ||
-	tail -n 40 /var/lib/dkms/nova/"$version"/build/make.log 2>/dev/null | sed 's/^/    make.log: /'
+check "dkms status: nova/$version installed for $kver" dkms_installed "$version" "$kver"
 check "module: $(modinfo -n nova 2>/dev/null) is DKMS's, version $version, alias fs-NOVA" \
 	bash -c "modinfo -n nova | grep -q '/lib/modules/$kver/updates/dkms/nova.ko' &&
 		[ \"\$(modinfo -F version nova)\" = '$version' ] &&
@@ -179,7 +121,7 @@ timing remount
 check "apt remove nova-dkms: dkms forgets nova, module file gone" \
 	bash -c "apt_local remove -y nova-dkms >/dev/null &&
 		[ -z \"\$(dkms status nova)\" ] &&
-		[ ! -e /lib/modules/$kver/updates/dkms/nova.ko ] && ! modinfo nova >/dev/null 2>&1 &&
+		! compgen -G '/lib/modules/$kver/updates/dkms/nova.ko*' && ! modinfo nova >/dev/null 2>&1 &&
 		[ ! -e /usr/src/nova-$version ] && [ -f /etc/modprobe.d/nova.conf ]"
 check "apt purge nova-dkms nova-tools: conffiles gone" \
 	bash -c "apt_local purge -y nova-dkms nova-tools >/dev/null &&
