@@ -1,10 +1,19 @@
 #!/bin/bash
 # Build the module for one kernel, outside src/, and print the path of the .ko.
 #
-# Usage: qemu/build-module.sh [--kver KVER] [--debug] [--out DIR] [-- EXTRA_MAKE_ARGS...]
+# Usage: qemu/build-module.sh [--kver KVER | --kernel-tree DIR] [--debug] [--out DIR]
+#                              [-- EXTRA_MAKE_ARGS...]
 #   --kver KVER   kernel ABI string (default: qemu/kernel-version.sh, so
 #                 NOVA_KERNEL=deb13 etc. work; a NAME such as deb13 is
 #                 accepted here too)
+#   --kernel-tree DIR  build against a self-built kernel instead: DIR as
+#                 printed by qemu/build-debug-kernel.sh (KDIR=DIR/build, KVER
+#                 = DIR/kernelrelease; default output dir
+#                 $NOVA_BUILD/debug-kernel/module-KVER). A tree built in a
+#                 chroot (DIR/chroot names its suite) is built against in that
+#                 chroot, with DIR's parent bind-mounted at its own path and
+#                 DIR/make-vars (CC=...) on the make command line; one built
+#                 on the host, on the host
 #   --debug       debug build: adds NOVA_DEBUG=1 (crash points); default
 #                 output dir .../KVER-debug
 #   --out DIR     output dir (default: $NOVA_BUILD/module/KVER[-debug])
@@ -23,6 +32,8 @@
 #     it): the sources are copied to CHROOT/build/nova-KVER[-debug], the same
 #     make runs there (KDIR=/usr/src/linux-headers-KVER) through unshare -m
 #     and chroot, and MODULE.ko and build.log are copied back to DIR.
+#   - --kernel-tree DIR: as above, with KDIR=DIR/build, on the host or in
+#     the chroot that built DIR.
 # The compiler output goes to stderr and to DIR/build.log; stdout is only
 # the path of the .ko. Exits non-zero when the build fails.
 set -euo pipefail
@@ -31,11 +42,13 @@ set -euo pipefail
 
 usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; }
 
-kver='' debug=0 out=''
+kver='' debug=0 out='' ktree=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kver) [ $# -ge 2 ] || die "--kver needs a value"; kver=$2; shift 2 ;;
 	--kver=*) kver=${1#--kver=}; shift ;;
+	--kernel-tree) [ $# -ge 2 ] || die "--kernel-tree needs a value"; ktree=$2; shift 2 ;;
+	--kernel-tree=*) ktree=${1#--kernel-tree=}; shift ;;
 	--debug) debug=1; shift ;;
 	--out) [ $# -ge 2 ] || die "--out needs a value"; out=$2; shift 2 ;;
 	--out=*) out=${1#--out=}; shift ;;
@@ -46,19 +59,39 @@ while [ $# -gt 0 ]; do
 done
 extra=("$@")
 
+# A self-built kernel (the debug kernel): its release, build tree, make
+# variables, and the suite of the chroot that built it ("" = the host).
+kdir='' kmvars=() tree_suite=''
+if [ -n "$ktree" ]; then
+	[ -z "$kver" ] || die "--kver and --kernel-tree exclude each other"
+	ktree=$(cd "$ktree" && pwd) || die "no such directory: $ktree"
+	[ -f "$ktree/.complete" ] || die "$ktree is not a complete kernel build (qemu/build-debug-kernel.sh)"
+	kver=$(cat "$ktree/kernelrelease")
+	kdir=$ktree/build
+	[ ! -f "$ktree/make-vars" ] || mapfile -t kmvars <"$ktree/make-vars"
+	[ ! -f "$ktree/chroot" ] || tree_suite=$(cat "$ktree/chroot")
+fi
 case $kver in
 "") kver=$(guest_kver) ;;
 [0-9]*) ;;
 *) kver=$(NOVA_KVER='' "$NOVA_QEMU_DIR/kernel-version.sh" "$kver") ;; # a NAME
 esac
-suite=$(kver_suite "$kver")
+if [ -n "$ktree" ]; then
+	suite=${tree_suite:-host}
+else
+	suite=$(kver_suite "$kver")
+fi
 src=${NOVA_MODULE_SRC:-$NOVA_ROOT/src}
 name=${NOVA_MODULE_NAME:-nova}
 [ -f "$src/Makefile" ] || die "no Makefile in the module source $src"
 src=$(cd "$src" && pwd)
 variant=$kver
 [ "$debug" = 0 ] || variant=$kver-debug
-out=${out:-$NOVA_BUILD/module/$variant}
+if [ -n "$ktree" ]; then
+	out=${out:-$NOVA_BUILD/debug-kernel/module-$variant}
+else
+	out=${out:-$NOVA_BUILD/module/$variant}
+fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 case $out/ in
@@ -67,6 +100,9 @@ esac
 
 margs=("KVER=$kver")
 [ "$debug" = 0 ] || margs+=(NOVA_DEBUG=1)
+# CC=... of a self-built tree: on make's command line, so it reaches the
+# kernel's make and compat/probe.sh's (through MAKEFLAGS) too.
+[ ${#kmvars[@]} -eq 0 ] || margs+=("${kmvars[@]}")
 
 # The source files, relative to SRC, one a line.
 source_files() {
@@ -127,14 +163,30 @@ run_logged() {
 	return "$rc"
 }
 
-if kver_on_host "$kver"; then
+if [ -n "$ktree" ] && [ -z "$tree_suite" ]; then
+	margs+=("KDIR=$kdir")
+	log "building $name.ko for $kver ($ktree) on the host: make -C $out ${margs[*]} ${extra[*]:-}"
+	run_logged "$out/build.log" make -C "$out" "${margs[@]}" "${extra[@]}" ||
+		die "build of $name.ko for $kver failed (log: $out/build.log)"
+elif [ -z "$ktree" ] && kver_on_host "$kver"; then
 	[ -f "/lib/modules/$kver/build/Makefile" ] ||
 		die "no headers for $kver on the host: run qemu/fetch-kernel.sh $kver"
 	log "building $name.ko for $kver on the host: make -C $out ${margs[*]} ${extra[*]:-}"
 	run_logged "$out/build.log" make -C "$out" "${margs[@]}" "${extra[@]}" ||
 		die "build of $name.ko for $kver failed (log: $out/build.log)"
 else
-	root=$("$NOVA_QEMU_DIR/build-chroot.sh" "$kver")
+	binds=''
+	if [ -n "$ktree" ]; then
+		# The chroot that built the tree (qemu/build-debug-kernel.sh made
+		# it); the cache dir with the tree and its source, at its own path.
+		root=$NOVA_CACHE/chroot/$tree_suite
+		[ -f "$root/.nova/base-complete" ] || die "no $tree_suite chroot at $root (it built $ktree)"
+		binds=$(dirname "$ktree")
+		kd=$kdir
+	else
+		root=$("$NOVA_QEMU_DIR/build-chroot.sh" "$kver")
+		kd=/usr/src/linux-headers-$kver
+	fi
 	bdir=/build/$name-$variant
 	[ -z "${NOVA_CHROOT_BUILD_DIR:-}" ] || bdir=$NOVA_CHROOT_BUILD_DIR
 	# ... and per build dir in the chroot, which other output dirs share.
@@ -143,10 +195,10 @@ else
 	flock 7
 	sync_sources "$root$bdir"
 	rm -f "$root$bdir/$name.ko"
-	margs+=("KDIR=/usr/src/linux-headers-$kver")
+	margs+=("KDIR=$kd")
 	log "building $name.ko for $kver in the $suite chroot: make -C $bdir ${margs[*]} ${extra[*]:-}"
 	rc=0
-	run_logged "$out/build.log" in_chroot "$root" make -C "$bdir" "${margs[@]}" "${extra[@]}" || rc=$?
+	NOVA_CHROOT_BINDS=$binds run_logged "$out/build.log" in_chroot "$root" make -C "$bdir" "${margs[@]}" "${extra[@]}" || rc=$?
 	[ "$rc" = 0 ] || die "build of $name.ko for $kver failed in $root$bdir (log: $out/build.log)"
 	[ -f "$root$bdir/$name.ko" ] || die "the build made no $name.ko in $root$bdir"
 	cp "$root$bdir/$name.ko" "$out/$name.ko"

@@ -109,14 +109,23 @@ apt_suite() {
 # Run a command inside a chroot, in a private mount namespace (so nothing
 # stays mounted when it ends, even when it is killed), with /proc mounted and
 # a clean environment:  in_chroot DIR CMD ARGS...
+# NOVA_CHROOT_BINDS="HOSTDIR..." (absolute paths without spaces) bind-mounts
+# each HOSTDIR at the same path inside the chroot (the debug kernel's build
+# tree, whose files name their own absolute paths, is built and used there).
 in_chroot() {
 	local root=$1
 	shift
 	# shellcheck disable=SC2016 # the inner script expands its own arguments
 	as_root unshare -m --propagation private -- /bin/sh -euc '
 		root=$1
-		shift
+		binds=$2
+		shift 2
 		mount -t proc proc "$root/proc"
+		for d in $binds; do
+			case $d in /?*) ;; *) echo "in_chroot: bind $d: not an absolute path" >&2; exit 1 ;; esac
+			mkdir -p "$root$d"
+			mount --bind "$d" "$root$d"
+		done
 		# debootstrap makes device nodes only where it may; else take the host'"'"'s.
 		[ -c "$root/dev/null" ] || mount --rbind /dev "$root/dev"
 		# A private devpts instance, for apt and dpkg.
@@ -126,5 +135,5 @@ in_chroot() {
 		exec env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 			HOME=/root LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive \
 			chroot "$root" "$@"
-	' in_chroot "$root" "$@"
+	' in_chroot "$root" "${NOVA_CHROOT_BINDS:-}" "$@"
 }
