@@ -10,7 +10,8 @@
 # Packages: deb, rpm (into build/deb, build/rpm), package-check (cheap, in
 # make check), full-check (install the .debs in a cloud-init Debian guest).
 # Debug-kernel tier (not in make check): debug-kernel builds (cached, ~1 h
-# the first time) Debian's 6.1 source with KASAN, lockdep, KFENCE, UBSAN;
+# the first time) Debian's 6.1 source with KASAN, lockdep, KFENCE, UBSAN
+# (KERNEL=sid: the newest Debian kernel's source, built in its chroot);
 # debug-check runs every guest test on it, any sanitizer report fails.
 # Benchmarks (not in make check): bench (NOVA vs ext4-DAX, XFS-DAX, tmpfs in one
 # guest boot; about 25 min), bench-mount (mount time after crash/clean unmount).
@@ -178,11 +179,13 @@ gc-test: module guest-bin
 	tests/run-guest-tests.sh --no-build --script build/gc-test.sh --test-timeout 5400
 
 # Debug kernel (qemu/build-debug-kernel.sh; cache in ~/.cache/nova/debug-kernel/)
+# of KERNEL's source: deb12 (default; 6.1, on the host) or e.g. sid (the
+# newest, built in the sid chroot with its gcc)
 debug-kernel:
-	qemu/build-debug-kernel.sh
+	qemu/build-debug-kernel.sh $(if $(KERNEL),--kernel $(KERNEL))
 
 debug-check: guest-bin
-	tests/run-guest-tests.sh --debug-kernel --scratch
+	tests/run-guest-tests.sh --debug-kernel --scratch $(if $(KERNEL),--kernel $(KERNEL))
 
 clean:
 	-$(MAKE) -C src/tools clean

@@ -24,14 +24,18 @@
 #   --shell              interactive guest shell after the tests (terminal console)
 #   --kernel K           guest kernel: a name of qemu/kernel-version.sh (deb12,
 #                        deb12-cloud, deb12-6.12, deb13, sid) or an ABI version
-#                        (default: NOVA_KVER, else NOVA_KERNEL, else deb12)
+#                        (default: NOVA_KVER, else NOVA_KERNEL, else deb12); with
+#                        --debug-kernel the kernel whose source it is built from
 #   --no-build           do not build the module (use the existing
 #                        build/module/<kernel>/nova.ko of qemu/build-module.sh)
 #   --debug-kernel       boot the debug kernel (KASAN, lockdep, KFENCE, UBSAN; built
-#                        and cached by qemu/build-debug-kernel.sh, which can take an
-#                        hour the first time) with a module built against it (with -g,
-#                        in $NOVA_BUILD/debug-kernel/module) and the busybox initramfs
-#                        without modules; test timeout default 900, kasan_multi_shot
+#                        and cached by qemu/build-debug-kernel.sh --kernel K, which
+#                        can take an hour the first time: Debian 12's 6.1 on the
+#                        host, others such as sid's newest in their suite's chroot)
+#                        with a module built against it (with -g, in
+#                        $NOVA_BUILD/debug-kernel/module for 6.1, else in the chroot
+#                        into .../module-RELEASE) and the busybox initramfs without
+#                        modules; test timeout default 900, kasan_multi_shot
 #   --append ARGS        extra guest kernel command line arguments
 # Environment:
 #   NOVA_KO=FILE         test this module instead of building src/ (harness checks)
@@ -89,8 +93,11 @@ if [ "$debug_kernel" = 1 ]; then
 	# Build (or reuse) the debug kernel. Its sanitizers make the guest several
 	# times slower: more time per test unless given; every KASAN report, not
 	# just the first; a big log buffer so the final dmesg dump holds them all.
-	log "debug kernel: qemu/build-debug-kernel.sh (cached after the first build)"
-	dk=$("$NOVA_QEMU_DIR/build-debug-kernel.sh") || die "debug kernel build failed"
+	# Its source: the kernel that --kernel (or its default) names.
+	dkernel=${kernel:-${NOVA_KVER:-${NOVA_KERNEL:-}}}
+	log "debug kernel: qemu/build-debug-kernel.sh${dkernel:+ --kernel $dkernel} (cached after the first build)"
+	dk=$("$NOVA_QEMU_DIR/build-debug-kernel.sh" ${dkernel:+--kernel "$dkernel"}) ||
+		die "debug kernel build failed"
 	kver=$(cat "$dk/kernelrelease")
 	kernel_args=(--kernel "$dk/bzImage")
 	append="kasan_multi_shot log_buf_len=16M${append:+ $append}"
@@ -108,6 +115,18 @@ if [ -n "${NOVA_KO:-}" ]; then
 	ko=$NOVA_KO
 	[ -f "$ko" ] || die "NOVA_KO=$ko does not exist"
 	log "using NOVA_KO=$ko (not building src/)"
+elif [ "$debug_kernel" = 1 ] && [ -f "$dk/chroot" ]; then
+	# A debug kernel built in a chroot (not Debian 12's 6.1): its compiler
+	# (e.g. gcc-16) and kbuild tools exist only there; build-module.sh
+	# builds in that chroot. -g: the host copy keeps line information.
+	mdir="$NOVA_BUILD/debug-kernel/module-$kver"
+	ko="$mdir/nova.ko"
+	if [ "$build" = 1 ]; then
+		log "building the module for the debug kernel: qemu/build-module.sh --kernel-tree $dk"
+		ko=$(nice -n 19 "$NOVA_QEMU_DIR/build-module.sh" --kernel-tree "$dk" --out "$mdir" -- KCFLAGS=-g) ||
+			die "module build against the debug kernel failed"
+	fi
+	[ -f "$ko" ] || die "$ko not found (build it: drop --no-build)"
 elif [ "$debug_kernel" = 1 ]; then
 	# Built in a copy of src/ so src/nova.ko (for the Debian kernel) stays;
 	# cp -p keeps mtimes, so make only rebuilds what changed. -g: the host copy
