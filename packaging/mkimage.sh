@@ -25,14 +25,16 @@
 # suites (the current kernel ABI, e.g. linux-image-6.1.0-57-amd64, is only there),
 # linux-image-amd64 + linux-headers-amd64 (must resolve to the version that
 # qemu/kernel-version.sh deb12|deb13 prints from that suite's meta package), dkms,
-# gcc, make, xz-utils, ndctl, cloud-init (NoCloud, no network), systemd, a
-# pre-created DKMS MOK signing key, and no apt lists (the guest is offline; the
-# test adds its own file: repository). Bookworm's debootstrap bootstraps trixie
-# with its sid script (scripts/trixie is a link to it).
+# gcc, make, xz-utils, zstd (initramfs-tools' default compressor), ndctl,
+# cloud-init (NoCloud, no network), systemd, a pre-created DKMS MOK signing key, no
+# getty on the serial console (the test's), and no apt lists (the guest is
+# offline; the test adds its own file: repository). Bookworm's debootstrap
+# bootstraps trixie with its sid script (scripts/trixie is a link to it).
 # Environment: NOVA_DEBIAN_MIRROR (default http://deb.debian.org/debian),
 #   NOVA_DEBIAN_SECURITY (default $NOVA_DEBIAN_SECURITY_MIRROR, else
-#   http://deb.debian.org/debian-security), NOVA_CACHE, NOVA_KVER (see
-#   qemu/common.sh; used only when it is a kernel of the image's release).
+#   http://deb.debian.org/debian-security), NOVA_CACHE (see qemu/common.sh).
+#   NOVA_KVER does not apply: an image's kernel is always the one its release's
+#   linux-image-amd64 depends on.
 set -euo pipefail
 NOVA_PROG=mkimage
 # shellcheck source=../qemu/common.sh
@@ -41,7 +43,7 @@ NOVA_PROG=mkimage
 # debootstrap, chroot and mount need root: re-run as root, same cache.
 if [ "$(id -u)" -ne 0 ]; then
 	command -v sudo >/dev/null 2>&1 || die "building the image needs root (or sudo)"
-	exec sudo NOVA_CACHE="$NOVA_CACHE" NOVA_KVER="${NOVA_KVER:-}" \
+	exec sudo NOVA_CACHE="$NOVA_CACHE" \
 		NOVA_DEBIAN_MIRROR="${NOVA_DEBIAN_MIRROR:-}" NOVA_DEBIAN_SECURITY="${NOVA_DEBIAN_SECURITY:-}" \
 		NOVA_DEBIAN_SECURITY_MIRROR="${NOVA_DEBIAN_SECURITY_MIRROR:-}" \
 		"$0" "$@"
@@ -74,17 +76,12 @@ security=${security:-http://deb.debian.org/debian-security}
 guest_pkgs=(
 	linux-image-amd64 linux-headers-amd64 initramfs-tools
 	systemd systemd-sysv udev dbus kmod util-linux e2fsprogs
-	dkms gcc make libc6-dev openssl xz-utils
+	dkms gcc make libc6-dev openssl xz-utils zstd
 	ndctl cloud-init
 )
 
 ensure_pkgs debootstrap debian-archive-keyring qemu-utils e2fsprogs coreutils util-linux
-# NOVA_KVER pins the kernel of the harness (qemu/common.sh); it says nothing
-# about an image of another release.
-if [ -n "${NOVA_KVER:-}" ] && [ "$(kver_suite "$NOVA_KVER")" != "$release" ]; then
-	log "ignoring NOVA_KVER=$NOVA_KVER: not a $release kernel"
-	unset NOVA_KVER
-fi
+# An explicit name: kernel-version.sh then ignores NOVA_KVER.
 kver=$("$NOVA_QEMU_DIR/kernel-version.sh" "$kname") || die "cannot resolve the $release kernel"
 hash=$({ cat "$0"; echo "$release $kver"; } | sha256sum | cut -c1-12)
 images=$NOVA_CACHE/images

@@ -12,13 +12,18 @@
 #                                on the serial console; TAG is the console prefix
 #                                (NOVA-FULL) of the failure lines should the disk
 #                                not mount
+#   cloud_lock, cloud_unlock     take (waiting for it) and release $NOVA_CACHE/qemu.lock,
+#                                e.g. across several boots; sets cloud_wait (seconds
+#                                waited)
 #   cloud_boot LOG TIMEOUT KERNEL INITRD ARGS...
 #                                one QEMU run of the guest under $NOVA_CACHE/qemu.lock
-#                                (taken for this boot only): console into LOG,
+#                                (taken for this boot unless the caller holds it
+#                                already, see cloud_lock): console into LOG,
 #                                killed after TIMEOUT s; ARGS are the disks (see
 #                                cloud_qemu_args). Sets cloud_qrc (QEMU's exit
 #                                status), cloud_timed_out (0|1), cloud_secs (the
-#                                boot) and cloud_wait (waiting for the lock).
+#                                boot) and cloud_wait (waiting for the lock, 0 when
+#                                the caller holds it).
 #                                NOVA_STDIO=1 streams the console.
 #   cloud_console LOG OUT        LOG without CRs and terminal escapes, into OUT
 #   cloud_kernel_log CLEAN TAG OUT NAME
@@ -84,8 +89,28 @@ EOF
 	return "$rc"
 }
 
+# Only one QEMU at a time on the machine: qemu/run-guest.sh and every other
+# guest runner take the same lock.
+cloud_locked=0
+cloud_lock() {
+	local t0=$SECONDS
+	mkdir -p "$NOVA_CACHE"
+	exec 9>"$NOVA_CACHE/qemu.lock"
+	if ! flock -n 9; then
+		log "another QEMU run holds $NOVA_CACHE/qemu.lock; waiting"
+		flock 9
+		log "waited $((SECONDS - t0)) s for the QEMU lock"
+	fi
+	cloud_wait=$((SECONDS - t0))
+	cloud_locked=1
+}
+cloud_unlock() {
+	exec 9>&-
+	cloud_locked=0
+}
+
 cloud_boot() {
-	local log=$1 timeout=$2 kernel=$3 initrd=$4 qpid tailpid="" t0
+	local log=$1 timeout=$2 kernel=$3 initrd=$4 qpid tailpid="" t0 own_lock=0
 	shift 4
 	# shellcheck disable=SC2054 # commas are QEMU option syntax
 	local qargs=(
@@ -97,15 +122,11 @@ cloud_boot() {
 		"$@"
 		-chardev "file,id=con,path=$log" -serial chardev:con -monitor none
 	)
-	mkdir -p "$NOVA_CACHE"
-	exec 9>"$NOVA_CACHE/qemu.lock"
-	t0=$SECONDS
-	if ! flock -n 9; then
-		log "another QEMU run holds $NOVA_CACHE/qemu.lock; waiting"
-		flock 9
-		log "waited $((SECONDS - t0)) s for the QEMU lock"
+	cloud_wait=0
+	if [ "$cloud_locked" = 0 ]; then
+		cloud_lock
+		own_lock=1
 	fi
-	cloud_wait=$((SECONDS - t0))
 	t0=$SECONDS
 	: >"$log"
 	qemu-system-x86_64 "${qargs[@]}" </dev/null >"${log%.*}.qemu.log" 2>&1 &
@@ -129,7 +150,7 @@ cloud_boot() {
 	cloud_qrc=$?
 	cloud_qpid=""
 	[ -z "$tailpid" ] || wait "$tailpid" 2>/dev/null
-	exec 9>&-
+	[ "$own_lock" = 0 ] || cloud_unlock
 	cloud_secs=$((SECONDS - t0))
 }
 

@@ -30,7 +30,7 @@
 # "N passed, N failed" (last line).
 # Results: build/kernel-upgrade/<stamp>/ (console-1.log, console-2.log,
 # summary.txt); build/kernel-upgrade/latest. One QEMU at a time
-# ($NOVA_CACHE/qemu.lock, taken for each boot).
+# ($NOVA_CACHE/qemu.lock, held from the first boot to the end of the second).
 set -uo pipefail
 NOVA_PROG="kernel-upgrade"
 # shellcheck source=../../qemu/common.sh
@@ -131,6 +131,10 @@ mapfile -t kdebs < <(sed -n "s/^'[^']*' \([^ ]*\.deb\) .*/\1/p" "$res/upgrade-ur
 printf '%s\n' "${kdebs[@]}" | grep -q "^linux-image-${new}_" ||
 	abort "${metas[0]} does not bring linux-image-$new (.debs: ${kdebs[*]:-none})"
 pass "host: ${metas[*]} and ${#kdebs[@]} .debs in all for kernel $new ($(cd "$archives" && du -chm "${kdebs[@]}" | tail -n1 | cut -f1) MB)"
+# The cache keeps only these (an older kernel's .debs go).
+for f in "$archives"/*.deb; do
+	case " ${kdebs[*]} " in *" ${f##*/} "*) ;; *) rm -f "$f" ;; esac
+done
 
 # --- per-run disks: overlay, apt repository + test scripts, seeds, pmem, transfer --------------
 run=$res/run
@@ -165,7 +169,6 @@ boot() {
 	cloud_disks+=(-drive "file=$xfer,if=none,id=xfer,format=raw"
 		-device virtio-blk-pci,drive=xfer,serial=novaxfer,addr=0x10)
 	cloud_boot "$log" "$timeout" "$kernel" "$initrd" "${cloud_disks[@]}"
-	t_wait=$((t_wait + cloud_wait))
 	[ "$cloud_timed_out" = 0 ] || fail "boot $b: killed after ${timeout}s (hang?)"
 	[ "$cloud_timed_out" = 1 ] || [ "$cloud_qrc" -eq 0 ] ||
 		fail "boot $b: QEMU exit status $cloud_qrc (see ${log%.*}.qemu.log)"
@@ -186,6 +189,9 @@ boot() {
 }
 
 # --- boot 1: 6.1, install nova, files, install 6.12 ---------------------------------------
+# One lock for both boots: no other guest in between.
+cloud_lock
+t_wait=$cloud_wait
 log "boot 1: $kver (image $img); console: $res/console-1.log"
 boot 1 "$img/vmlinuz" "$img/initrd.img"
 t_boot1=$cloud_secs
@@ -202,8 +208,9 @@ fi
 log "boot 2: $new (the guest's /boot); console: $res/console-2.log"
 boot 2 "$run/boot2/vmlinuz-$new" "$run/boot2/initrd.img-$new"
 t_boot2=$cloud_secs
+cloud_unlock
 
-[ "$keep" = 1 ] || rm -rf "$run/root.qcow2" "$pmem" "$xfer" "$run/repo.img" "$run"/seed?.img "$run/repo"
+[ "$keep" = 1 ] || rm -rf "$run/root.qcow2" "$pmem" "$xfer" "$run/repo.img" "$run"/seed?.img "$run/repo" "$run/boot2"
 cat <<EOF
 kernels: $kver -> $new
 timings: debs ${t_debs}s, image ${t_image}s ($([ "$t_image" -gt 30 ] && echo built || echo cached)), kernel debs and disks ${t_disks}s, QEMU lock wait ${t_wait}s, boot 1 ${t_boot1}s, boot 2 ${t_boot2}s; total $((SECONDS - t_start))s
