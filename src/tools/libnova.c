@@ -59,8 +59,14 @@ int nv_open(struct nv_fs *fs, const char *path, int mode, char *err,
 	} else {
 		flags |= O_RDONLY;
 		if (mode == NV_OPEN_PRIVATE) {
+			/*
+			 * Changes stay in memory: only the pages written
+			 * take memory, so do not account the whole device
+			 * against the commit limit (a device bigger than
+			 * RAM and swap would get ENOMEM).
+			 */
 			prot |= PROT_WRITE;
-			mflags = MAP_PRIVATE;
+			mflags = MAP_PRIVATE | MAP_NORESERVE;
 		}
 	}
 	if (stat(path, &st)) {
@@ -120,7 +126,7 @@ int nv_open_fd(struct nv_fs *fs, int fd, int mode, char *err, size_t errlen)
 		prot |= PROT_WRITE;
 	} else if (mode == NV_OPEN_PRIVATE) {
 		prot |= PROT_WRITE;
-		mflags = MAP_PRIVATE;
+		mflags = MAP_PRIVATE | MAP_NORESERVE;	/* see nv_open() */
 	}
 	if (size < (long long)NOVA_MIN_SIZE) {
 		snprintf(err, errlen, "device too small or size unknown");
