@@ -84,6 +84,25 @@ crash-crosskernel:
 demo:
 	qemu/demo.sh
 
+# xfstests in a Debian guest with two 8 GiB fsdax NVDIMMs (tests/xfstests/run.sh,
+# results in build/xfstests/<stamp>-<fstyp>/). XFSTESTS: the selection (xfstests'
+# -g/-x groups and test names); FSTYP=ext4 or xfs: the DAX baselines on the same
+# guest; XFSTESTS_ARGS: e.g. --shard 1/4, --budget 60 (minutes), --resume latest.
+# generic/quick takes about 2 hours per file system under TCG on 2 cores.
+XFSTESTS ?= -g generic/quick
+FSTYP ?= NOVA
+xfstests: tools
+	tests/xfstests/run.sh --fstyp $(FSTYP) $(XFSTESTS_ARGS) -- $(XFSTESTS)
+
+# The same tests on ext4-DAX and XFS-DAX, one after the other
+xfstests-baselines:
+	tests/xfstests/run.sh --fstyp ext4 $(XFSTESTS_ARGS) -- $(XFSTESTS)
+	tests/xfstests/run.sh --fstyp xfs $(XFSTESTS_ARGS) -- $(XFSTESTS)
+
+# The smoke subset that make check runs (tests/xfstests/smoke.list, a few minutes)
+xfstests-smoke:
+	tests/xfstests/run.sh --fstyp NOVA -- $$(grep -v '^#' tests/xfstests/smoke.list)
+
 # Packages and their tests (README: "Packages and installation")
 deb:
 	packaging/build-deb.sh
@@ -195,7 +214,7 @@ clean:
 
 .PHONY: crash-test crash-quick crash-check crash-cpumove bench-mount-scan gc-test \
 	debug-kernel debug-check enospc-stress
-.PHONY: check-kernels crash-crosskernel
+.PHONY: check-kernels crash-crosskernel xfstests xfstests-baselines xfstests-smoke
 .PHONY: all deps module tools guest-bin unit lint guest check demo clean \
 	fuzz fuzz-fsck fuzz-replay stress \
 	deb rpm package-check full-check bench bench-mount

@@ -1,11 +1,15 @@
 #!/bin/bash
 # Build (or reuse) the Debian cloud-init guest image of the full package test
-# tier (tests/package/full-check.sh, tests/package/kernel-upgrade.sh).
+# tier (tests/package/full-check.sh, tests/package/kernel-upgrade.sh) and of
+# the xfstests runs (tests/xfstests/run.sh).
 #
-# Usage: packaging/mkimage.sh [--release bookworm|trixie] [--force]
+# Usage: packaging/mkimage.sh [--release bookworm|trixie] [--profile P] [--force]
 #   --release R   the Debian release of the image (default bookworm):
 #                 bookworm  Debian 12, kernel of bookworm's linux-image-amd64 (6.1)
 #                 trixie    Debian 13, kernel of trixie's linux-image-amd64 (6.12)
+#   --profile P   package (the default) or xfstests: the same image plus the
+#                 runtime packages and users of xfstests (fsgqa, fsgqa2,
+#                 123456-fsgqa, group fsgqa)
 #   --force       build again even when a complete image is cached
 # Prints the image directory, which holds:
 #   base.qcow2   root file system (ext4 on the whole disk, /dev/vda; no partitions)
@@ -17,9 +21,9 @@
 #                work out which .debs a later offline apt install in the guest needs)
 #   .complete    stamp: the image is complete
 #
-# The image is cached under $NOVA_CACHE/images/debianN-<kver>-<hash>/ (N = 12 for
-# bookworm, 13 for trixie), where the hash covers this script (package list,
-# configuration), the release and the kernel version, so editing any of them builds
+# The image is cached under $NOVA_CACHE/images/debianN[-xfstests]-<kver>-<hash>/
+# (N = 12 for bookworm, 13 for trixie), where the hash covers this script (package
+# list, configuration), the release, the profile and the kernel version, so editing any of them builds
 # a new image; old ones can be deleted at any time.
 # Contents: debootstrap minbase of the release plus its -updates and -security
 # suites (the current kernel ABI, e.g. linux-image-6.1.0-57-amd64, is only there),
@@ -50,12 +54,14 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2; }
-force=0 release=bookworm
+force=0 release=bookworm profile=package
 while [ $# -gt 0 ]; do
 	case $1 in
 	--force) force=1 ;;
 	--release) [ $# -ge 2 ] || usage; release=$2; shift ;;
 	--release=*) release=${1#--release=} ;;
+	--profile) [ $# -ge 2 ] || usage; profile=$2; shift ;;
+	--profile=*) profile=${1#--profile=} ;;
 	*) usage ;;
 	esac
 	shift
@@ -79,13 +85,34 @@ guest_pkgs=(
 	dkms gcc make libc6-dev openssl xz-utils zstd
 	ndctl cloud-init
 )
+# xfstests' runtime needs (its README), for the xfstests profile.
+case $profile in
+package) ;;
+xfstests)
+	guest_pkgs+=(xfsprogs bc gawk perl procps psmisc acl attr fio quota
+		uuid-runtime dmsetup python3 libcap2-bin keyutils bsdextrautils
+		liburing2 libcap2 file sed grep findutils diffutils)
+	# Library package names changed with the 64-bit time_t transition.
+	if [ "$release" = bookworm ]; then
+		guest_pkgs+=(libaio1 libgdbm6 libgdbm-compat4)
+	else
+		guest_pkgs+=(libaio1t64 libgdbm6t64 libgdbm-compat4t64)
+	fi
+	;;
+*) die "unknown profile '$profile' (package or xfstests)" ;;
+esac
 
 ensure_pkgs debootstrap debian-archive-keyring qemu-utils e2fsprogs coreutils util-linux
 # An explicit name: kernel-version.sh then ignores NOVA_KVER.
 kver=$("$NOVA_QEMU_DIR/kernel-version.sh" "$kname") || die "cannot resolve the $release kernel"
-hash=$({ cat "$0"; echo "$release $kver"; } | sha256sum | cut -c1-12)
+hash=$({ cat "$0"; echo "$release $kver"; [ "$profile" = package ] || echo "$profile"; } |
+	sha256sum | cut -c1-12)
 images=$NOVA_CACHE/images
-dir=$images/debian$debian-$kver-$hash
+if [ "$profile" = package ]; then
+	dir=$images/debian$debian-$kver-$hash
+else
+	dir=$images/debian$debian-$profile-$kver-$hash
+fi
 mkdir -p "$images"
 
 # One builder at a time; a second caller waits and then reuses the result.
@@ -189,6 +216,14 @@ done
 # with trixie's cloud-init, whose final stage no longer runs before the gettys).
 in_root systemctl mask serial-getty@ttyS0.service >/dev/null 2>&1 ||
 	die "cannot mask serial-getty@ttyS0.service"
+if [ "$profile" = xfstests ]; then
+	# xfstests' users (its README); Debian's useradd wants --badname for a
+	# name that starts with a digit.
+	in_root useradd -m fsgqa
+	in_root useradd -m fsgqa2
+	in_root useradd 123456-fsgqa 2>/dev/null || in_root useradd --badname 123456-fsgqa
+	in_root getent group fsgqa >/dev/null || in_root groupadd fsgqa
+fi
 # Root has no password (offline throw-away test VM; e.g. for a second console).
 in_root passwd -d root >/dev/null
 

@@ -25,6 +25,10 @@
 #                                boot) and cloud_wait (waiting for the lock, 0 when
 #                                the caller holds it).
 #                                NOVA_STDIO=1 streams the console.
+#                                CLOUD_MEM: QEMU's -m (default 2G,slots=2,maxmem=4G;
+#                                maxmem must cover the NVDIMMs). CLOUD_STALL=SEC:
+#                                also kill the guest when the console has not
+#                                grown for SEC s; sets cloud_stalled (0|1).
 #   cloud_console LOG OUT        LOG without CRs and terminal escapes, into OUT
 #   cloud_kernel_log CLEAN TAG OUT NAME
 #                                judge the kernel log and journal that the guest
@@ -115,7 +119,7 @@ cloud_boot() {
 	# shellcheck disable=SC2054 # commas are QEMU option syntax
 	local qargs=(
 		-accel tcg,thread=multi -cpu max -smp 2
-		-machine pc,nvdimm=on -m 2G,slots=2,maxmem=4G
+		-machine pc,nvdimm=on -m "${CLOUD_MEM:-2G,slots=2,maxmem=4G}"
 		-nodefaults -display none -nic none -no-reboot
 		-kernel "$kernel" -initrd "$initrd"
 		-append "console=ttyS0,115200 root=/dev/vda rw panic=-1 net.ifnames=0 systemd.show_status=auto"
@@ -137,12 +141,23 @@ cloud_boot() {
 		tail -n +1 -f --pid="$qpid" "$log" &
 		tailpid=$!
 	fi
-	cloud_timed_out=0
+	cloud_timed_out=0 cloud_stalled=0
+	local size=0 grown=$SECONDS now
 	while kill -0 "$qpid" 2>/dev/null; do
 		if [ $((SECONDS - t0)) -ge "$timeout" ]; then
 			cloud_timed_out=1
 			kill -KILL "$qpid" 2>/dev/null
 			break
+		fi
+		if [ -n "${CLOUD_STALL:-}" ]; then
+			now=$(stat -c %s "$log" 2>/dev/null || echo 0)
+			if [ "$now" != "$size" ]; then
+				size=$now grown=$SECONDS
+			elif [ $((SECONDS - grown)) -ge "$CLOUD_STALL" ]; then
+				cloud_stalled=1
+				kill -KILL "$qpid" 2>/dev/null
+				break
+			fi
 		fi
 		sleep 1
 	done
