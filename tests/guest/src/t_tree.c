@@ -8,6 +8,10 @@
  *                                     type, mode, nlink, uid, gid, size,
  *                                     mtime (ns), inode, and a CRC32 of the
  *                                     content or the symlink target
+ *   t_tree utime PATH ASEC ANSEC MSEC MNSEC
+ *                                     set the access and modification
+ *                                     times (utimensat)
+ *   t_tree times PATH                 print "atime_sec.nsec mtime_sec.nsec"
  *
  * Exit status 0 on success; any failing call is printed and exits 1.
  */
@@ -201,12 +205,40 @@ static int list(const char *root)
 	return 0;
 }
 
+static int utime_path(char **a)
+{
+	struct timespec ts[2] = {
+		{ strtoll(a[1], NULL, 0), strtol(a[2], NULL, 0) },
+		{ strtoll(a[3], NULL, 0), strtol(a[4], NULL, 0) },
+	};
+
+	if (utimensat(AT_FDCWD, a[0], ts, AT_SYMLINK_NOFOLLOW))
+		die("utimensat", a[0]);
+	return 0;
+}
+
+static int times(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st))
+		die("lstat", path);
+	printf("%lld.%09ld %lld.%09ld\n", (long long)st.st_atim.tv_sec,
+	       st.st_atim.tv_nsec, (long long)st.st_mtim.tv_sec,
+	       st.st_mtim.tv_nsec);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 5 && !strcmp(argv[1], "create"))
 		return create(argv[2], atoi(argv[3]), atoi(argv[4]));
 	if (argc == 3 && !strcmp(argv[1], "list"))
 		return list(argv[2]);
-	fprintf(stderr, "usage: t_tree create DIR NDIRS NPERDIR | list DIR\n");
+	if (argc == 7 && !strcmp(argv[1], "utime"))
+		return utime_path(argv + 2);
+	if (argc == 3 && !strcmp(argv[1], "times"))
+		return times(argv[2]);
+	fprintf(stderr, "usage: t_tree create DIR NDIRS NPERDIR | list DIR | utime PATH ASEC ANSEC MSEC MNSEC | times PATH\n");
 	return 2;
 }
