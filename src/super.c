@@ -507,8 +507,13 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_op = &nova_sops;
 	sb->s_maxbytes = MAX_LFS_FILESIZE;
 	sb->s_time_gran = 1;
-	sb->s_time_min = S64_MIN / NSEC_PER_SEC;
-	sb->s_time_max = S64_MAX / NSEC_PER_SEC;
+	/*
+	 * Times are signed 64-bit nanoseconds on pmem.  One second inside
+	 * the limits, so that every second of the range converts with any
+	 * tv_nsec, without timespec64_to_ns() saturating.
+	 */
+	sb->s_time_min = S64_MIN / NSEC_PER_SEC + 1;
+	sb->s_time_max = S64_MAX / NSEC_PER_SEC - 1;
 	sb->s_max_links = NOVA_LINK_MAX;
 	/* 1/256 of the device, 64 to 1024 blocks, for deletions on a full one */
 	sbi->reserved_blocks = clamp_t(unsigned long, sbi->num_blocks / 256, 64, 1024);
