@@ -1,8 +1,8 @@
 #!/bin/bash
 # The test command (README, .ci/run): host unit tests, lint, the fast guest
 # tier on Debian 12's kernel and on the newest Debian kernel, the power-cut
-# tiers, then the package tiers on Debian 12 and 13 (NOVA_FULL_CHECK=0
-# skips the cloud-init ones).  make check-kernels runs every tier on every
+# tiers, xfstests' smoke subset, then the package tiers on Debian 12 and 13
+# (NOVA_FULL_CHECK=0 skips the cloud-init package guests).  make check-kernels runs every tier on every
 # supported kernel (tests/check-kernels.sh).
 # Installs its own dependencies.  Last line: "N passed, N failed".
 set -uo pipefail
@@ -64,6 +64,9 @@ else
 	echo "=== guest: test binaries failed to build"
 	total_fail=$((total_fail + 1))
 fi
+# xfstests' smoke subset on NOVA (make xfstests-smoke: about 22 generic tests
+# in a Debian 12 guest, compared with tests/xfstests/expected/NOVA)
+run_tier xfstests make -s xfstests-smoke
 # Packages: the cheap tier always; the cloud-init guest tier on Debian 12
 # and Debian 13 (about 5 min each, plus a few minutes once to build each
 # cached image) unless NOVA_FULL_CHECK=0.

@@ -31,6 +31,8 @@ import os
 import re
 import sys
 
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
 TEST_RE = re.compile(r'^([a-z0-9]+/[0-9]+)(\s|$)')
 PASS_RE = re.compile(r'^\s*(\d+s \.\.\.\s+)?\d+s\s*$')
 LINE_RE = re.compile(r'NOVA-XFS: T (\d+) ?(.*)$')
@@ -258,7 +260,7 @@ def cmd_summary(rundir, expected_path):
             if got != want:
                 diffs.append('%s: expected %s, got %s%s' % (
                     t, want, s[0], (' (' + s[3][:200] + ')') if s[3] else ''))
-        out.append('## Against %s' % os.path.relpath(expected_path, rundir))
+        out.append('## Against %s' % os.path.relpath(expected_path, ROOT))
         out.append('')
         if diffs:
             out += ['- ' + d for d in diffs]
