@@ -653,8 +653,9 @@ static inline int nova_shows_nova(const struct nova_super_block *p,
 }
 
 /*
- * Start a search on a device of @dev_size (at least NOVA_MIN_SIZE) bytes
- * whose primary super block @p is not valid; @scan allows step 3.
+ * Start a search on a device of @dev_size bytes whose primary super block
+ * @p is not valid; @scan allows step 3.  A device smaller than
+ * NOVA_MIN_SIZE has no candidates.
  */
 static inline void nova_replica_iter_init(struct nova_replica_iter *it,
 					  const struct nova_super_block *p,
@@ -671,6 +672,8 @@ static inline void nova_replica_iter_init(struct nova_replica_iter *it,
 	it->scanned = 0;
 	it->step = it->hint ? 1 : 2;
 	it->scan = scan;
+	if (dev_size < NOVA_MIN_SIZE)
+		it->step = 4;
 }
 
 /* The offset of the next candidate, 0 when there is none left */

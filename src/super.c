@@ -346,6 +346,9 @@ static int nova_load_super(struct super_block *sb, struct fs_context *fc)
 	const char *why, *rwhy;
 	u64 off, scanned = 0;
 
+	if (sbi->phys_size < NOVA_MIN_SIZE)
+		return invalfc(fc, "%s: device too small (%llu bytes, need at least %llu)",
+			       sb->s_id, sbi->phys_size, NOVA_MIN_SIZE);
 	why = nova_read_super_copy(sb, 0, &sbi->s_super);
 	if (!why)
 		return 0;

@@ -255,6 +255,10 @@ static void test_replica_search(void)
 	n = candidates(SIZE_64M, NOVA_MIN_SIZE, 1, c, 8, &scanned);
 	CHECK("replica search: the smallest device: one candidate",
 	      n == 1 && c[0] == lowest);
+	n = candidates(SIZE_64M, NOVA_MIN_SIZE - 1, 1, c, 8, &scanned);
+	CHECK("replica search: a device below the minimum: no candidate", n == 0);
+	n = candidates(SIZE_64M, 100, 1, c, 8, &scanned);
+	CHECK("replica search: a device below one block: no candidate", n == 0);
 
 	make_super(&s, SIZE_64M);
 	CHECK("replica accepted in its file system's last block",
