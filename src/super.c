@@ -353,17 +353,20 @@ static int nova_load_super(struct super_block *sb, struct fs_context *fc)
 	if (!why)
 		return 0;
 	off = nova_find_replica(sb, &sbi->s_super, &rwhy, &scanned);
-	if (!off) {
+	if (!off && le32_to_cpu(nova_pmem_super(sb)->s_magic) != NOVA_SUPER_MAGIC &&
+	    strcmp(rwhy, "bad magic number") == 0) {
 		if (scanned)
-			return invalfc(fc, "%s: invalid super block (%s) and invalid replica (%s; no other found in %llu blocks)",
-				       sb->s_id, why, rwhy, scanned);
-		if (le32_to_cpu(nova_pmem_super(sb)->s_magic) != NOVA_SUPER_MAGIC &&
-		    strcmp(rwhy, "bad magic number") == 0)
-			return invalfc(fc, "%s: no NOVA file system found (use -o init or mkfs.nova to create one)",
-				       sb->s_id);
+			return invalfc(fc, "%s: no NOVA file system found (a search of %llu blocks found no replica super block; use -o init or mkfs.nova to create one)",
+				       sb->s_id, scanned);
+		return invalfc(fc, "%s: no NOVA file system found (use -o init or mkfs.nova to create one)",
+			       sb->s_id);
+	}
+	if (!off && scanned)
+		return invalfc(fc, "%s: invalid super block (%s) and invalid replica (%s; no other found in %llu blocks)",
+			       sb->s_id, why, rwhy, scanned);
+	if (!off)
 		return invalfc(fc, "%s: invalid super block (%s) and invalid replica (%s)",
 			       sb->s_id, why, rwhy);
-	}
 	pr_warn("NOVA (%s): primary super block invalid (%s), using the replica in block %llu\n",
 		sb->s_id, why, off >> NOVA_BLOCK_SHIFT);
 	if (sb_rdonly(sb)) {

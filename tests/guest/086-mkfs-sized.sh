@@ -157,6 +157,10 @@ nova_umount
 # 8. both copies destroyed: refused, and fsck.nova gives up
 smash_block "$PMEM" 0
 smash_block "$PMEM" $last
-nova_mount_refused "" "invalid super block .* and invalid replica .*no other found in [0-9]+ blocks"
+nova_mount_refused "" "no NOVA file system found \\(a search of [0-9]+ blocks found no replica super block"
+# a primary that is still NOVA's but damaged: the other message
+smash_block "$PMEM" 0
+printf 'AVON' | dd of="$PMEM" bs=1 seek=4 conv=notrunc 2>/dev/null
+nova_mount_refused "" "invalid super block \\(bad checksum\\) and invalid replica \\(bad magic number; no other found in [0-9]+ blocks\\)"
 run_rc fsck.nova -fn "$PMEM"
 expect_out 8 "no valid NOVA super block .*no other found on the device" "fsck.nova without a super block"
