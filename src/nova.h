@@ -78,8 +78,8 @@ struct nova_sb_info {
 	unsigned long base_pfn;		/* its first pfn, 0: no struct pages */
 	unsigned long snap_pages[2];	/* validated pages of snapshots 3, 4 */
 	u64 snap_prev;			/* last inode range of a snapshot load */
-	u64 phys_size;			/* bytes mapped */
-	unsigned long num_blocks;	/* blocks in the file system */
+	u64 phys_size;			/* bytes mapped: the whole device */
+	unsigned long num_blocks;	/* blocks in the file system (s_size) */
 
 	/* DRAM copy of the super block; s_lock serialises its updates */
 	struct nova_super_block s_super;
@@ -207,13 +207,13 @@ static inline struct nova_super_block *nova_pmem_super(struct super_block *sb)
 	return NOVA_SB(sb)->virt_addr;
 }
 
-/* The replica is in the device's last block (block n-1 at format) */
+/*
+ * The replica is in the file system's last block, block n-1; that is the
+ * device's last block unless the file system was made smaller.
+ */
 static inline struct nova_super_block *nova_pmem_replica_super(struct super_block *sb)
 {
-	struct nova_sb_info *sbi = NOVA_SB(sb);
-
-	return nova_get_block(sb, (sbi->phys_size & ~(u64)(NOVA_BLOCK_SIZE - 1)) -
-			      NOVA_BLOCK_SIZE);
+	return nova_get_block(sb, nova_block_off(NOVA_SB(sb)->num_blocks - 1));
 }
 
 static inline struct nova_inode *nova_reserved_inode(struct super_block *sb,

@@ -8,7 +8,10 @@
  * Nothing here may depend on kernel-only or libc-only definitions other
  * than the __leXX / __uX types of <linux/types.h>.
  *
- * Layout of a NOVA device (4 KiB blocks, n = number of blocks):
+ * Layout of a NOVA file system (4 KiB blocks, n = s_num_blocks): it
+ * starts at the start of its device and ends at s_size, which is the
+ * device's size rounded down to a block unless mkfs.nova was given a
+ * smaller fs-size; the bytes of the device after s_size are not used.
  *
  *   block 0         primary super block (struct nova_super_block)
  *   block 1         reserved inodes (struct nova_inode, ino 0..31)
@@ -21,7 +24,7 @@
  *   blocks 64..n-3  log and data pages, managed by the per-stripe
  *                   allocators
  *   block n-2       replica of the reserved inodes
- *   block n-1       replica super block
+ *   block n-1       replica super block (see nova_replica_next())
  *
  * All pointers stored on pmem are byte offsets from the start of the
  * device; 0 means "none".
@@ -107,7 +110,7 @@ struct nova_super_block {
 	__le32	s_magic;
 	__le32	s_version;		/* NOVA_FORMAT_VERSION */
 	__le32	s_blocksize;		/* NOVA_BLOCK_SIZE */
-	__le64	s_size;			/* bytes of the device in use */
+	__le64	s_size;			/* bytes of the file system, <= device */
 	__le64	s_num_blocks;		/* s_size >> NOVA_BLOCK_SHIFT */
 	__u8	s_uuid[16];
 	char	s_label[NOVA_LABEL_LEN];	/* NUL-padded */
@@ -602,10 +605,116 @@ static inline const char *nova_check_super(const struct nova_super_block *s,
 }
 
 /*
+ * Where the replica super block is.  It is always the last block of the
+ * file system (s_size - 4096), so a valid primary says where it is.
+ * When the primary is not valid, its s_size cannot be trusted, and the
+ * replica is searched for.  The candidates, in this order:
+ *
+ *   1. the block the primary's s_size names, if that is a possible size
+ *      on this device: s_size never changes after mkfs, so a torn
+ *      primary or one with a stale checksum still names the right block;
+ *   2. the device's last block: every file system that fills its device
+ *      (all those made before fs-size existed among them);
+ *   3. only while the device still shows NOVA at its start (the
+ *      primary's magic number, or the root inode in block 1), every
+ *      other block, from the device's end down to the last block of the
+ *      smallest possible file system.
+ *
+ * A candidate is the replica only if it is a valid super block of a file
+ * system that ends exactly there (nova_check_replica()); the first such
+ * candidate wins.  The kernel (super.c), fsck.nova and libnova search in
+ * this order; nova-probe and mkfs.nova's test for an existing file
+ * system, which udev and mkfs run on any device, leave out step 3.
+ * Before they write a new file system, mkfs.nova and the kernel's
+ * -o init invalidate the replicas that steps 1 and 2 find of the old
+ * one, so that a later search does not find a stale replica first.
+ */
+#define NOVA_REPLICA_LOWEST	(NOVA_MIN_SIZE - NOVA_BLOCK_SIZE)
+
+struct nova_replica_iter {
+	__u64	hint;		/* step 1's candidate, 0: none */
+	__u64	last;		/* the device's last block */
+	__u64	next;		/* step 3's last candidate */
+	__u64	scanned;	/* candidates of step 3 so far */
+	int	step;		/* the next candidate's step, 4: none left */
+	int	scan;		/* step 3 allowed */
+};
+
+/* Does the start of the device show NOVA?  (@root may be NULL) */
+static inline int nova_shows_nova(const struct nova_super_block *p,
+				  const struct nova_inode *root)
+{
+	if (le32_to_cpu(p->s_magic) == NOVA_SUPER_MAGIC)
+		return 1;
+	/* S_IFMT and S_IFDIR, which the kernel and libc define differently */
+	return root && root->i_valid == NOVA_INODE_VALID &&
+	       le64_to_cpu(root->i_ino) == NOVA_ROOT_INO &&
+	       (le16_to_cpu(root->i_mode) & 0170000) == 0040000;
+}
+
+/*
+ * Start a search on a device of @dev_size bytes whose primary super block
+ * @p is not valid; @scan allows step 3.  A device smaller than
+ * NOVA_MIN_SIZE has no candidates.
+ */
+static inline void nova_replica_iter_init(struct nova_replica_iter *it,
+					  const struct nova_super_block *p,
+					  __u64 dev_size, int scan)
+{
+	__u64 size = le64_to_cpu(p->s_size);
+
+	it->last = (dev_size & ~(__u64)(NOVA_BLOCK_SIZE - 1)) - NOVA_BLOCK_SIZE;
+	it->hint = 0;
+	if (size >= NOVA_MIN_SIZE && size <= dev_size &&
+	    !(size & (NOVA_BLOCK_SIZE - 1)) && size - NOVA_BLOCK_SIZE != it->last)
+		it->hint = size - NOVA_BLOCK_SIZE;
+	it->next = it->last;
+	it->scanned = 0;
+	it->step = it->hint ? 1 : 2;
+	it->scan = scan;
+	if (dev_size < NOVA_MIN_SIZE)
+		it->step = 4;
+}
+
+/* The offset of the next candidate, 0 when there is none left */
+static inline __u64 nova_replica_next(struct nova_replica_iter *it)
+{
+	if (it->step == 1) {
+		it->step = 2;
+		return it->hint;
+	}
+	if (it->step == 2) {
+		it->step = it->scan ? 3 : 4;
+		return it->last;
+	}
+	while (it->step == 3 && it->next > NOVA_REPLICA_LOWEST) {
+		it->next -= NOVA_BLOCK_SIZE;
+		if (it->next != it->hint) {
+			it->scanned++;
+			return it->next;
+		}
+	}
+	it->step = 4;
+	return 0;
+}
+
+/* Is @s, read at offset @off, the replica of its file system? */
+static inline const char *nova_check_replica(const struct nova_super_block *s,
+					     __u64 off, __u64 dev_size)
+{
+	const char *why = nova_check_super(s, dev_size);
+
+	if (!why && le64_to_cpu(s->s_size) != off + NOVA_BLOCK_SIZE)
+		why = "not in the last block of its file system";
+	return why;
+}
+
+/*
  * Format-time layout, computed the same way by the kernel's -o init
  * (super.c) and by mkfs.nova, so both write the same blocks.
  *
- *   size        device size rounded down to a whole block
+ *   size        the device's size, or the smaller fs-size asked of
+ *               mkfs.nova, rounded down to a whole block
  *   itable      NOVA_LARGE_ITABLE_SIZE from NOVA_LARGE_ITABLE_THRESHOLD on
  *   stripes     min(ncpus, NOVA_MAX_STRIPES), reduced while a stripe's
  *               share of the dynamic area is smaller than
@@ -658,14 +767,14 @@ static inline int nova_stripes_fit(__u64 data_blocks, __u32 itable_blocks,
 }
 
 /*
- * Compute the layout of a new file system on a device of @dev_size bytes
- * for @ncpus CPUs (the stripe count before the reduction).  Returns 0, or
- * -EINVAL if the device is smaller than NOVA_MIN_SIZE or @ncpus is 0.
+ * Compute the layout of a new file system of @fs_size bytes (rounded down
+ * to a block) for @ncpus CPUs (the stripe count before the reduction).
+ * Returns 0, or -EINVAL if the size is below NOVA_MIN_SIZE or @ncpus is 0.
  */
-static inline int nova_compute_layout(__u64 dev_size, unsigned int ncpus,
+static inline int nova_compute_layout(__u64 fs_size, unsigned int ncpus,
 				      struct nova_layout *l)
 {
-	__u64 size = dev_size & ~(__u64)(NOVA_BLOCK_SIZE - 1);
+	__u64 size = fs_size & ~(__u64)(NOVA_BLOCK_SIZE - 1);
 	__u32 n;
 
 	if (size < NOVA_MIN_SIZE || !ncpus)

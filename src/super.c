@@ -13,6 +13,7 @@
 #include <linux/uuid.h>
 #include <linux/cred.h>
 #include <linux/random.h>
+#include <linux/sched/signal.h>
 #include "nova.h"
 
 unsigned int nova_dbgmask;
@@ -261,34 +262,113 @@ static const char *nova_read_super_copy(struct super_block *sb, u64 off,
 	return nova_check_super(out, sbi->phys_size);
 }
 
+/* Read a candidate of the replica search into @out: NULL if it is one */
+static const char *nova_read_replica(struct super_block *sb, u64 off,
+				     struct nova_super_block *out)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	__le32 magic;
+
+	/* most blocks a search looks at hold data: the magic number first */
+	if (nova_read_pmem(&magic, sbi->virt_addr + off +
+			   offsetof(struct nova_super_block, s_magic),
+			   sizeof(magic)))
+		return "media error";
+	if (le32_to_cpu(magic) != NOVA_SUPER_MAGIC)
+		return "bad magic number";
+	if (nova_read_pmem(out, sbi->virt_addr + off, sizeof(*out)))
+		return "media error";
+	return nova_check_replica(out, off, sbi->phys_size);
+}
+
+/* Start a replica search (nova_format.h) for the device's primary */
+static void nova_replica_search(struct super_block *sb,
+				struct nova_replica_iter *it, bool scan)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_super_block p;
+	struct nova_inode root;
+	bool have_root;
+
+	if (nova_read_pmem(&p, sbi->virt_addr, sizeof(p)))
+		memset(&p, 0, sizeof(p));
+	have_root = !nova_read_pmem(&root, nova_reserved_inode(sb, NOVA_ROOT_INO),
+				    sizeof(root));
+	nova_replica_iter_init(it, &p, sbi->phys_size,
+			       scan && nova_shows_nova(&p, have_root ? &root : NULL));
+}
+
 /*
- * Load the super block: the primary if valid, otherwise the replica in
- * the device's last block, which then repairs the primary.
+ * Find the replica of a file system whose primary super block is not
+ * valid, into @out.  Returns its offset, or 0 if there is none; then
+ * *why says why the first candidate is not the replica, and *scanned how
+ * many other blocks were searched.
+ */
+static u64 nova_find_replica(struct super_block *sb,
+			     struct nova_super_block *out, const char **why,
+			     u64 *scanned)
+{
+	struct nova_replica_iter it;
+	const char *w;
+	u64 off;
+
+	*why = NULL;
+	nova_replica_search(sb, &it, true);
+	while ((off = nova_replica_next(&it))) {
+		if (it.scanned == 1)
+			pr_warn("NOVA (%s): searching the device for the replica super block\n",
+				sb->s_id);
+		w = nova_read_replica(sb, off, out);
+		*scanned = it.scanned;
+		if (!w)
+			return off;
+		if (!*why)
+			*why = w;
+		if (!(it.scanned & 4095)) {
+			cond_resched();
+			if (fatal_signal_pending(current))
+				break;
+		}
+	}
+	if (!*why)
+		*why = "none found";
+	return 0;
+}
+
+/*
+ * Load the super block: the primary if valid, otherwise the replica at
+ * the end of the file system (nova_find_replica()), which then repairs
+ * the primary.
  */
 static int nova_load_super(struct super_block *sb, struct fs_context *fc)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
-	u64 last = (sbi->phys_size & ~(u64)(NOVA_BLOCK_SIZE - 1)) -
-		   NOVA_BLOCK_SIZE;
 	const char *why, *rwhy;
+	u64 off, scanned = 0;
 
+	if (sbi->phys_size < NOVA_MIN_SIZE)
+		return invalfc(fc, "%s: device too small (%llu bytes, need at least %llu)",
+			       sb->s_id, sbi->phys_size, NOVA_MIN_SIZE);
 	why = nova_read_super_copy(sb, 0, &sbi->s_super);
 	if (!why)
 		return 0;
-	rwhy = nova_read_super_copy(sb, last, &sbi->s_super);
-	if (rwhy) {
-		if (le32_to_cpu(nova_pmem_super(sb)->s_magic) != NOVA_SUPER_MAGIC &&
-		    strcmp(rwhy, "bad magic number") == 0)
-			return invalfc(fc, "%s: no NOVA file system found (use -o init or mkfs.nova to create one)",
-				       sb->s_id);
+	off = nova_find_replica(sb, &sbi->s_super, &rwhy, &scanned);
+	if (!off && le32_to_cpu(nova_pmem_super(sb)->s_magic) != NOVA_SUPER_MAGIC &&
+	    strcmp(rwhy, "bad magic number") == 0) {
+		if (scanned)
+			return invalfc(fc, "%s: no NOVA file system found (a search of %llu blocks found no replica super block; use -o init or mkfs.nova to create one)",
+				       sb->s_id, scanned);
+		return invalfc(fc, "%s: no NOVA file system found (use -o init or mkfs.nova to create one)",
+			       sb->s_id);
+	}
+	if (!off && scanned)
+		return invalfc(fc, "%s: invalid super block (%s) and invalid replica (%s; no other found in %llu blocks)",
+			       sb->s_id, why, rwhy, scanned);
+	if (!off)
 		return invalfc(fc, "%s: invalid super block (%s) and invalid replica (%s)",
 			       sb->s_id, why, rwhy);
-	}
-	if (le64_to_cpu(sbi->s_super.s_size) != last + NOVA_BLOCK_SIZE)
-		return invalfc(fc, "%s: replica super block does not match the device size",
-			       sb->s_id);
-	pr_warn("NOVA (%s): primary super block invalid (%s), using the replica\n",
-		sb->s_id, why);
+	pr_warn("NOVA (%s): primary super block invalid (%s), using the replica in block %llu\n",
+		sb->s_id, why, off >> NOVA_BLOCK_SHIFT);
 	if (sb_rdonly(sb)) {
 		pr_warn("NOVA (%s): read-only mount, primary super block not repaired\n",
 			sb->s_id);
@@ -299,6 +379,24 @@ static int nova_load_super(struct super_block *sb, struct fs_context *fc)
 	pr_warn("NOVA (%s): primary super block repaired from the replica\n",
 		sb->s_id);
 	return 0;
+}
+
+/*
+ * Before a format: invalidate the old file system's replicas that a later
+ * search would find without a scan (nova_format.h), so that a damaged
+ * primary of the new file system can never lead to a stale one.
+ */
+static void nova_invalidate_replicas(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_super_block r;
+	struct nova_replica_iter it;
+	u64 off;
+
+	nova_replica_search(sb, &it, false);
+	while ((off = nova_replica_next(&it)))
+		if (!nova_read_replica(sb, off, &r))
+			nova_memset_persist(sbi->virt_addr + off, 0, NOVA_BLOCK_SIZE);
 }
 
 static void nova_apply_super(struct nova_sb_info *sbi)
@@ -325,10 +423,11 @@ static unsigned int nova_format_stripes(unsigned long data_blocks,
 }
 
 /*
- * Create a new file system.  Ordering: everything except the super block
- * is written and made durable first; the super block (primary, then the
- * replica) is written last, so a crash during format leaves a device
- * without a valid NOVA super block.  mkfs.nova writes the same layout.
+ * Create a new file system of the whole device.  Ordering: everything
+ * except the super block is written and made durable first; the super
+ * block (primary, then the replica) is written last, so a crash during
+ * format leaves a device without a valid NOVA super block.  mkfs.nova
+ * writes the same layout (and can make a smaller file system).
  */
 static int nova_format(struct super_block *sb, struct fs_context *fc,
 		       struct nova_fs_context *ctx)
@@ -352,6 +451,7 @@ static int nova_format(struct super_block *sb, struct fs_context *fc,
 					   nova_data_start() + 1, itable_blocks);
 
 	/* invalidate the old super blocks first, then clear the fixed areas */
+	nova_invalidate_replicas(sb);
 	nova_memset_persist(nova_pmem_super(sb), 0, NOVA_BLOCK_SIZE);
 	nova_memset_persist(nova_pmem_replica_super(sb), 0, NOVA_BLOCK_SIZE);
 	nova_memset_persist(sbi->virt_addr,

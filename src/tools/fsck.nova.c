@@ -9,7 +9,10 @@
  * inode, so that "clean" here means "the kernel mounts it and can read
  * every file":
  *
- *   super blocks      nova_check_super() on both copies, agreement
+ *   super blocks      nova_check_super() on both copies, agreement;
+ *                     the replica in the file system's last block, or
+ *                     when the primary is bad found as the kernel finds
+ *                     it (nova_replica_next() in nova_format.h)
  *   journals          the lite journals' pointers and entries exactly as
  *                     nova_journal_recover() validates them; an open
  *                     transaction is rolled back as it does (with -n the
@@ -413,7 +416,7 @@ static void pass_super(void)
 {
 	const struct nova_super_block *p = nv_ptr(&fs, 0), *r;
 	const char *pwhy, *rwhy;
-	uint64_t roff;
+	uint64_t roff, scanned;
 	uint32_t state;
 
 	sb_problems = false;
@@ -438,21 +441,24 @@ static void pass_super(void)
 			}
 		}
 	} else {
-		roff = fs.map_size - NOVA_BLOCK_SIZE;
-		r = nv_ptr(&fs, roff);
-		rwhy = nova_check_super(r, fs.dev_size);
-		if (!rwhy && le64_to_cpu(r->s_size) != fs.map_size)
-			rwhy = "its size does not match the device";
-		if (rwhy) {
+		/* the kernel's search (nova_format.h, nova_replica_next()) */
+		roff = nv_find_replica(&fs, &rwhy, &scanned);
+		if (!roff) {
 			fprintf(stderr,
-				"%s: %s: no valid NOVA super block (primary: %s; replica: %s)\n",
-				prog, dev, pwhy, rwhy);
+				"%s: %s: no valid NOVA super block (primary: %s; replica: %s%s)\n",
+				prog, dev, pwhy, rwhy,
+				scanned ? "; no other found on the device" : "");
 			finish(FSCK_ERROR);
 		}
+		r = nv_ptr(&fs, roff);
 		nv_set_geometry(&fs, r);
 		sb_problems = true;
-		if (problem(true, "primary super block is invalid (%s); the replica is valid",
-			    pwhy)) {
+		if (first_run && scanned && mode != M_PREEN)
+			printf("replica super block found in block %llu by a search of %llu blocks\n",
+			       (unsigned long long)(roff >> NOVA_BLOCK_SHIFT),
+			       (unsigned long long)scanned);
+		if (problem(true, "primary super block is invalid (%s); the replica in block %llu is valid",
+			    pwhy, (unsigned long long)(roff >> NOVA_BLOCK_SHIFT))) {
 			nv_put(&fs, 0, r, NOVA_BLOCK_SIZE);
 			fixed("primary super block rewritten from the replica");
 		}
@@ -473,6 +479,9 @@ static void pass_super(void)
 	info("super block: %llu blocks, %u stripes, %u-byte inode table blocks, state 0x%x",
 	     (unsigned long long)fs.nblocks, fs.stripes, fs.itbs,
 	     le32_to_cpu(fs.sb.s_state));
+	if (fs.size < fs.map_size)
+		info("the file system ends %llu blocks before the device's end",
+		     (unsigned long long)((fs.map_size - fs.size) >> NOVA_BLOCK_SHIFT));
 }
 
 /* ----------------------------------------------------- pass: journals */

@@ -51,8 +51,8 @@ struct nv_fs {
 	uint64_t map_size;
 
 	struct nova_super_block sb;	/* the copy in use */
-	uint64_t size;			/* s_size */
-	uint64_t nblocks;
+	uint64_t size;			/* s_size: the file system, <= dev_size */
+	uint64_t nblocks;		/* its blocks (s_num_blocks) */
 	uint32_t stripes;
 	uint32_t itbs;			/* inode table block size, bytes */
 	uint32_t itb_blocks;
@@ -81,11 +81,20 @@ int nv_sync(struct nv_fs *fs);
 /* Geometry from a (valid) super block copy; map must be set */
 void nv_set_geometry(struct nv_fs *fs, const struct nova_super_block *sb);
 /*
+ * Find the replica super block as the kernel does when the primary is not
+ * valid (nova_replica_next() in nova_format.h, with its scan): returns its
+ * offset, or 0 if there is none (*rwhy: why the first candidate is not
+ * one).  @scanned (may be NULL) gets the number of blocks scanned.
+ */
+uint64_t nv_find_replica(const struct nv_fs *fs, const char **rwhy,
+			 uint64_t *scanned);
+/*
  * Load the super block as the kernel does: the primary if valid, else
- * the replica in the device's last block.  Returns 0 (primary), 1
+ * the replica nv_find_replica() finds.  Returns 0 (primary), 1
  * (replica), -1 (none; *why says why the primary is bad).
  */
 int nv_load_super(struct nv_fs *fs, const char **why);
+/* The replica's place: the last block of the file system */
 uint64_t nv_replica_sb_off(const struct nv_fs *fs);
 
 static inline void *nv_ptr(const struct nv_fs *fs, uint64_t off)

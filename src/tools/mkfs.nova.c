@@ -5,7 +5,13 @@
  *
  *   mkfs.nova [-L label] [-U uuid|random|clear|time] [-c stripes]
  *             [-E root_owner[=uid:gid],root_perms=mode] [-d dir]
- *             [-f] [-n] [-q] [-V] device|image
+ *             [-f] [-n] [-q] [-V] device|image [fs-size]
+ *
+ * fs-size (as mke2fs has it) makes a file system smaller than the device:
+ * a number of 4 KiB blocks, or of bytes with a k, m, g or t suffix.  The
+ * file system then starts at the device's start and ends at fs-size, its
+ * replica super block in its own last block; the rest of the device is
+ * not used.
  *
  * It writes exactly what the kernel's "mount -o init" (nova_format() in
  * super.c) writes, block for block; only the UUID, the label, the root
@@ -60,6 +66,8 @@ struct opts {
 	const char *label;
 	const char *uuid_arg;
 	const char *populate;		/* -d: source directory */
+	const char *fs_size_arg;	/* fs-size as given, NULL: the device's */
+	__u64 fs_size;			/* its bytes, rounded down to a block */
 	bool root_owner_set, root_perms_set;
 	unsigned int stripes;		/* 0: one per online CPU */
 	__u32 root_uid, root_gid;
@@ -72,8 +80,10 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: %s [-L label] [-U uuid|random|clear|time] [-c stripes]\n"
 		"       [-E extended-options] [-d directory] [-f] [-n] [-q] [-V]\n"
-		"       device|image\n"
+		"       device|image [fs-size]\n"
 		"\n"
+		"  fs-size      make the file system smaller than the device:\n"
+		"               4 KiB blocks, or bytes with a k, m, g or t suffix\n"
 		"  -L label     file system label (at most %d bytes)\n"
 		"  -U uuid      UUID, or random (default), clear, time\n"
 		"  -c stripes   number of per-CPU stripes (1-%u; default: one\n"
@@ -111,6 +121,48 @@ static bool parse_u32(const char *s, int base, __u32 *out)
 	if (errno || *end || v > UINT_MAX)
 		return false;
 	*out = (__u32)v;
+	return true;
+}
+
+/*
+ * fs-size as mke2fs reads it: a decimal number of 4 KiB blocks, or of
+ * bytes with a k, m, g or t suffix (either case), rounded down to a
+ * block.  False if @s is not such a number or the size overflows.
+ */
+static bool parse_fs_size(const char *s, __u64 *out)
+{
+	unsigned long long v;
+	unsigned int shift;
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || (*end && end[1]))
+		return false;
+	switch (*end) {
+	case '\0':
+		shift = NOVA_BLOCK_SHIFT;
+		break;
+	case 'k': case 'K':
+		shift = 10;
+		break;
+	case 'm': case 'M':
+		shift = 20;
+		break;
+	case 'g': case 'G':
+		shift = 30;
+		break;
+	case 't': case 'T':
+		shift = 40;
+		break;
+	default:
+		return false;
+	}
+	if (v > ~0ULL >> shift)
+		return false;
+	*out = ((__u64)v << shift) & ~(__u64)(NOVA_BLOCK_SIZE - 1);
 	return true;
 }
 
@@ -447,6 +499,33 @@ static int zero_blocks(int fd, __u64 blk, __u64 nblocks)
 	return 0;
 }
 
+/*
+ * Invalidate the old file system's replica super blocks that a later
+ * search finds without a scan (nova_replica_next() in nova_format.h):
+ * where the old primary's size says, and in the device's last block.
+ * Left there, one could be taken for the new file system's replica when
+ * its primary is damaged.  Only blocks that hold a valid replica are
+ * written.
+ */
+static int invalidate_replicas(int fd, __u64 dev_size)
+{
+	struct nova_super_block p, r;
+	struct nova_replica_iter it;
+	__u64 off;
+
+	if (pread_all(fd, &p, sizeof(p), 0))
+		return -1;
+	nova_replica_iter_init(&it, &p, dev_size, 0);
+	while ((off = nova_replica_next(&it))) {
+		if (pread_all(fd, &r, sizeof(r), off))
+			return -1;
+		if (!nova_check_replica(&r, off, dev_size) &&
+		    zero_blocks(fd, off >> NOVA_BLOCK_SHIFT, 1))
+			return -1;
+	}
+	return 0;
+}
+
 static int sync_dev(int fd)
 {
 	if (fsync(fd)) {
@@ -514,9 +593,13 @@ static int populate(int fd, const struct nova_layout *l, const struct opts *o,
 	return 0;
 }
 
-/* Write the file system; the same steps, in the same order, as nova_format() */
-static int write_fs(int fd, const struct nova_layout *l, const struct opts *o,
-		    const __u8 uuid[16], const struct stat *img)
+/*
+ * Write the file system (of l->size bytes, on a device of @dev_size); the
+ * same steps, in the same order, as nova_format()
+ */
+static int write_fs(int fd, __u64 dev_size, const struct nova_layout *l,
+		    const struct opts *o, const __u8 uuid[16],
+		    const struct stat *img)
 {
 	struct nova_super_block sb;
 	struct nova_inode root;
@@ -526,7 +609,8 @@ static int write_fs(int fd, const struct nova_layout *l, const struct opts *o,
 	__s64 now;
 
 	/* invalidate the old super blocks first, then clear the fixed areas */
-	if (zero_blocks(fd, NOVA_SB_BLOCK, 1) || zero_blocks(fd, last, 1) ||
+	if (invalidate_replicas(fd, dev_size) ||
+	    zero_blocks(fd, NOVA_SB_BLOCK, 1) || zero_blocks(fd, last, 1) ||
 	    sync_dev(fd))
 		return -1;
 	if (zero_blocks(fd, 0, NOVA_HEAD_RESERVED_BLOCKS) ||
@@ -647,6 +731,7 @@ int main(int argc, char **argv)
 	char uuid_str[37], hs[32];
 	__u8 uuid[16];
 	long long size;
+	__u64 fs_size;
 	int c, fd, flags;
 
 	if (argv[0] && *argv[0]) {
@@ -708,15 +793,23 @@ int main(int argc, char **argv)
 			return EXIT_ERR;
 		}
 	}
-	if (optind != argc - 1) {
+	if (optind == argc || argc - optind > 2) {
 		if (optind == argc)
 			err("no device or image given");
 		else
-			err("unexpected argument '%s'", argv[optind + 1]);
+			err("unexpected argument '%s'", argv[optind + 2]);
 		usage(stderr);
 		return EXIT_ERR;
 	}
 	o.device = argv[optind];
+	if (argc - optind == 2) {
+		o.fs_size_arg = argv[optind + 1];
+		if (!parse_fs_size(o.fs_size_arg, &o.fs_size)) {
+			err("invalid file system size '%s' (a number of 4 KiB blocks, or of bytes with a k, m, g or t suffix)",
+			    o.fs_size_arg);
+			return EXIT_ERR;
+		}
+	}
 	if (get_uuid(o.uuid_arg, uuid))
 		return EXIT_ERR;
 
@@ -781,14 +874,38 @@ int main(int argc, char **argv)
 		ncpus = n < 1 ? 1 : n > (long)NOVA_MAX_STRIPES ?
 			NOVA_MAX_STRIPES : (unsigned int)n;
 	}
-	if (nova_compute_layout((__u64)size, ncpus, &l)) {
+	fs_size = (__u64)size;
+	if (o.fs_size_arg) {
+		if (o.fs_size > (__u64)size) {
+			err("file system size %s (%llu blocks) is larger than %s (%lld bytes, %llu blocks)",
+			    o.fs_size_arg,
+			    (unsigned long long)(o.fs_size >> NOVA_BLOCK_SHIFT),
+			    o.device, size,
+			    (unsigned long long)size >> NOVA_BLOCK_SHIFT);
+			goto fail;
+		}
+		if (o.fs_size < NOVA_MIN_SIZE) {
+			err("file system size %s (%llu blocks) is too small: a NOVA file system needs at least %llu blocks (%llu bytes)",
+			    o.fs_size_arg,
+			    (unsigned long long)(o.fs_size >> NOVA_BLOCK_SHIFT),
+			    NOVA_MIN_SIZE >> NOVA_BLOCK_SHIFT, NOVA_MIN_SIZE);
+			goto fail;
+		}
+		fs_size = o.fs_size;
+	}
+	if (nova_compute_layout(fs_size, ncpus, &l)) {
 		err("%s is too small: %lld bytes, a NOVA file system needs at least %llu",
 		    o.device, size, NOVA_MIN_SIZE);
 		goto fail;
 	}
 	if (o.stripes && l.stripes != o.stripes) {
-		err("%s is too small for %u stripes (at most %u)", o.device,
-		    o.stripes, l.stripes);
+		if (o.fs_size_arg)
+			err("a file system of %llu blocks is too small for %u stripes (at most %u)",
+			    (unsigned long long)l.num_blocks, o.stripes,
+			    l.stripes);
+		else
+			err("%s is too small for %u stripes (at most %u)",
+			    o.device, o.stripes, l.stripes);
 		goto fail;
 	}
 	if (!o.force && check_existing(fd, o.device))
@@ -824,7 +941,7 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 
-	if (write_fs(fd, &l, &o, uuid, &st))
+	if (write_fs(fd, (__u64)size, &l, &o, uuid, &st))
 		goto fail;
 	{
 		struct nova_super_block check;

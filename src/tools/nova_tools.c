@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Helpers shared by the NOVA user-space tools. */
 #include <stdio.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -32,19 +33,29 @@ static const char *read_copy(int fd, long long off, long long size,
 int nova_read_super(int fd, struct nova_super_block *sb, const char **why)
 {
 	long long size = nova_dev_size(fd);
-	const char *rwhy;
+	struct nova_super_block p;
+	struct nova_replica_iter it;
+	__u64 off;
 
 	if (size < (long long)NOVA_MIN_SIZE) {
 		*why = size < 0 ? "cannot get the device size" :
 		       "device too small";
 		return -1;
 	}
-	*why = read_copy(fd, 0, size, sb);
-	if (!*why)
+	*why = read_copy(fd, 0, size, &p);
+	if (!*why) {
+		*sb = p;
 		return 0;
-	rwhy = read_copy(fd, (size & ~(long long)(NOVA_BLOCK_SIZE - 1)) -
-			 NOVA_BLOCK_SIZE, size, sb);
-	return rwhy ? -1 : 1;
+	}
+	if (!strcmp(*why, "cannot read the super block"))
+		memset(&p, 0, sizeof(p));
+	/* no scan (nova_format.h): this runs on any device udev sees */
+	nova_replica_iter_init(&it, &p, (__u64)size, 0);
+	while ((off = nova_replica_next(&it)))
+		if (pread(fd, sb, sizeof(*sb), (off_t)off) == (ssize_t)sizeof(*sb) &&
+		    !nova_check_replica(sb, off, (__u64)size))
+			return 1;
+	return -1;
 }
 
 void nova_uuid_str(const __u8 u[16], char out[37])

@@ -11,7 +11,10 @@ long long nova_dev_size(int fd);
 /*
  * Read the super block of the device open on @fd into @sb.  Returns 0 for
  * the primary, 1 for the replica (primary invalid: *why says why), -1 if
- * neither is valid (*why says why the primary is not).
+ * neither is valid (*why says why the primary is not).  The replica is
+ * looked for where the primary's size says and in the device's last
+ * block, never by a scan of the device (nova_replica_next() in
+ * nova_format.h): nova-probe runs on every device udev sees.
  */
 int nova_read_super(int fd, struct nova_super_block *sb, const char **why);
 

@@ -4,11 +4,12 @@
  * what a fresh NOVA format (kernel nova_format() or mkfs.nova) writes.
  *
  *   check_mkfs_image [-t tag] [-s stripes] [-u uuid] [-l label]
- *                    [-o uid:gid] [-m mode] [-p byte] image
+ *                    [-o uid:gid] [-m mode] [-p byte] [-z bytes] image
  *
  * -p byte: the image was filled with this byte before mkfs; every block
  * that format must not write (and the bytes past the last whole block)
- * must still hold it.  Prints "PASS tag: check" / "FAIL tag: check" per
+ * must still hold it.  -z bytes: the file system was made with that
+ * fs-size (default: the whole image); nothing after it may be written.  Prints "PASS tag: check" / "FAIL tag: check" per
  * check; exits 1 if any failed, 2 on usage or I/O errors.
  */
 #include <fcntl.h>
@@ -51,11 +52,11 @@ int main(int argc, char **argv)
 	unsigned char *img;
 	unsigned char *marks;	/* blocks format writes */
 	struct stat st;
-	__u64 size, n, b, i;
+	__u64 size, fs_size = 0, n, b, i;
 	char uuid[37], label[NOVA_LABEL_LEN + 1];
 	const char *why;
 
-	while ((opt = getopt(argc, argv, "t:s:u:l:o:m:p:")) != -1) {
+	while ((opt = getopt(argc, argv, "t:s:u:l:o:m:p:z:")) != -1) {
 		switch (opt) {
 		case 't': tag = optarg; break;
 		case 's': want_stripes = strtoul(optarg, NULL, 0); break;
@@ -67,8 +68,9 @@ int main(int argc, char **argv)
 			break;
 		case 'm': want_mode = strtoul(optarg, NULL, 8); break;
 		case 'p': pattern = strtol(optarg, NULL, 0) & 0xff; break;
+		case 'z': fs_size = strtoull(optarg, NULL, 0); break;
 		default:
-			fprintf(stderr, "usage: %s [-t tag] [-s stripes] [-u uuid] [-l label] [-o uid:gid] [-m mode] [-p byte] image\n",
+			fprintf(stderr, "usage: %s [-t tag] [-s stripes] [-u uuid] [-l label] [-o uid:gid] [-m mode] [-p byte] [-z bytes] image\n",
 				argv[0]);
 			return 2;
 		}
@@ -92,6 +94,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	close(fd);
+	if (!fs_size)
+		fs_size = size & ~(__u64)(NOVA_BLOCK_SIZE - 1);
 
 	/* super blocks */
 	sb = (struct nova_super_block *)img;
@@ -100,8 +104,8 @@ int main(int argc, char **argv)
 	if (why)
 		return 1;
 	n = le64_to_cpu(sb->s_num_blocks);
-	check("s_size is the image size rounded down to 4 KiB",
-	      le64_to_cpu(sb->s_size) == (size & ~(__u64)(NOVA_BLOCK_SIZE - 1)));
+	check("s_size is the fs-size, or the image size rounded down to 4 KiB",
+	      le64_to_cpu(sb->s_size) == fs_size);
 	check("rest of block 0 is zero",
 	      all_bytes(img + sizeof(*sb), NOVA_BLOCK_SIZE - sizeof(*sb), 0));
 	check("replica super block (block n-1) identical to block 0",
@@ -128,7 +132,7 @@ int main(int argc, char **argv)
 	check("label as requested", !strcmp(label, want_label ? want_label : ""));
 
 	/* the layout: what nova_compute_layout() gives for this stripe count */
-	ok = nova_compute_layout(size, le32_to_cpu(sb->s_stripes), &l) == 0;
+	ok = nova_compute_layout(fs_size, le32_to_cpu(sb->s_stripes), &l) == 0;
 	check("layout computable", ok);
 	if (!ok)
 		return 1;
@@ -138,7 +142,7 @@ int main(int argc, char **argv)
 		check("stripe count as requested", l.stripes == want_stripes);
 	check("inode table block size follows the 512 MiB threshold",
 	      l.itable_block_size == le32_to_cpu(sb->s_itable_block_size) &&
-	      l.itable_block_size == (size >= (512ULL << 20) ? 2U << 20 : 4096U));
+	      l.itable_block_size == (fs_size >= (512ULL << 20) ? 2U << 20 : 4096U));
 	check("num_blocks", l.num_blocks == n);
 
 	/* reserved inodes and their replica */
@@ -253,7 +257,7 @@ int main(int argc, char **argv)
 				untouched = all_bytes(img + b * NOVA_BLOCK_SIZE,
 						      NOVA_BLOCK_SIZE, pattern);
 		check("no other block written", untouched);
-		check("bytes past the last whole block untouched",
+		check("bytes past the file system's last block untouched",
 		      all_bytes(img + n * NOVA_BLOCK_SIZE,
 				size - n * NOVA_BLOCK_SIZE, pattern));
 	}

@@ -182,18 +182,131 @@ static void test_compute_layout(void)
 	      l.stripes == NOVA_MAX_STRIPES && l.stripe_blocks == 262143);
 }
 
-static int write_image(const char *path, const struct nova_super_block *p,
-		       const struct nova_super_block *r, unsigned long long size)
+/* Offsets nova_replica_next() gives, into @out (at most @max) */
+static unsigned int candidates(unsigned long long psize, unsigned long long dev,
+			       int scan, __u64 *out, unsigned int max,
+			       __u64 *scanned)
+{
+	struct nova_super_block p;
+	struct nova_replica_iter it;
+	unsigned int n = 0;
+	__u64 off;
+
+	make_super(&p, psize);
+	nova_replica_iter_init(&it, &p, dev, scan);
+	while ((off = nova_replica_next(&it)))
+		if (n < max)
+			out[n++] = off;
+		else
+			n++;
+	*scanned = it.scanned;
+	return n;
+}
+
+/* nova_format.h: the order of the replica search, and what it accepts */
+static void test_replica_search(void)
+{
+	const __u64 lowest = NOVA_MIN_SIZE - 4096;
+	struct nova_super_block s;
+	struct nova_inode root;
+	__u64 c[8], scanned, dev = 2 * SIZE_64M + 1000, last = 2 * SIZE_64M - 4096;
+	unsigned int n;
+	int ok;
+
+	n = candidates(SIZE_64M, dev, 0, c, 8, &scanned);
+	CHECK("replica search: the primary's size first, then the device's end",
+	      n == 2 && c[0] == SIZE_64M - 4096 && c[1] == last && !scanned);
+	n = candidates(2 * SIZE_64M, dev, 0, c, 8, &scanned);
+	CHECK("replica search: a full-device file system: the device's end only",
+	      n == 1 && c[0] == last);
+	n = candidates(SIZE_64M + 100, dev, 0, c, 8, &scanned);
+	CHECK("replica search: an unaligned size is no hint",
+	      n == 1 && c[0] == last);
+	n = candidates(4 * SIZE_64M, dev, 0, c, 8, &scanned);
+	CHECK("replica search: a size beyond the device is no hint",
+	      n == 1 && c[0] == last);
+	n = candidates(NOVA_MIN_SIZE - 4096, dev, 0, c, 8, &scanned);
+	CHECK("replica search: a size below the minimum is no hint",
+	      n == 1 && c[0] == last);
+	n = candidates(SIZE_64M, dev, 1, c, 8, &scanned);
+	CHECK("replica search: the scan covers every other block down to the smallest file system's end",
+	      n == (last - lowest) / 4096 + 1 && scanned == n - 2 &&
+	      c[0] == SIZE_64M - 4096 && c[1] == last && c[2] == last - 4096 &&
+	      c[3] == last - 8192);
+	{
+		struct nova_super_block p;
+		struct nova_replica_iter it;
+		__u64 off, prev = last + 4096, low = ~0ULL;
+
+		make_super(&p, SIZE_64M);
+		nova_replica_iter_init(&it, &p, dev, 1);
+		nova_replica_next(&it);
+		nova_replica_next(&it);
+		ok = 1;
+		while ((off = nova_replica_next(&it))) {
+			ok &= off < prev && off != SIZE_64M - 4096 &&
+			      !(off & 4095);
+			prev = off;
+			low = off;
+		}
+		CHECK("replica search: the scan goes down, skips the hint, ends at NOVA_MIN_SIZE - 4096",
+		      ok && low == lowest);
+	}
+	n = candidates(SIZE_64M, NOVA_MIN_SIZE, 1, c, 8, &scanned);
+	CHECK("replica search: the smallest device: one candidate",
+	      n == 1 && c[0] == lowest);
+	n = candidates(SIZE_64M, NOVA_MIN_SIZE - 1, 1, c, 8, &scanned);
+	CHECK("replica search: a device below the minimum: no candidate", n == 0);
+	n = candidates(SIZE_64M, 100, 1, c, 8, &scanned);
+	CHECK("replica search: a device below one block: no candidate", n == 0);
+
+	make_super(&s, SIZE_64M);
+	CHECK("replica accepted in its file system's last block",
+	      nova_check_replica(&s, SIZE_64M - 4096, dev) == NULL);
+	CHECK("replica refused anywhere else",
+	      nova_check_replica(&s, last, dev) != NULL &&
+	      nova_check_replica(&s, SIZE_64M - 8192, dev) != NULL);
+	s.s_label[0] ^= 1;
+	CHECK("replica with a bad checksum refused",
+	      nova_check_replica(&s, SIZE_64M - 4096, dev) != NULL);
+
+	memset(&s, 0, sizeof(s));
+	memset(&root, 0, sizeof(root));
+	CHECK("nothing shows NOVA on a zeroed device", !nova_shows_nova(&s, &root) &&
+	      !nova_shows_nova(&s, NULL));
+	s.s_magic = cpu_to_le32(NOVA_SUPER_MAGIC);
+	CHECK("the magic number shows NOVA", nova_shows_nova(&s, NULL));
+	s.s_magic = 0;
+	root.i_valid = NOVA_INODE_VALID;
+	root.i_ino = cpu_to_le64(NOVA_ROOT_INO);
+	root.i_mode = cpu_to_le16(040755);
+	CHECK("the root inode shows NOVA", nova_shows_nova(&s, &root));
+	root.i_mode = cpu_to_le16(0100644);
+	CHECK("a root inode that is no directory does not",
+	      !nova_shows_nova(&s, &root));
+}
+
+/* An image of @size bytes with the replica @r in block @rblock (0: last) */
+static int write_image_at(const char *path, const struct nova_super_block *p,
+			  const struct nova_super_block *r,
+			  unsigned long long size, unsigned long long rblock)
 {
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	off_t roff = rblock ? rblock * 4096 : size - 4096;
 
 	if (fd < 0 || ftruncate(fd, size))
 		return -1;
 	if (p && pwrite(fd, p, sizeof(*p), 0) != sizeof(*p))
 		return -1;
-	if (r && pwrite(fd, r, sizeof(*r), size - 4096) != sizeof(*r))
+	if (r && pwrite(fd, r, sizeof(*r), roff) != sizeof(*r))
 		return -1;
 	return close(fd);
+}
+
+static int write_image(const char *path, const struct nova_super_block *p,
+		       const struct nova_super_block *r, unsigned long long size)
+{
+	return write_image_at(path, p, r, size, 0);
 }
 
 static int run_probe(const char *probe, const char *img, char *out, size_t len)
@@ -245,6 +358,28 @@ static void test_probe(const char *probe)
 	CHECK("probe: zeroed image is not NOVA (exit 2)",
 	      run_probe(probe, img, out, sizeof(out)) == 2);
 
+	/* a 64 MiB file system on a 128 MiB image */
+	write_image_at(img, &s, &s, 2 * SIZE_64M, SIZE_64M / 4096 - 1);
+	CHECK("probe: a file system smaller than its device",
+	      run_probe(probe, img, out, sizeof(out)) == 0 &&
+	      strstr(out, "ID_FS_TYPE=NOVA\n"));
+	{
+		struct nova_super_block torn = s;
+
+		torn.s_label[0] ^= 1;	/* checksum bad, size intact */
+		write_image_at(img, &torn, &s, 2 * SIZE_64M, SIZE_64M / 4096 - 1);
+		CHECK("probe: smaller file system, bad primary checksum: the replica its size names",
+		      run_probe(probe, img, out, sizeof(out)) == 0 &&
+		      strstr(out, "ID_FS_TYPE=NOVA\n"));
+	}
+	write_image_at(img, &bad, &s, 2 * SIZE_64M, SIZE_64M / 4096 - 1);
+	CHECK("probe: smaller file system, garbage primary: no scan (exit 2)",
+	      run_probe(probe, img, out, sizeof(out)) == 2);
+	/* a stale 128 MiB replica at the end is not the 64 MiB one */
+	write_image_at(img, &bad, &s, 2 * SIZE_64M, 2 * SIZE_64M / 4096 - 1);
+	CHECK("probe: a replica not at its file system's end is refused (exit 2)",
+	      run_probe(probe, img, out, sizeof(out)) == 2);
+
 	CHECK("probe: missing file is an operational error (exit 8)",
 	      run_probe(probe, "/nonexistent/nova.img", out, sizeof(out)) == 8);
 	unlink(img);
@@ -256,6 +391,7 @@ int main(int argc, char **argv)
 	test_layout();
 	test_check_super();
 	test_compute_layout();
+	test_replica_search();
 	test_probe(argc > 1 ? argv[1] : "../../src/tools/nova-probe");
 	printf("format: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

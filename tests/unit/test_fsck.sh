@@ -276,6 +276,63 @@ case_ "clean-unmount snapshot listing a used block as free" 'clean-unmount snaps
 crash_state "directory log in a thorough GC's crash window" 'directory [0-9]+: 201 live name\(s\) logged twice with the same readdir cookie' \
 	'the 201 superseded entries marked dead' gc-window /many
 
+# --- a file system smaller than its image (mkfs.nova fs-size) ---
+sized=$work/sized.img
+rm -f "$sized"
+truncate -s $((2 * M64)) "$sized"
+run "$mkfs" -q -c 2 -d "$src" "$sized" 64M
+expect "fs-size: mkfs -d of a 64 MiB file system on a 128 MiB image" 0
+run "$fsck" -fn "$sized"
+expect "fs-size: fsck -n finds it clean, 16384 blocks" 0 'sized.img: [0-9]+ inodes, [0-9]+/16384 blocks'
+run "$fsck" -fnv "$sized"
+expect "fs-size: fsck -v says where it ends" 0 'the file system ends 16384 blocks before the device.s end'
+t "fs-size: reader check" reader "$sized" "$src"
+full=$img
+img=$sized
+case_ "fs-size: primary super block garbage: the replica found by a search" \
+	'primary super block is invalid \(bad magic number\); the replica in block 16383 is valid' \
+	'primary super block rewritten from the replica' 1 sb-garbage
+case_ "fs-size: primary checksum: the replica its size names" \
+	'primary super block is invalid \(bad checksum\); the replica in block 16383' \
+	'rewritten from the replica' 1 sb-csum
+case_ "fs-size: replica super block garbage" 'replica super block \(block 16383\) is invalid' \
+	'replica super block rewritten' 1 replica-garbage
+case_ "fs-size: reserved inodes' replica differs" 'replica of the reserved inodes \(block 16382\) differs' \
+	'replica of the reserved inodes rewritten' 1 reserved-replica
+img=$full
+c=$work/case.img
+cp --sparse=always "$sized" "$c"
+"$helper" inject "$c" sb-garbage
+run "$fsck" -fn "$c"
+expect "fs-size: the search is reported" 4 'replica super block found in block 16383 by a search of 16384 blocks'
+run "$fsck" -p "$c"
+expect "fs-size: fsck -p repairs the primary from the replica (exit 1)" 1 'FIXED: primary super block'
+run "$fsck" -fn "$c"
+expect "fs-size: clean after -p" 0 'case.img: [0-9]+ inodes, [0-9]+/16384 blocks'
+cp --sparse=always "$sized" "$c"
+dd if=/dev/zero of="$c" bs=4096 count=2 conv=notrunc status=none
+run "$fsck" -fn "$c"
+expect "fs-size: blocks 0 and 1 zeroed: nothing left to say NOVA, no search (exit 8)" 8 \
+	'no valid NOVA super block \(primary: bad magic number; replica: bad magic number\)'
+cp --sparse=always "$sized" "$c"
+"$helper" inject "$c" sb-garbage
+"$helper" inject "$c" replica-garbage 2>/dev/null
+dd if=/dev/zero of="$c" bs=4096 count=1 seek=16383 conv=notrunc status=none
+run "$fsck" -fn "$c"
+expect "fs-size: both copies gone: the search finds none (exit 8)" 8 \
+	'no valid NOVA super block .*; no other found on the device\)'
+# a replica that is not at the end of the file system it describes
+cp --sparse=always "$sized" "$c"
+dd if="$sized" of="$c" bs=4096 count=1 skip=16383 seek=32767 conv=notrunc status=none
+"$helper" inject "$c" sb-garbage
+dd if=/dev/zero of="$c" bs=4096 count=1 seek=16383 conv=notrunc status=none
+run "$fsck" -fn "$c"
+expect "fs-size: a copy of the replica elsewhere is not taken for it (exit 8)" 8 \
+	'replica: not in the last block of its file system'
+# the full-size image (made before fs-size existed): the same as ever
+run "$fsck" -fnv "$img"
+t "full-size image: no word of a smaller file system" [ "$rc" -eq 0 ] && ! grep -q 'ends .* before' <<<"$out"
+
 # --- states the kernel itself leaves: fsck must find them clean ---
 # accept NAME LOSSLESS INJECT-ARGS...
 accept() {

@@ -64,6 +64,8 @@ fsize() { stat -c %s "$1"; }
 # le64 IMAGE OFFSET: the little-endian 64-bit word at OFFSET
 le64() { od -An -tu8 --endian=little -j "$2" -N8 "$1" | tr -d ' '; }
 new_image() { rm -f "$1"; truncate -s "$2" "$1"; }
+# zero_block IMAGE OFFSET: the 4 KiB at OFFSET are all zero
+zero_block() { [ -z "$(od -v -An -tx1 -j "$2" -N 4096 "$1" | tr -d ' \n0')" ]; }
 fill_image() {	# fill_image IMAGE BYTES OCTAL-BYTE
 	rm -f "$1"
 	head -c "$2" /dev/zero | tr '\0' "\\$3" >"$1"
@@ -204,6 +206,73 @@ t "smallest image: size unchanged" [ "$(fsize "$img")" -eq $((MIN + 4095)) ]
 t "smallest image: probe finds NOVA" [ "$(probe_field "$img" ID_FS_TYPE)" = NOVA ]
 check_image -t smallest "$img"
 
+# --- fs-size: a file system smaller than its device (as mke2fs) ---
+M128=$((128 << 20))
+new_image "$img" $M128
+mk -L sized "$img" 16384
+expect "fs-size 16384 (blocks): mkfs succeeds" 0 'Size: +67108864 bytes \(64\.0 MiB\), 16384 4k blocks'
+t "fs-size: the rest of the device is reported unused" grep -q '(67108864 trailing bytes unused)' <<<"$out"
+t "fs-size: image size unchanged" [ "$(fsize "$img")" -eq $M128 ]
+t "fs-size: probe finds NOVA" [ "$(probe_field "$img" ID_FS_LABEL)" = sized ]
+check_image -t "fs-size 16384" -l sized -z $M64 "$img"
+for arg in 64M 64m 65536k 65536K 65537k; do
+	mk -q -f "$img" $arg
+	expect "fs-size $arg: mkfs succeeds" 0
+	t "fs-size $arg: 16384 blocks (rounded down to 4 KiB)" \
+		[ "$(le64 "$img" 16)" -eq $M64 ] && [ "$(le64 "$img" 24)" -eq 16384 ]
+done
+mk -q -f "$img" 1g
+expect "fs-size 1g on 128 MiB refused" 1 'file system size 1g \(262144 blocks\) is larger than .*nova\.img \(134217728 bytes, 32768 blocks\)'
+mk -q -f "$img" 32769
+expect "fs-size of one block more than the device refused" 1 'is larger than'
+mk -q -f "$img" 128M
+expect "fs-size equal to the device accepted" 0
+check_image -t "fs-size = device" "$img"
+mk -q -f "$img" 321
+expect "fs-size below NOVA_MIN_SIZE refused" 1 'file system size 321 \(321 blocks\) is too small: a NOVA file system needs at least 322 blocks'
+mk -q -f "$img" 1k
+expect "fs-size 1k (0 blocks) refused" 1 'too small'
+mk -q -f "$img" 322
+expect "fs-size NOVA_MIN_SIZE accepted" 0
+check_image -t "fs-size 322" -z $MIN "$img"
+for arg in 64MB 64x -5 0x100 '' 1.5g 99999999999999999999 20000000t; do
+	before=$(sum "$img")
+	mk -q -f -- "$img" "$arg"
+	expect "fs-size '$arg' refused" 1 "invalid file system size '$arg'"
+	t "fs-size '$arg': image untouched" [ "$(sum "$img")" = "$before" ]
+done
+mk -q -f -c 4 "$img" 322
+expect "fs-size too small for the stripes" 1 'a file system of 322 blocks is too small for 4 stripes \(at most 3\)'
+mk -n -f "$img" 32M
+expect "-n with fs-size reports it" 0 'Size: +33554432 bytes \(32\.0 MiB\), 8192 4k blocks'
+# an existing smaller file system is found (refused without -f)
+mk -q -f "$img" 32M
+mk "$img"
+expect "an existing smaller file system is refused without -f" 1 'contains a NOVA file system'
+# the old file system's replicas are invalidated: a full one's at the
+# device's end when a smaller one is made, and the other way round
+mk -q -f "$img"
+t "full-device file system: replica in the device's last block" \
+	[ "$(le64 "$img" $((M128 - 4096 + 16)))" -eq $M128 ]
+mk -q -f "$img" 64M
+t "smaller file system over it: the old replica at the device's end is gone" \
+	zero_block "$img" $((M128 - 4096))
+t "smaller file system: its replica in its last block" \
+	[ "$(le64 "$img" $((M64 - 4096 + 16)))" -eq $M64 ]
+mk -q -f "$img" 96M
+t "another size: the old replica where the old primary said is gone" \
+	zero_block "$img" $((M64 - 4096))
+# a patterned image: nothing after fs-size is written
+fill_image "$img" $((M128 + 1000)) 245
+mk -q -f -c 2 "$img" 48M
+expect "patterned image, fs-size 48M: mkfs succeeds" 0
+check_image -t "patterned, fs-size 48M" -s 2 -p 0xa5 -z $((48 << 20)) "$img"
+# a 1 GiB device with a file system below 512 MiB: 4 KiB inode table blocks
+new_image "$img" $G1
+mk -q "$img" 511M
+expect "fs-size 511M on 1 GiB: mkfs succeeds" 0
+check_image -t "fs-size 511M on 1 GiB" -z $((511 << 20)) "$img"
+
 # --- a non-zero image: format writes exactly its blocks and nothing else ---
 fill_image "$img" $((M64 + 1000)) 245
 mk -f -c 2 -E root_owner=1000:1001,root_perms=0700 "$img"
@@ -244,8 +313,10 @@ expect "partition table overwritten with -f" 0
 # --- usage and operational errors (exit 1, as mke2fs) ---
 mk
 expect "no argument: usage error" 1 'Usage:'
+mk "$img" 100 "$img"
+expect "a third argument: usage error" 1 'unexpected argument'
 mk "$img" "$img"
-expect "two devices: usage error" 1 'unexpected argument'
+expect "two devices: the second is no fs-size" 1 'invalid file system size'
 mk -Z "$img"
 expect "unknown option: usage error" 1 'Usage:'
 mk "$work/missing.img"
