@@ -12,6 +12,9 @@
  *                                     set the access and modification
  *                                     times (utimensat)
  *   t_tree times PATH                 print "atime_sec.nsec mtime_sec.nsec"
+ *   t_tree mwrite PATH                store one byte through a shared
+ *                                     mapping of the file's first page
+ *                                     (msync, munmap)
  *
  * Exit status 0 on success; any failing call is printed and exits 1.
  */
@@ -23,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -229,6 +233,25 @@ static int times(const char *path)
 	return 0;
 }
 
+static int mwrite(const char *path)
+{
+	int fd = open(path, O_RDWR);
+	char *p;
+
+	if (fd < 0)
+		die("open", path);
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		die("mmap", path);
+	p[0] ^= 1;
+	if (msync(p, 4096, MS_SYNC))
+		die("msync", path);
+	if (munmap(p, 4096))
+		die("munmap", path);
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 5 && !strcmp(argv[1], "create"))
@@ -239,6 +262,8 @@ int main(int argc, char **argv)
 		return utime_path(argv + 2);
 	if (argc == 3 && !strcmp(argv[1], "times"))
 		return times(argv[2]);
-	fprintf(stderr, "usage: t_tree create DIR NDIRS NPERDIR | list DIR | utime PATH ASEC ANSEC MSEC MNSEC | times PATH\n");
+	if (argc == 3 && !strcmp(argv[1], "mwrite"))
+		return mwrite(argv[2]);
+	fprintf(stderr, "usage: t_tree create DIR NDIRS NPERDIR | list DIR | utime PATH ASEC ANSEC MSEC MNSEC | times PATH | mwrite PATH\n");
 	return 2;
 }
