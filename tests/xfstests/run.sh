@@ -17,6 +17,8 @@
 #   --resume DIR     continue an interrupted run (DIR, or "latest"): the same
 #                    tests, file system and release; only tests without a
 #                    result run
+#   --per-boot N     at most N tests per guest boot (default: all that are
+#                    left); between boots other QEMU users get their turn
 #   --stall SEC      a guest whose console has not grown for SEC s is killed
 #                    and its running test counted as hung (default 1800)
 #   --size SIZE      each NVDIMM (sparse file; default 8G: generic/620 wants a
@@ -46,7 +48,7 @@ here=$NOVA_ROOT/tests/xfstests
 
 usage() { sed -n '2,/^set -uo/{/^set -uo/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2; }
 fstyp=${FSTYP:-NOVA} release=bookworm shard="" budget="" resume="" stall=1800
-size=8G expected="" selection=()
+size=8G expected="" selection=() per_boot=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--fstyp) fstyp=$2; shift ;;
@@ -55,6 +57,7 @@ while [ $# -gt 0 ]; do
 	--budget) budget=$2; shift ;;
 	--resume) resume=$2; shift ;;
 	--stall) stall=$2; shift ;;
+	--per-boot) per_boot=$2; shift ;;
 	--size) size=$2; shift ;;
 	--expected) expected=$2; shift ;;
 	-v | --stdio) export NOVA_STDIO=1 ;;
@@ -182,8 +185,12 @@ while :; do
 	rm -rf "$repo"
 	mkdir -p "$repo"
 	cp -al "$tree" "$repo/xfstests"
-	cp "$here/guest.sh" "$run/remaining" "$repo/"
-	mv "$repo/remaining" "$repo/tests.list"
+	cp "$here/guest.sh" "$repo/"
+	if [ "$per_boot" -gt 0 ]; then
+		head -n "$per_boot" "$run/remaining" >"$repo/tests.list"
+	else
+		cp "$run/remaining" "$repo/tests.list"
+	fi
 	if [ "$fstyp" = NOVA ]; then
 		cp "$ko" "$repo/nova.ko"
 		cp -r "$res/tools" "$repo/tools"
@@ -202,7 +209,7 @@ while :; do
 		-device nvdimm,id=nv2,memdev=mem2
 		-drive "file=$run/results.img,if=virtio,format=raw"
 	)
-	log "boot $boots: $left tests ($fstyp, $kver); console: $b/console.log"
+	log "boot $boots: $(wc -l <"$repo/tests.list") of $left tests ($fstyp, $kver); console: $b/console.log"
 	cloud_boot "$b/console.log" $((deadline + 900)) "$img/vmlinuz" "$img/initrd.img" "${cloud_disks[@]}"
 	cloud_console "$b/console.log" "$b/console.txt"
 	# The results disk: xfstests' files and the kernel log.
