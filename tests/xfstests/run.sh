@@ -118,6 +118,9 @@ kver=$(cat "$img/kver")
 if [ "$fstyp" = NOVA ]; then
 	ko=$("$NOVA_QEMU_DIR/build-module.sh" --kver "$kname" 2>"$res/build-module.log") ||
 		{ tail -n 20 "$res/build-module.log"; abort "qemu/build-module.sh (see $res/build-module.log)"; }
+	# The run's own copy: later module builds must not change a resumed run.
+	[ -f "$res/nova.ko" ] || cp "$ko" "$res/nova.ko"
+	ko=$res/nova.ko
 	make -s -C "$NOVA_ROOT/src/tools" static STATIC_OUT="$res/tools" >"$res/build-tools.log" 2>&1 ||
 		{ tail -n 20 "$res/build-tools.log"; abort "static tools (see $res/build-tools.log)"; }
 	rm -f "$res/tools/mkfs.NOVA" "$res/tools/fsck.NOVA"
