@@ -32,8 +32,17 @@ bookworm | trixie) ;;
 *) die "unknown release '$release' (bookworm or trixie)" ;;
 esac
 
-tarball=${NOVA_XFSTESTS_TARBALL:-$(cd "$NOVA_ROOT/.." && pwd)/shared/xfstests/xfstests-v2026.01.27.tar.xz}
-[ -f "$tarball" ] || die "no xfstests source at $tarball (set NOVA_XFSTESTS_TARBALL)"
+# The release tarball: NOVA_XFSTESTS_TARBALL, else ../shared/xfstests beside
+# the repository, else the build machines' /work/shared/xfstests.
+name=xfstests-v2026.01.27.tar.xz
+tarball=${NOVA_XFSTESTS_TARBALL:-}
+if [ -z "$tarball" ]; then
+	for d in "$NOVA_ROOT/../shared/xfstests" /work/shared/xfstests; do
+		[ -f "$d/$name" ] && tarball=$d/$name && break
+	done
+fi
+[ -f "$tarball" ] ||
+	die "no xfstests source ($name in ../shared/xfstests or /work/shared/xfstests; or set NOVA_XFSTESTS_TARBALL)"
 patchdir=$NOVA_ROOT/tests/xfstests/patches
 mapfile -t patches < <(find "$patchdir" -maxdepth 1 -name '*.patch' 2>/dev/null | sort)
 
@@ -84,7 +93,7 @@ else
 		>"$tmp/build.log" 2>&1 || { tail -n 40 "$tmp/build.log" >&2; die "make failed (log above)"; }
 	as_root chown -R "$(id -u):$(id -g)" "$src"
 fi
-[ -x "$src/ltp/fsx" ] && [ -x "$src/src/godown" ] ||
+{ [ -x "$src/ltp/fsx" ] && [ -x "$src/src/godown" ]; } ||
 	die "build finished without ltp/fsx (see $tmp/build.log)"
 cp "$tmp/build.log" "$src/nova-build.log"
 printf '%s\n' "${patches[@]##*/}" >"$src/nova-patches"
