@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * NOVA regular files: file operations, lseek with SEEK_DATA/SEEK_HOLE,
- * fsync, and DAX mmap through the kernel's iomap DAX fault path.
+ * FIEMAP, fsync, and DAX mmap through the kernel's iomap DAX fault path.
  *
  * mmap maps file blocks directly; a write fault on a hole allocates a
  * zeroed block through the log (nova_fault_alloc()).  Writes through
@@ -10,6 +10,7 @@
  * needs nothing more than that (IOMAP_F_DIRTY is never set); fsync writes
  * back CPU cache lines dirtied through mappings.
  */
+#include <linux/fiemap.h>
 #include <linux/iomap.h>
 #include <linux/dax.h>
 #include <linux/mman.h>
@@ -277,7 +278,67 @@ const struct file_operations nova_file_operations = {
 	.splice_write	= iter_file_splice_write,
 };
 
+/*
+ * FIEMAP: the file's blocks as extents, each a run of pages whose blocks
+ * follow each other on pmem; holes are left out.  Physical addresses are
+ * byte offsets on the block device.  NOVA data has no unwritten, delayed
+ * or inline states: every extent is plain.  An extent that crosses the end
+ * of the requested range is reported whole, and the file's last extent is
+ * marked FIEMAP_EXTENT_LAST.
+ */
+static int nova_fiemap(struct inode *inode, struct fiemap_extent_info *fi,
+		       u64 start, u64 len)
+{
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	unsigned long index, last;
+	u64 lg = 0, ph = 0, ln = 0;	/* the extent not reported yet */
+	u64 blk;
+	int ret;
+
+	ret = fiemap_prep(inode, fi, start, &len, 0);
+	if (ret)
+		return ret;
+	index = start >> NOVA_BLOCK_SHIFT;
+	last = (start + len - 1) >> NOVA_BLOCK_SHIFT;
+	inode_lock_shared(inode);
+	while (xa_find(&sih->pages, &index, ULONG_MAX, XA_PRESENT)) {
+		blk = nova_find_page(inode, index);
+		if (ln && ((u64)index << NOVA_BLOCK_SHIFT) == lg + ln &&
+		    blk == ph + ln) {
+			ln += NOVA_BLOCK_SIZE;
+		} else {
+			/* a later extent exists: the pending one is not last */
+			if (ln) {
+				ret = fiemap_fill_next_extent(fi, lg, ph, ln, 0);
+				ln = 0;
+				if (ret)
+					break;
+			}
+			if (index > last)
+				break;
+			lg = (u64)index << NOVA_BLOCK_SHIFT;
+			ph = blk;
+			ln = NOVA_BLOCK_SIZE;
+		}
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		if (index == ULONG_MAX)
+			break;
+		index++;
+		cond_resched();
+	}
+	if (ln && !ret)
+		ret = fiemap_fill_next_extent(fi, lg, ph, ln,
+					      FIEMAP_EXTENT_LAST);
+	inode_unlock_shared(inode);
+	/* 1: the caller's array is full, or the last extent is in it */
+	return ret < 0 ? ret : 0;
+}
+
 const struct inode_operations nova_file_inode_operations = {
+	.fiemap		= nova_fiemap,
 	.getattr	= nova_getattr,
 	.setattr	= nova_setattr,
 	.fileattr_get	= nova_fileattr_get,

@@ -1,0 +1,75 @@
+#!/bin/sh
+# FIEMAP (FS_IOC_FIEMAP, filefrag, xfs_io fiemap): the file's blocks as
+# extents, holes left out, the last one flagged; every extent's physical
+# range on the device holds the file's bytes; range queries, the count
+# mode, copy-on-write moves, preallocation, remount.
+. "$NOVA_TESTS/lib.sh"
+. "$NOVA_TESTS/nova-lib.inc"
+
+# check_extents FILE: each extent's bytes on $PMEM equal the file's, only
+# the last extent has a flag (LAST, 1); prints the logical blocks covered.
+check_extents() {
+	t_fiemap "$1" >/tmp/fm || fail "t_fiemap $1: $(cat /tmp/fm)"
+	# DAX stores bypass the block device's page cache, which read-ahead of
+	# an earlier check may have filled: read the device afresh
+	echo 1 >/proc/sys/vm/drop_caches
+	n=$(wc -l </tmp/fm)
+	i=0
+	while read -r lg ph ln fl; do
+		i=$((i + 1))
+		if [ "$i" -eq "$n" ]; then want=1; else want=0; fi
+		[ "$fl" = "$want" ] || fail "$1: extent $i of $n has flags $fl"
+		dd if="$PMEM" bs=4096 skip=$((ph / 4096)) count=$((ln / 4096)) 2>/dev/null >/tmp/fm-dev
+		dd if="$1" bs=4096 skip=$((lg / 4096)) count=$((ln / 4096)) 2>/dev/null >/tmp/fm-file
+		cmp -s /tmp/fm-dev /tmp/fm-file || fail "$1: extent $i ($lg $ph $ln): device bytes differ from the file's"
+		b=$((lg / 4096))
+		while [ "$b" -lt $(((lg + ln) / 4096)) ]; do
+			echo "$b"
+			b=$((b + 1))
+		done
+	done </tmp/fm
+}
+
+for mode in 0 1; do
+	nova_format "inplace_data_updates=$mode"
+	f=$MNT/f
+	: >"$f"
+	expect_eq "$(t_fiemap "$f")" "" "mode $mode: an empty file has no extent"
+	dd if=/dev/urandom of="$f" bs=4096 count=2 2>/dev/null
+	dd if=/dev/urandom of="$f" bs=4096 seek=10 count=1 conv=notrunc 2>/dev/null
+	expect_eq "$(check_extents "$f" | tr '\n' ' ')" "0 1 10 " "mode $mode: blocks 0, 1 and 10 mapped, the hole not"
+	# a range that holds only block 10; one that ends in the hole
+	set -- $(t_fiemap "$f" 40960 4096)
+	expect_eq "$1 $3 $4" "40960 4096 1" "mode $mode: range query of block 10"
+	expect_eq "$(t_fiemap "$f" 0 4096 | cut -d' ' -f1)" "0" "mode $mode: range query of block 0"
+	expect_eq "$(t_fiemap "$f" 12288 8192)" "" "mode $mode: a range inside the hole"
+	expect_eq "$(t_fiemap "$f" 0 1099511627776 0)" "count $(t_fiemap "$f" | wc -l)" "mode $mode: count mode"
+	# one extent per call: the caller walks them all
+	expect_eq "$(t_fiemap "$f" 0 1099511627776 1)" "$(t_fiemap "$f")" "mode $mode: one extent per call"
+	# an overwrite (copy-on-write in mode 0 moves the block)
+	old=$(t_fiemap "$f" 0 4096 | cut -d' ' -f2)
+	dd if=/dev/urandom of="$f" bs=4096 count=1 conv=notrunc 2>/dev/null
+	new=$(t_fiemap "$f" 0 4096 | cut -d' ' -f2)
+	if [ "$mode" = 0 ]; then
+		[ "$old" != "$new" ] || fail "copy-on-write: block 0 did not move ($old)"
+	else
+		expect_eq "$new" "$old" "in place: block 0 stays"
+	fi
+	expect_eq "$(check_extents "$f" | tr '\n' ' ')" "0 1 10 " "mode $mode: after the overwrite"
+	# 1 MiB in one write: few extents
+	dd if=/dev/urandom of="$MNT/big" bs=1M count=1 2>/dev/null
+	n=$(check_extents "$MNT/big" | wc -l)
+	expect_eq "$n" 256 "mode $mode: 1 MiB file: 256 blocks mapped"
+	[ "$(t_fiemap "$MNT/big" | wc -l)" -le 4 ] || fail "mode $mode: 1 MiB in one write spread over $(t_fiemap "$MNT/big" | wc -l) extents"
+	# preallocated (zeroed) blocks are mapped too; the hole before them not
+	expect_ok fallocate -o 65536 -l 8192 "$f"
+	expect_eq "$(check_extents "$f" | tr '\n' ' ')" "0 1 10 16 17 " "mode $mode: preallocated blocks"
+	# after a remount: the same extents
+	t_fiemap "$f" >/tmp/fm-before
+	nova_umount
+	nova_mount "inplace_data_updates=$mode"
+	expect_eq "$(t_fiemap "$f")" "$(cat /tmp/fm-before)" "mode $mode: the same extents after a remount"
+	# directories have no FIEMAP (no data blocks)
+	expect_eq "$(t_fiemap "$MNT")" "t_fiemap: FS_IOC_FIEMAP: EOPNOTSUPP" "mode $mode: directory"
+	nova_umount
+done
