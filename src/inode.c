@@ -920,6 +920,8 @@ void nova_evict_inode(struct inode *inode)
 	if (destroy) {
 		struct nova_inode *pi = nova_get_block(sb, sih->pi_addr);
 
+		/* a frozen file system stays as it is: wait for the thaw */
+		sb_start_intwrite(sb);
 		pi->i_valid = NOVA_INODE_FREE;
 		nova_persist(pi, sizeof(*pi));
 		NOVA_CRASH_POINT(CP_EVICT);
@@ -929,6 +931,7 @@ void nova_evict_inode(struct inode *inode)
 		if (sih->symlink_block)
 			nova_free_blocks(sb, sih->symlink_block >> NOVA_BLOCK_SHIFT, 1);
 		nova_release_ino(sb, inode->i_ino);
+		sb_end_intwrite(sb);
 	}
 	nova_dir_index_free(inode);
 	nova_index_free(inode);

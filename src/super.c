@@ -704,6 +704,24 @@ static int nova_sync_fs(struct super_block *sb, int wait)
 	return 0;
 }
 
+/*
+ * FIFREEZE: freeze_super() has stopped writes, page faults and internal
+ * writes (eviction of deleted inodes) and synced: the times that in-place
+ * writes kept in DRAM are logged.  Everything else was durable when its
+ * call returned; the fence orders the last of it.  Nothing to undo at the
+ * thaw.
+ */
+static int nova_freeze_fs(struct super_block *sb)
+{
+	nova_fence();
+	return 0;
+}
+
+static int nova_unfreeze_fs(struct super_block *sb)
+{
+	return 0;
+}
+
 static int nova_show_options(struct seq_file *seq, struct dentry *root)
 {
 	struct nova_sb_info *sbi = NOVA_SB(root->d_sb);
@@ -730,6 +748,8 @@ static const struct super_operations nova_sops = {
 	.put_super	= nova_put_super,
 	.statfs		= nova_statfs,
 	.sync_fs	= nova_sync_fs,
+	.freeze_fs	= nova_freeze_fs,
+	.unfreeze_fs	= nova_unfreeze_fs,
 	.show_options	= nova_show_options,
 };
 

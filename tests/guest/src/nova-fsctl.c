@@ -9,6 +9,7 @@
  *   nova-fsctl keepsize PATH OFF LEN  fallocate(FALLOC_FL_KEEP_SIZE)
  *   nova-fsctl punch PATH OFF LEN     fallocate(PUNCH_HOLE | KEEP_SIZE)
  *   nova-fsctl zero PATH OFF LEN      fallocate(FALLOC_FL_ZERO_RANGE)
+ *   nova-fsctl freeze|thaw PATH       FIFREEZE, FITHAW
  *
  * Exit status 0 on success; on failure prints the errno name and exits
  * with 1.
@@ -46,7 +47,8 @@ int main(int argc, char **argv)
 	if (argc < 3) {
 		fprintf(stderr, "usage: nova-fsctl getlabel|setlabel|statfs PATH [LABEL]\n"
 			"       nova-fsctl exchange PATH1 PATH2\n"
-			"       nova-fsctl keepsize|punch|zero PATH OFF LEN\n");
+			"       nova-fsctl keepsize|punch|zero PATH OFF LEN\n"
+			"       nova-fsctl freeze|thaw PATH\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "exchange") && argc == 4) {
@@ -99,6 +101,16 @@ int main(int argc, char **argv)
 		strncpy(label, argv[3], sizeof(label) - 1);
 		if (ioctl(fd, FS_IOC_SETFSLABEL, label))
 			return fail("FS_IOC_SETFSLABEL");
+		return 0;
+	}
+	if (!strcmp(argv[1], "freeze")) {
+		if (ioctl(fd, FIFREEZE, 0))
+			return fail("FIFREEZE");
+		return 0;
+	}
+	if (!strcmp(argv[1], "thaw")) {
+		if (ioctl(fd, FITHAW, 0))
+			return fail("FITHAW");
 		return 0;
 	}
 	fprintf(stderr, "unknown command %s\n", argv[1]);
