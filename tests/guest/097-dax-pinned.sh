@@ -14,7 +14,9 @@
 for inplace in 0 1; do
 	nova_format "inplace_data_updates=$inplace"
 	dmesg_mark
-	expect_ok t_dax_pin "$MNT"
+	mode=cow
+	[ "$inplace" = 0 ] || mode=inplace
+	expect_ok t_dax_pin "$MNT" "$mode"
 	nova_umount
 	expect_no_dmesg "WARNING|BUG|Oops|Call Trace" "kernel log of t_dax_pin"
 	fsck.nova -fn "$PMEM" >/tmp/fsck.out 2>&1 ||

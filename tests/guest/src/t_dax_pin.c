@@ -3,15 +3,15 @@
  * t_dax_pin: a block that a get_user_pages reference still pins is never
  * freed (tests/guest/097-dax-pinned.sh).
  *
- *   t_dax_pin DIR
+ *   t_dax_pin DIR cow|inplace
  *
- * DIR/f has NP pages, page i filled with 'a' + i.  This process maps it
- * (DAX) and vmsplices page PIN into a pipe that nobody reads: the pipe
- * buffer holds a reference on the pmem page, as an O_DIRECT read into a
- * mapped buffer would while it runs.  The file stays mapped: before 6.15,
- * dax_layout_busy_page_range() only looks at mapped files.  A child then
- * runs an operation that frees the pinned page's block (ftruncate to 0,
- * PUNCH_HOLE or ZERO_RANGE of that page):
+ * (inplace: the file system writes existing pages in place.)  DIR/f has
+ * NP pages, page i filled with 'a' + i.  This process maps it (DAX) and
+ * vmsplices page PIN into a pipe that nobody reads: the pipe buffer holds
+ * a reference on the pmem page, as an O_DIRECT read into a mapped buffer
+ * would while it runs.  A child then runs an operation that frees the
+ * pinned page's block (ftruncate to 0, PUNCH_HOLE or ZERO_RANGE of that
+ * page; with cow, also a write to the page of the unmapped file):
  *
  *  wait:    it must wait for the pin (it is still in its system call
  *           after 2 s) with nothing changed meanwhile: the file size
@@ -24,6 +24,8 @@
  *  release: reading the pipe drops the pin while the child waits: the
  *           operation then completes.
  *
+ * The same again after munmap: the pin outlives the mapping (before
+ * 6.15, dax_layout_busy_page_range() skips files that nobody maps).
  * Growing the file and shrinking it to above the pinned page free no
  * pinned block: they do not wait.  Everything runs on CPU 0, so that a
  * freed block goes to the very next allocations.  Exit status 0 when
@@ -54,12 +56,13 @@
 #define PIN	1	/* the pinned page */
 #define NEW	32	/* one-page files that would reuse a freed block */
 
-enum op { OP_TRUNC, OP_PUNCH, OP_ZERO, OP_GROW, OP_TRUNC_ABOVE };
+enum op { OP_TRUNC, OP_PUNCH, OP_ZERO, OP_WRITE, OP_GROW, OP_TRUNC_ABOVE };
 
 static const char *const op_name[] = {
 	[OP_TRUNC] = "truncate to 0",
 	[OP_PUNCH] = "punch hole",
 	[OP_ZERO] = "zero range",
+	[OP_WRITE] = "write",
 	[OP_GROW] = "truncate up",
 	[OP_TRUNC_ABOVE] = "truncate above the pinned page",
 };
@@ -67,7 +70,8 @@ static const char *const op_name[] = {
 static const char *dir;
 static char path[4096];
 static int fd = -1;		/* DIR/f */
-static char *map;		/* DIR/f, mapped */
+static char *map;		/* DIR/f, mapped (NULL: unmapped) */
+static int unmap;		/* unmap DIR/f once its page is pinned */
 static int pin[2] = { -1, -1 };	/* the pipe that holds page PIN */
 static pid_t child;		/* the child running an operation */
 static int bad;
@@ -127,7 +131,8 @@ static void setup(void)
 
 static void teardown(void)
 {
-	munmap(map, NP * BS);
+	if (map)
+		munmap(map, NP * BS);
 	close(fd);
 	if (unlink(path))
 		die("unlink %s", path);
@@ -144,6 +149,10 @@ static void pin_page(void)
 		die("pipe");
 	if (vmsplice(pin[1], &iov, 1, 0) != BS)
 		die("vmsplice");
+	if (unmap) {
+		munmap(map, NP * BS);
+		map = NULL;
+	}
 }
 
 /* read the pipe (dropping the pin): it must hold page PIN's data */
@@ -203,6 +212,8 @@ static void on_usr1(int sig)
 
 static int do_op(enum op op)
 {
+	char buf[BS];
+
 	switch (op) {
 	case OP_TRUNC:
 		return ftruncate(fd, 0);
@@ -211,6 +222,9 @@ static int do_op(enum op op)
 				 PIN * BS, BS);
 	case OP_ZERO:
 		return fallocate(fd, FALLOC_FL_ZERO_RANGE, PIN * BS, BS);
+	case OP_WRITE:
+		memset(buf, 'W', BS);
+		return pwrite(fd, buf, BS, PIN * BS) == BS ? 0 : -1;
 	case OP_GROW:
 		return ftruncate(fd, (NP + 1) * BS);
 	case OP_TRUNC_ABOVE:
@@ -221,6 +235,8 @@ static int do_op(enum op op)
 
 static long op_syscall(enum op op)
 {
+	if (op == OP_WRITE)
+		return SYS_pwrite64;
 	return op == OP_PUNCH || op == OP_ZERO ? SYS_fallocate : SYS_ftruncate;
 }
 
@@ -342,8 +358,8 @@ static void case_signal(enum op op, int sig, const char *sig_name)
 	int rfd, err, i, done;
 	char what[128];
 
-	snprintf(what, sizeof(what), "%s interrupted by %s", op_name[op],
-		 sig_name);
+	snprintf(what, sizeof(what), "%s interrupted by %s%s", op_name[op],
+		 sig_name, unmap ? ", file unmapped" : "");
 	printf("%s\n", what);
 	setup();
 	pin_page();
@@ -387,8 +403,8 @@ static void case_release(enum op op)
 	int rfd, err, i;
 	char what[128];
 
-	snprintf(what, sizeof(what), "%s, pin released while it waits",
-		 op_name[op]);
+	snprintf(what, sizeof(what), "%s, pin released while it waits%s",
+		 op_name[op], unmap ? ", file unmapped" : "");
 	printf("%s\n", what);
 	setup();
 	pin_page();
@@ -423,7 +439,8 @@ static void case_release(enum op op)
 		      "%s: st_blocks %lld (before: %lld)", what,
 		      (long long)s1.blocks, (long long)s0.blocks);
 		for (i = 0; i < NP; i++)
-			check_page(i, i == PIN ? 0 : 'a' + i, what);
+			check_page(i, i != PIN ? 'a' + i :
+				   op == OP_WRITE ? 'W' : 0, what);
 	}
 	teardown();
 }
@@ -461,8 +478,8 @@ int main(int argc, char **argv)
 {
 	cpu_set_t set;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: t_dax_pin DIR\n");
+	if (argc != 3 || (strcmp(argv[2], "cow") && strcmp(argv[2], "inplace"))) {
+		fprintf(stderr, "usage: t_dax_pin DIR cow|inplace\n");
 		return 2;
 	}
 	dir = argv[1];
@@ -478,6 +495,15 @@ int main(int argc, char **argv)
 	case_release(OP_TRUNC);
 	case_release(OP_PUNCH);
 	case_release(OP_ZERO);
+	unmap = 1;
+	case_signal(OP_TRUNC, SIGUSR1, "SIGUSR1");
+	case_release(OP_TRUNC);
+	case_signal(OP_PUNCH, SIGKILL, "SIGKILL");
+	if (!strcmp(argv[2], "cow")) {
+		case_signal(OP_WRITE, SIGUSR1, "SIGUSR1");
+		case_release(OP_WRITE);
+	}
+	unmap = 0;
 	case_unpinned(OP_GROW);
 	case_unpinned(OP_TRUNC_ABOVE);
 	printf("t_dax_pin: %s\n", bad ? "FAILED" : "all checks passed");
