@@ -415,10 +415,46 @@ static void nova_wait_dax_page(struct inode *inode)
 }
 
 /*
+ * Before 6.15 the kernel finds no pinned page in a file that nobody maps
+ * (nova_dax_break_layout()), but a page pinned through a mapping that is
+ * gone is still pinned: check the pages of the blocks of [start, end]
+ * here.  Returns 0 when none is pinned, 1 after a wait (which dropped the
+ * invalidate lock: the caller starts over), or -ERESTARTSYS.
+ */
+static int nova_wait_pinned_blocks(struct inode *inode, loff_t start,
+				   loff_t end)
+{
+	struct super_block *sb = inode->i_sb;
+	unsigned long base = NOVA_SB(sb)->base_pfn, index, n = 0;
+	struct nova_file_write_entry *e;
+	int ret;
+
+	if (NOVA_DAX_BUSY_SEES_UNMAPPED || !base)
+		return 0;
+	xa_for_each_range(&NOVA_I(inode)->header.pages, index, e,
+			  start >> NOVA_BLOCK_SHIFT, end >> NOVA_BLOCK_SHIFT) {
+		u64 blk = nova_entry_block(sb, e, index);
+
+		if (blk) {
+			ret = nova_dax_wait_page_idle(inode,
+					pfn_to_page(base + (blk >> PAGE_SHIFT)),
+					nova_wait_dax_page);
+			if (ret)
+				return ret;
+		}
+		if (!(++n % 1024))
+			cond_resched();
+	}
+	return 0;
+}
+
+/*
  * Before blocks of [start, end] stop belonging to @inode: wait until no
  * DAX page of the range is pinned (get_user_pages), then drop the user
  * mappings and the mapping's DAX entries, so that a freed block is never
- * still associated with this file.  Caller holds the invalidate lock.
+ * still associated with this file.  Only a fault adds a pin, and faults
+ * wait for the invalidate lock, which the caller holds (the waits drop
+ * it).  Returns 0, or -ERESTARTSYS when a signal ended a wait.
  */
 static int nova_break_layouts(struct inode *inode, loff_t start, loff_t end)
 {
@@ -426,7 +462,12 @@ static int nova_break_layouts(struct inode *inode, loff_t start, loff_t end)
 
 	if (!inode->i_mapping->nrpages)
 		return 0;
-	ret = nova_dax_break_layout(inode, start, end, nova_wait_dax_page);
+	do {
+		ret = nova_dax_break_layout(inode, start, end,
+					    nova_wait_dax_page);
+		if (!ret)
+			ret = nova_wait_pinned_blocks(inode, start, end);
+	} while (ret == 1);
 	if (!ret)
 		truncate_pagecache_range(inode, start, end);
 	return ret;
