@@ -239,6 +239,38 @@ static inline int nova_dax_break_layout(struct inode *inode, loff_t start,
 #endif
 }
 
+/*
+ * Before 6.15 dax_layout_busy_page_range() skips a file that nobody maps,
+ * although a page pinned through a mapping that is gone since (vmsplice,
+ * then munmap) still is: the caller then checks the pages of its blocks
+ * itself, with nova_dax_wait_page_idle().
+ */
+#ifdef HAVE_DAX_PAGE_IS_IDLE
+#define NOVA_DAX_BUSY_SEES_UNMAPPED	true
+#else
+#define NOVA_DAX_BUSY_SEES_UNMAPPED	false
+#endif
+
+/*
+ * Before 6.15: if @page (the pmem page of a block of @inode) is pinned,
+ * wait until it is idle, calling @wait as above.  Returns 0 when it was
+ * idle, 1 after a wait, or -ERESTARTSYS on a signal.
+ */
+static inline int nova_dax_wait_page_idle(struct inode *inode,
+					  struct page *page,
+					  void (*wait)(struct inode *inode))
+{
+#ifdef HAVE_DAX_PAGE_IS_IDLE
+	return 0;
+#else
+	if (atomic_read(&page->_refcount) == 1)
+		return 0;
+	return ___wait_var_event(&page->_refcount,
+				 atomic_read(&page->_refcount) == 1,
+				 TASK_INTERRUPTIBLE, 0, 0, wait(inode)) ?: 1;
+#endif
+}
+
 /* Evict: since 6.15, wait for every DAX page of the inode to be idle */
 static inline void nova_dax_break_layout_final(struct inode *inode)
 {

@@ -415,10 +415,46 @@ static void nova_wait_dax_page(struct inode *inode)
 }
 
 /*
+ * Before 6.15 the kernel finds no pinned page in a file that nobody maps
+ * (nova_dax_break_layout()), but a page pinned through a mapping that is
+ * gone is still pinned: check the pages of the blocks of [start, end]
+ * here.  Returns 0 when none is pinned, 1 after a wait (which dropped the
+ * invalidate lock: the caller starts over), or -ERESTARTSYS.
+ */
+static int nova_wait_pinned_blocks(struct inode *inode, loff_t start,
+				   loff_t end)
+{
+	struct super_block *sb = inode->i_sb;
+	unsigned long base = NOVA_SB(sb)->base_pfn, index, n = 0;
+	struct nova_file_write_entry *e;
+	int ret;
+
+	if (NOVA_DAX_BUSY_SEES_UNMAPPED || !base)
+		return 0;
+	xa_for_each_range(&NOVA_I(inode)->header.pages, index, e,
+			  start >> NOVA_BLOCK_SHIFT, end >> NOVA_BLOCK_SHIFT) {
+		u64 blk = nova_entry_block(sb, e, index);
+
+		if (blk) {
+			ret = nova_dax_wait_page_idle(inode,
+					pfn_to_page(base + (blk >> PAGE_SHIFT)),
+					nova_wait_dax_page);
+			if (ret)
+				return ret;
+		}
+		if (!(++n % 1024))
+			cond_resched();
+	}
+	return 0;
+}
+
+/*
  * Before blocks of [start, end] stop belonging to @inode: wait until no
  * DAX page of the range is pinned (get_user_pages), then drop the user
  * mappings and the mapping's DAX entries, so that a freed block is never
- * still associated with this file.  Caller holds the invalidate lock.
+ * still associated with this file.  Only a fault adds a pin, and faults
+ * wait for the invalidate lock, which the caller holds (the waits drop
+ * it).  Returns 0, or -ERESTARTSYS when a signal ended a wait.
  */
 static int nova_break_layouts(struct inode *inode, loff_t start, loff_t end)
 {
@@ -426,7 +462,12 @@ static int nova_break_layouts(struct inode *inode, loff_t start, loff_t end)
 
 	if (!inode->i_mapping->nrpages)
 		return 0;
-	ret = nova_dax_break_layout(inode, start, end, nova_wait_dax_page);
+	do {
+		ret = nova_dax_break_layout(inode, start, end,
+					    nova_wait_dax_page);
+		if (!ret)
+			ret = nova_wait_pinned_blocks(inode, start, end);
+	} while (ret == 1);
 	if (!ret)
 		truncate_pagecache_range(inode, start, end);
 	return ret;
@@ -443,23 +484,23 @@ struct nova_run {
 };
 
 /*
- * Phase 2 of a write or fallocate: append the entries of @runs, commit
- * them with one tail store, zap user mappings of the range, then switch
- * the index (which frees replaced blocks).  Runs whose entry does not
- * fit in the log (ENOSPC) are dropped with their blocks.  Returns the
- * number of runs committed.  Caller holds the inode lock.
+ * Phase 2 of a write or fallocate: wait until no page of the range is
+ * pinned and zap its user mappings, append the entries of @runs, commit
+ * them with one tail store, then switch the index (which frees replaced
+ * blocks).  Runs whose entry does not fit in the log (ENOSPC) are dropped
+ * with their blocks.  Returns the number of runs committed, or
+ * -ERESTARTSYS when a signal ended the wait (nothing committed, the
+ * blocks of @runs freed).  Caller holds the inode and invalidate locks.
  */
 static int nova_commit_runs(struct inode *inode, struct nova_run *runs,
 			    int nr, loff_t keep_size, bool extend)
 {
 	struct super_block *sb = inode->i_sb;
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
-	struct address_space *mapping = inode->i_mapping;
 	u64 old_tail, tail;
 	loff_t size = keep_size;
 	int i, done = 0, stop;
 
-	filemap_invalidate_lock(mapping);
 	/* replaced blocks must leave the mapping before they are freed */
 	stop = nova_break_layouts(inode, (loff_t)runs[0].pg << NOVA_BLOCK_SHIFT,
 				  ((loff_t)(runs[nr - 1].pg + runs[nr - 1].n) <<
@@ -499,7 +540,6 @@ static int nova_commit_runs(struct inode *inode, struct nova_run *runs,
 	}
 	sih->use_reserve = false;
 	mutex_unlock(&sih->log_mutex);
-	filemap_invalidate_unlock(mapping);
 	return stop && !done ? stop : done;
 }
 
@@ -689,7 +729,9 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 
 	if (nr) {
 		NOVA_CRASH_POINT(CP_WRITE_DATA);
+		filemap_invalidate_lock(inode->i_mapping);
 		done = nova_commit_runs(inode, runs, nr, inode->i_size, true);
+		filemap_invalidate_unlock(inode->i_mapping);
 		if (done < nr) {
 			/*
 			 * The log is full, or (done < 0) a signal came while
@@ -793,14 +835,31 @@ void nova_truncate_prepare(struct inode *inode, loff_t size)
 }
 
 /*
- * Truncate, after the new size is committed: drop mappings and cached
- * DAX entries past it, then free the blocks.
+ * A shrinking truncate, before anything changes: it frees the blocks of
+ * the whole pages past @size, so wait until none of them is pinned
+ * (get_user_pages: O_DIRECT in flight, vmsplice), and unmap them.  Any
+ * signal ends the wait: -ERESTARTSYS, and the truncate must fail.  Caller
+ * holds the inode and invalidate locks (the wait drops the latter), not
+ * the log mutex, and keeps the invalidate lock until the blocks are freed
+ * (nova_truncate_blocks), so that no fault maps or pins them again.
+ */
+int nova_truncate_break_layouts(struct inode *inode, loff_t size)
+{
+	if (size >= inode->i_size)
+		return 0;
+	return nova_break_layouts(inode, round_up(size, NOVA_BLOCK_SIZE),
+				  LLONG_MAX);
+}
+
+/*
+ * Truncate, after the new size is committed: drop the cached DAX entries
+ * past it (nova_truncate_break_layouts() has waited for pins and unmapped
+ * them), then free the blocks.
  */
 void nova_truncate_blocks(struct inode *inode, loff_t old, loff_t size)
 {
 	if (size >= old)
 		return;
-	nova_break_layouts(inode, round_up(size, NOVA_BLOCK_SIZE), LLONG_MAX);
 	truncate_pagecache(inode, size);
 	nova_index_truncate(inode->i_sb, inode, size, true);
 	if (size & (NOVA_BLOCK_SIZE - 1))
@@ -949,7 +1008,19 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 	inode_lock(inode);
 	ret = inode_newsize_ok(inode, end);
 	if (ret)
-		goto out;
+		goto out_inode;
+	/*
+	 * PUNCH_HOLE and ZERO_RANGE free or replace the blocks of the range
+	 * (edge pages included): first wait until none of them is pinned,
+	 * before anything changes, and keep page faults out until the commit.
+	 * A signal ends the wait: the call fails, nothing changed.
+	 */
+	filemap_invalidate_lock(inode->i_mapping);
+	if (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) {
+		ret = nova_break_layouts(inode, offset, end - 1);
+		if (ret)
+			goto out;
+	}
 	ret = file_modified(file);
 	if (ret)
 		goto out;
@@ -960,11 +1031,6 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 		pgoff_t hp = offset >> NOVA_BLOCK_SHIFT;
 
 		tp = end >> NOVA_BLOCK_SHIFT;
-		filemap_invalidate_lock(inode->i_mapping);
-		ret = nova_break_layouts(inode, offset, end - 1);
-		filemap_invalidate_unlock(inode->i_mapping);
-		if (ret)
-			goto out;
 		head_edge = offset & (NOVA_BLOCK_SIZE - 1);
 		tail_edge = (end & (NOVA_BLOCK_SIZE - 1)) &&
 			    (tp != hp || !(offset & (NOVA_BLOCK_SIZE - 1)));
@@ -1085,7 +1151,9 @@ out_free:
 		nova_release_pages(inode, runs[nr].pg, runs[nr].n);
 	}
 out:
+	filemap_invalidate_unlock(inode->i_mapping);
 	kfree(runs);
+out_inode:
 	inode_unlock(inode);
 	return ret;
 }

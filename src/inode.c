@@ -787,7 +787,9 @@ int nova_write_inode(struct inode *inode, struct writeback_control *wbc)
 /*
  * Attribute changes: one NOVA_SET_ATTR entry committed by the tail store.
  * A size change of a regular file zeroes what growing would expose
- * before the commit and frees what shrinking cuts off after it.
+ * before the commit and frees what shrinking cuts off after it.  A
+ * shrink first waits until none of the blocks it frees is pinned; a
+ * signal ends the wait and fails it (as ext4 and XFS do), nothing changed.
  */
 int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 		 struct iattr *attr)
@@ -812,6 +814,11 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 			attr->ia_valid |= ATTR_MTIME | ATTR_CTIME;
 		}
 		filemap_invalidate_lock(inode->i_mapping);
+		ret = nova_truncate_break_layouts(inode, attr->ia_size);
+		if (ret) {
+			filemap_invalidate_unlock(inode->i_mapping);
+			return ret;
+		}
 	}
 	mutex_lock(&sih->log_mutex);
 	old = inode->i_size;

@@ -423,6 +423,7 @@ long nova_index_truncate(struct super_block *sb, struct inode *inode,
 			 loff_t size, bool free_old);
 void nova_index_free(struct inode *inode);
 void nova_free_file_data(struct super_block *sb, struct inode *inode);
+int nova_truncate_break_layouts(struct inode *inode, loff_t size);
 void nova_truncate_prepare(struct inode *inode, loff_t size);
 int nova_append_cut_holes(struct inode *inode, loff_t size, u64 *tail);
 void nova_truncate_blocks(struct inode *inode, loff_t old, loff_t size);
