@@ -950,7 +950,8 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 	ret = inode_newsize_ok(inode, end);
 	if (ret)
 		goto out;
-	ret = file_modified(file);
+	/* the times: nova_touch_mctime() below, logged with the commit */
+	ret = file_remove_privs(file);
 	if (ret)
 		goto out;
 	new_size = keep ? inode->i_size : max_t(loff_t, inode->i_size, end);
@@ -1074,6 +1075,9 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 		if (ret)
 			inode->i_size = old_size;	/* not in the log */
 		mutex_unlock(&sih->log_mutex);
+	} else {
+		/* nothing to commit: the new times are logged at writeback */
+		mark_inode_dirty_sync(inode);
 	}
 	i_size_write(inode, inode->i_size);
 	goto out;
