@@ -616,7 +616,7 @@ static size_t nova_inplace_size(struct inode *inode, loff_t pos,
 		}
 	}
 	if (times_only)
-		sih->attr_dirty = true;
+		WRITE_ONCE(sih->attr_dirty, true);
 	mutex_unlock(&sih->log_mutex);
 	if (times_only)
 		mark_inode_dirty_sync(inode);
