@@ -656,7 +656,7 @@ static size_t nova_inplace_size(struct inode *inode, loff_t pos,
 		}
 	}
 	if (times_only)
-		sih->attr_dirty = true;
+		WRITE_ONCE(sih->attr_dirty, true);
 	mutex_unlock(&sih->log_mutex);
 	if (times_only)
 		mark_inode_dirty_sync(inode);
@@ -1021,7 +1021,8 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 		if (ret)
 			goto out;
 	}
-	ret = file_modified(file);
+	/* the times: nova_touch_mctime() below, logged with the commit */
+	ret = file_remove_privs(file);
 	if (ret)
 		goto out;
 	new_size = keep ? inode->i_size : max_t(loff_t, inode->i_size, end);
@@ -1140,6 +1141,9 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 		if (ret)
 			inode->i_size = old_size;	/* not in the log */
 		mutex_unlock(&sih->log_mutex);
+	} else {
+		/* nothing to commit: the new times are logged at writeback */
+		mark_inode_dirty_sync(inode);
 	}
 	i_size_write(inode, inode->i_size);
 	goto out;

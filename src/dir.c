@@ -233,10 +233,23 @@ static int nova_readdir(struct file *file, struct dir_context *ctx)
 	return 0;
 }
 
+/*
+ * Directory changes are durable when their system call returns; fsync
+ * logs what the VFS left in DRAM only (an atime updated by readdir).
+ */
+static int nova_dir_fsync(struct file *file, loff_t start, loff_t end,
+			  int datasync)
+{
+	int ret = nova_write_attr(file_inode(file));
+
+	nova_fence();
+	return ret;
+}
+
 const struct file_operations nova_dir_operations = {
 	.llseek		= generic_file_llseek,
 	.read		= generic_read_dir,
 	.iterate_shared	= nova_readdir,
-	.fsync		= noop_fsync,
+	.fsync		= nova_dir_fsync,
 	.unlocked_ioctl	= nova_ioctl,
 };

@@ -66,9 +66,10 @@ static loff_t nova_llseek(struct file *file, loff_t offset, int whence)
 
 /*
  * Every write(), truncate and metadata change is durable on return, but
- * for the times of in-place writes that kept the size (dax.c); fsync
- * logs those and writes back the cache lines that stores through DAX
- * mappings dirtied.
+ * for times kept in DRAM: those of in-place writes that kept the size
+ * (dax.c) and an atime updated by reads (inode.c: nova_dirty_inode());
+ * fsync logs those and writes back the cache lines that stores through
+ * DAX mappings dirtied.
  */
 static int nova_fsync(struct file *file, loff_t start, loff_t end, int datasync)
 {
@@ -77,7 +78,7 @@ static int nova_fsync(struct file *file, loff_t start, loff_t end, int datasync)
 	u64 t = nova_timer_start();
 
 	ret = file_write_and_wait_range(file, start, end);
-	/* times of in-place writes (dax.c) */
+	/* times kept in DRAM: in-place writes, atime */
 	if (!ret)
 		ret = nova_write_attr(file_inode(file));
 	nova_fence();

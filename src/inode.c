@@ -723,8 +723,16 @@ int nova_log_attr(struct inode *inode, bool cut)
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	struct nova_setattr_entry e = { .entry_type = NOVA_SET_ATTR };
 	u64 tail = sih->log_tail, off;
+	bool dirty;
 	int ret;
 
+	/*
+	 * The flag is cleared before the times are read, and
+	 * nova_dirty_inode() sets it after storing new ones (a full barrier
+	 * on each side, xchg() here): a time this entry misses leaves the
+	 * flag set for the next one.
+	 */
+	dirty = xchg(&sih->attr_dirty, false);
 	e.attr = NOVA_ATTR_MODE | NOVA_ATTR_UID | NOVA_ATTR_GID |
 		 NOVA_ATTR_ATIME | NOVA_ATTR_MTIME | NOVA_ATTR_CTIME |
 		 NOVA_ATTR_SIZE;
@@ -739,14 +747,14 @@ int nova_log_attr(struct inode *inode, bool cut)
 	if (cut && S_ISREG(inode->i_mode)) {
 		ret = nova_append_cut_holes(inode, inode->i_size, &tail);
 		if (ret)
-			return ret;
+			goto fail;
 	}
 	e.trans_id = cpu_to_le64(sih->trans_id++);
 	nova_entry_csum(&e, sizeof(e));
 
 	ret = nova_log_append(inode->i_sb, inode, &e, sizeof(e), &tail, &off);
 	if (ret)
-		return ret;
+		goto fail;
 	/* one tail store commits the hole entries and the new attributes */
 	nova_log_commit(inode->i_sb, inode, tail);
 	/* a superseded entry dies, unless it cut the file (see gc.c) */
@@ -754,15 +762,45 @@ int nova_log_attr(struct inode *inode, bool cut)
 		nova_invalidate_entry(inode->i_sb, sih->last_sa);
 	sih->last_sa = off;
 	sih->last_sa_cut = cut;
-	sih->attr_dirty = false;
 	return 0;
+fail:
+	/* nothing logged: times still waiting stay marked */
+	if (dirty)
+		WRITE_ONCE(sih->attr_dirty, true);
+	return ret;
 }
 
 /*
- * Log the times that in-place writes left in DRAM only (dax.c), if any:
- * fsync, writeback (->write_inode: sync, the flusher, unmount) and
- * eviction call this.  One set-attribute entry, committed by the tail
- * store like any other; it supersedes the previous one.
+ * ->dirty_inode: times changed in DRAM only, and the inode is marked
+ * dirty (I_DIRTY_SYNC): an atime updated by a read (touch_atime():
+ * noatime, relatime, nodiratime, O_NOATIME and read-only mounts were
+ * decided there), mtime and ctime of an in-place write or of a
+ * fallocate that committed nothing (dax.c).  With lazytime a time
+ * update only sets I_DIRTY_TIME, and this is called when those times
+ * are due: fsync, sync, unmount, the writeback of other changes, or
+ * after dirtytime_expire_seconds.  Only a flag is set here, so a read
+ * stays cheap: ->write_inode (writeback: the flusher, sync, unmount),
+ * fsync and eviction log the times, one set-attribute entry for any
+ * number of updates in between (nova_write_attr()).
+ */
+void nova_dirty_inode(struct inode *inode, int flags)
+{
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+
+	/* the new times are stored before the flag (nova_log_attr()) */
+	smp_mb();
+	WRITE_ONCE(sih->attr_dirty, true);
+}
+
+/*
+ * Log the times left in DRAM only, if any: those of in-place writes
+ * (dax.c) and those the VFS updated (nova_dirty_inode(): atime).  fsync,
+ * writeback (->write_inode: sync, the flusher, unmount, remount
+ * read-only) and eviction call this.  One set-attribute entry, committed
+ * by the tail store like any other; it supersedes the previous one, so
+ * a log of many such entries keeps one live (the fast GC frees pages of
+ * dead ones when the log must grow).  A power cut loses only the times
+ * not logged yet, as other file systems lose timestamps before fsync.
  */
 int nova_write_attr(struct inode *inode)
 {
@@ -772,7 +810,7 @@ int nova_write_attr(struct inode *inode)
 	if (!READ_ONCE(sih->attr_dirty))
 		return 0;
 	mutex_lock(&sih->log_mutex);
-	if (sih->attr_dirty && inode->i_nlink && !is_bad_inode(inode) &&
+	if (READ_ONCE(sih->attr_dirty) && inode->i_nlink && !is_bad_inode(inode) &&
 	    !sb_rdonly(inode->i_sb))
 		ret = nova_log_attr(inode, false);
 	mutex_unlock(&sih->log_mutex);

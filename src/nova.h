@@ -401,6 +401,7 @@ void nova_link_change_committed(struct inode *inode);
 int nova_log_attr(struct inode *inode, bool cut);
 int nova_write_attr(struct inode *inode);
 int nova_write_inode(struct inode *inode, struct writeback_control *wbc);
+void nova_dirty_inode(struct inode *inode, int flags);
 void nova_set_inode_flags(struct inode *inode, u32 flags);
 int nova_fileattr_get(struct dentry *dentry, nova_fileattr_t *fa);
 int nova_fileattr_set(nova_idmap_t *idmap,

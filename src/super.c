@@ -744,6 +744,7 @@ static const struct super_operations nova_sops = {
 	.alloc_inode	= nova_alloc_inode,
 	.free_inode	= nova_free_inode,
 	.evict_inode	= nova_evict_inode,
+	.dirty_inode	= nova_dirty_inode,
 	.write_inode	= nova_write_inode,
 	.put_super	= nova_put_super,
 	.statfs		= nova_statfs,

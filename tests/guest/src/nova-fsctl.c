@@ -10,6 +10,11 @@
  *   nova-fsctl punch PATH OFF LEN     fallocate(PUNCH_HOLE | KEEP_SIZE)
  *   nova-fsctl zero PATH OFF LEN      fallocate(FALLOC_FL_ZERO_RANGE)
  *   nova-fsctl freeze|thaw PATH       FIFREEZE, FITHAW
+ *   nova-fsctl readnoatime PATH       read a file (list a directory) through
+ *                                     a descriptor opened with O_NOATIME
+ *   nova-fsctl readfsync PATH N       N times: read the file (list the
+ *                                     directory), fsync it, sleep 10 ms (a
+ *                                     new atime each time with strictatime)
  *
  * Exit status 0 on success; on failure prints the errno name and exits
  * with 1.
@@ -20,7 +25,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -38,6 +45,41 @@ static int fail(const char *what)
 	return 1;
 }
 
+/* Read @path (list it if a directory) @n times, fsync after each if @sync */
+static int read_times(const char *path, int flags, long n, int sync)
+{
+	struct timespec pause = { 0, 10 * 1000 * 1000 };
+	char buf[4096];
+	struct stat st;
+	long i;
+	int fd;
+
+	fd = open(path, O_RDONLY | flags);
+	if (fd < 0)
+		return fail("open");
+	if (fstat(fd, &st))
+		return fail("fstat");
+	for (i = 0; i < n; i++) {
+		ssize_t got;
+
+		if (S_ISDIR(st.st_mode)) {
+			if (lseek(fd, 0, SEEK_SET) < 0)
+				return fail("lseek");
+			got = syscall(SYS_getdents64, fd, buf, sizeof(buf));
+		} else {
+			got = pread(fd, buf, sizeof(buf), 0);
+		}
+		if (got < 0)
+			return fail("read");
+		if (sync && fsync(fd))
+			return fail("fsync");
+		if (i + 1 < n)
+			nanosleep(&pause, NULL);
+	}
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char label[FSLABEL_MAX];
@@ -48,9 +90,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: nova-fsctl getlabel|setlabel|statfs PATH [LABEL]\n"
 			"       nova-fsctl exchange PATH1 PATH2\n"
 			"       nova-fsctl keepsize|punch|zero PATH OFF LEN\n"
-			"       nova-fsctl freeze|thaw PATH\n");
+			"       nova-fsctl freeze|thaw PATH\n"
+			"       nova-fsctl readnoatime PATH\n"
+			"       nova-fsctl readfsync PATH N\n");
 		return 2;
 	}
+	if (!strcmp(argv[1], "readnoatime") && argc == 3)
+		return read_times(argv[2], O_NOATIME, 1, 0);
+	if (!strcmp(argv[1], "readfsync") && argc == 4)
+		return read_times(argv[2], 0, strtol(argv[3], NULL, 0), 1);
 	if (!strcmp(argv[1], "exchange") && argc == 4) {
 		if (syscall(SYS_renameat2, AT_FDCWD, argv[2], AT_FDCWD, argv[3],
 			    RENAME_EXCHANGE))
