@@ -191,32 +191,6 @@ const struct iomap_ops nova_iomap_ops = {
 	.iomap_begin	= nova_iomap_begin,
 };
 
-/*
- * A write fault of a shared mapping changes mtime and ctime as write(2)
- * does (file_update_time()).  Like the times of an in-place write, they
- * reach the log at fsync, writeback or eviction (nova_write_attr()).
- */
-static void nova_fault_update_time(struct file *file)
-{
-	struct inode *inode = file_inode(file);
-	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
-	struct timespec64 m = nova_get_mtime(inode);
-	struct timespec64 c = nova_get_ctime(inode);
-	struct timespec64 m2, c2;
-
-	if (file_update_time(file))
-		return;
-	m2 = nova_get_mtime(inode);
-	c2 = nova_get_ctime(inode);
-	if (timespec64_equal(&m, &m2) && timespec64_equal(&c, &c2))
-		return;
-	/* under the log mutex: nova_write_attr() clears attr_dirty there */
-	mutex_lock(&sih->log_mutex);
-	sih->attr_dirty = true;
-	mutex_unlock(&sih->log_mutex);
-	mark_inode_dirty_sync(inode);
-}
-
 static vm_fault_t nova_dax_huge_fault(struct vm_fault *vmf,
 				      nova_fault_size_t pe_size)
 {
@@ -229,7 +203,12 @@ static vm_fault_t nova_dax_huge_fault(struct vm_fault *vmf,
 
 	if (write) {
 		sb_start_pagefault(inode->i_sb);
-		nova_fault_update_time(vmf->vma->vm_file);
+		/*
+		 * mtime and ctime as write(2) sets them; marking the inode
+		 * dirty (nova_dirty_inode()) gets them logged at fsync,
+		 * writeback or eviction
+		 */
+		file_update_time(vmf->vma->vm_file);
 	}
 	filemap_invalidate_lock_shared(inode->i_mapping);
 	ret = dax_iomap_fault(vmf, pe_size, &pfn, NULL, &nova_iomap_ops);
