@@ -94,10 +94,15 @@
 #define NOVA_STATE_CLEAN	0x0001	/* unmounted cleanly, snapshot valid */
 #define NOVA_STATE_ERROR	0x0002	/* errors were detected */
 
-/* Feature bits: none defined in version 1.0 */
+/*
+ * Feature bits.  INCOMPAT_XATTR: some log holds NOVA_XATTR entries
+ * (set by the first extended attribute written), which a module or tool
+ * that predates them would take for damage.
+ */
+#define NOVA_FEATURE_INCOMPAT_XATTR	0x0001ULL
 #define NOVA_FEATURE_COMPAT_SUPP	0ULL
 #define NOVA_FEATURE_RO_COMPAT_SUPP	0ULL
-#define NOVA_FEATURE_INCOMPAT_SUPP	0ULL
+#define NOVA_FEATURE_INCOMPAT_SUPP	NOVA_FEATURE_INCOMPAT_XATTR
 
 /*
  * The super block.  It is written as a whole (primary first, then the
@@ -216,6 +221,7 @@ enum nova_entry_type {
 	NOVA_LINK_CHANGE,
 	NOVA_MMAP_WRITE,
 	NOVA_NEXT_PAGE,
+	NOVA_XATTR,
 	NOVA_MAX_ENTRY_TYPE,
 };
 
@@ -320,6 +326,70 @@ struct nova_mmap_entry {
 };
 
 /*
+ * Extended attributes.  Setting, replacing or removing one is a group of
+ * NOVA_XATTR entries appended to the inode's own log and committed by
+ * the tail store with everything else.  Part 0 carries the name and the
+ * first bytes of the value; parts 1, 2, ... follow it directly in the log
+ * (a NEXT_PAGE jump may come between two parts) and carry the rest, so
+ * that no entry is larger than NOVA_XATTR_ENTRY_MAX (two fill a log
+ * page).  A removal is a part 0 with NOVA_XATTR_REMOVE and no value.
+ * name_index says the namespace (the numbers are ext4's); the POSIX ACLs
+ * have an empty name, every other namespace a name of 1..255 bytes
+ * without its prefix.  The value of an ACL is the VFS's xattr form
+ * (struct posix_acl_xattr_header, ids of the initial user namespace).
+ *
+ * A group is live while its part 0 is.  When a later group for the same
+ * (name_index, name) commits, part 0 of the older one dies first (made
+ * durable), then its other parts; a removal lives until a later group
+ * for its name commits.  Replay applies the groups whose part 0 is live
+ * and skips parts that follow a dead part 0 or that have none before
+ * them.  Every part 0, live or dead, sets the inode's ctime in log
+ * order; with NOVA_XATTR_MODE (a POSIX ACL that changed the mode with
+ * it) it also sets the permission bits.  value_csum, in part 0, is the
+ * CRC32C of the whole value.
+ */
+#define NOVA_XATTR_INDEX_USER		1
+#define NOVA_XATTR_INDEX_ACL_ACCESS	2
+#define NOVA_XATTR_INDEX_ACL_DEFAULT	3
+#define NOVA_XATTR_INDEX_TRUSTED	4
+#define NOVA_XATTR_INDEX_SECURITY	6
+#define NOVA_XATTR_INDEX_MAX		6
+
+/* nova_xattr_entry.flags */
+#define NOVA_XATTR_REMOVE	0x0001
+#define NOVA_XATTR_MODE		0x0002
+#define NOVA_XATTR_FLAGS	(NOVA_XATTR_REMOVE | NOVA_XATTR_MODE)
+
+#define NOVA_XATTR_HEADER	48
+#define NOVA_XATTR_ENTRY_MAX	(NOVA_LOG_LAST_ENTRY / 2)
+#define NOVA_XATTR_NAME_MAX	255
+#define NOVA_XATTR_VALUE_MAX	65536
+#define NOVA_XATTR_LEN(name_len, part_len) \
+	((NOVA_XATTR_HEADER + (name_len) + (part_len) + 15) & ~15U)
+/* value bytes that fit in a part after @name_len bytes of name */
+#define NOVA_XATTR_PART_ROOM(name_len) \
+	(NOVA_XATTR_ENTRY_MAX - NOVA_XATTR_HEADER - (name_len))
+
+struct nova_xattr_entry {
+	__u8	entry_type;		/* NOVA_XATTR */
+	__u8	name_index;		/* NOVA_XATTR_INDEX_* */
+	__u8	name_len;		/* part 0: bytes of name; others: 0 */
+	__u8	invalid;		/* 1: superseded */
+	__le16	xe_len;			/* bytes of this entry */
+	__le16	part_len;		/* value bytes in this entry */
+	__le32	value_len;		/* bytes of the whole value */
+	__le32	e_csum;
+	__le64	ctime;			/* inode ctime after the change */
+	__le32	flags;			/* NOVA_XATTR_* */
+	__le16	mode;			/* i_mode after it, with NOVA_XATTR_MODE */
+	__le16	part;			/* 0: first part, with the name */
+	__le32	value_csum;		/* part 0: CRC32C of the whole value */
+	__le32	pad;
+	__le64	trans_id;
+	__u8	data[];			/* name, then part_len value bytes */
+};
+
+/*
  * Lite journal: a circular buffer of 32-byte undo entries in the stripe's
  * journal page.  Entries in [journal_head, journal_tail) belong to an
  * uncommitted transaction; commit sets journal_head = journal_tail.
@@ -399,6 +469,7 @@ NOVA_FORMAT_ASSERT(sizeof(struct nova_setattr_entry) == 64, setattr);
 NOVA_FORMAT_ASSERT(sizeof(struct nova_link_change_entry) == 48, link);
 NOVA_FORMAT_ASSERT(sizeof(struct nova_mmap_entry) == 64, mmap);
 NOVA_FORMAT_ASSERT(sizeof(struct nova_journal_entry) == 32, jentry);
+NOVA_FORMAT_ASSERT(sizeof(struct nova_xattr_entry) == NOVA_XATTR_HEADER, xattr);
 NOVA_FORMAT_ASSERT(sizeof(struct nova_snapshot_header) == 16, snaphdr);
 
 /*
@@ -444,6 +515,7 @@ static inline __u32 nova_sb_csum(const struct nova_super_block *sb)
 static inline size_t nova_entry_size(const __u8 *p, size_t room)
 {
 	const struct nova_dentry *de = (const void *)p;
+	const struct nova_xattr_entry *xe = (const void *)p;
 	size_t len;
 
 	switch (p[0]) {
@@ -460,6 +532,14 @@ static inline size_t nova_entry_size(const __u8 *p, size_t room)
 			return 0;
 		len = le16_to_cpu(de->de_len);
 		if (!de->name_len || len != NOVA_DENTRY_LEN(de->name_len))
+			return 0;
+		return len;
+	case NOVA_XATTR:
+		if (room < NOVA_XATTR_HEADER)
+			return 0;
+		len = le16_to_cpu(xe->xe_len);
+		if (len != NOVA_XATTR_LEN(xe->name_len, le16_to_cpu(xe->part_len)) ||
+		    len > NOVA_XATTR_ENTRY_MAX)
 			return 0;
 		return len;
 	default:
@@ -500,24 +580,40 @@ static inline struct nova_entry_layout nova_entry_layout_of(__u8 type)
 		l.csum = offsetof(struct nova_mmap_entry, e_csum);
 		l.flag = offsetof(struct nova_mmap_entry, invalid);
 		break;
+	case NOVA_XATTR:
+		l.csum = offsetof(struct nova_xattr_entry, e_csum);
+		l.flag = offsetof(struct nova_xattr_entry, invalid);
+		break;
 	}
 	return l;
 }
 
-/* CRC32C of an entry with its checksum and mutable fields taken as zero */
+/*
+ * CRC32C of an entry with its checksum and mutable fields taken as zero.
+ * Those fields are in the first NOVA_ENTRY_CRC_HEAD bytes of every type:
+ * a copy of the head with them zeroed, then the rest of the entry in
+ * place.
+ */
+#define NOVA_ENTRY_CRC_HEAD	48
+
 static inline __u32 nova_entry_crc(const void *entry, size_t size)
 {
 	struct nova_entry_layout l = nova_entry_layout_of(*(const __u8 *)entry);
-	__u8 buf[NOVA_DENTRY_HEADER + NOVA_NAME_LEN + 1];
+	__u8 buf[NOVA_ENTRY_CRC_HEAD];
+	size_t head = size < sizeof(buf) ? size : sizeof(buf);
+	__u32 crc;
 
-	if (size > sizeof(buf) || l.csum < 0)
+	if (l.csum < 0 || size < (size_t)l.csum + 4 || l.csum + 4 > (int)sizeof(buf) ||
+	    l.flag >= (int)sizeof(buf) || l.pages + 4 > (int)sizeof(buf))
 		return 0;
-	memcpy(buf, entry, size);
+	memcpy(buf, entry, head);
 	memset(buf + l.csum, 0, 4);
 	buf[l.flag] = 0;
 	if (l.pages >= 0)
 		memset(buf + l.pages, 0, 4);
-	return nova_crc32c(buf, size);
+	crc = nova_crc32c_update(~0U, buf, head);
+	crc = nova_crc32c_update(crc, (const __u8 *)entry + head, size - head);
+	return ~crc;
 }
 
 static inline void nova_entry_csum(void *entry, size_t size)
@@ -559,6 +655,8 @@ static inline __u64 nova_entry_trans_id(const void *entry)
 		return le64_to_cpu(((const struct nova_link_change_entry *)entry)->trans_id);
 	case NOVA_MMAP_WRITE:
 		return le64_to_cpu(((const struct nova_mmap_entry *)entry)->trans_id);
+	case NOVA_XATTR:
+		return le64_to_cpu(((const struct nova_xattr_entry *)entry)->trans_id);
 	}
 	return 0;
 }

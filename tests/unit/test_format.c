@@ -112,9 +112,14 @@ static void test_check_super(void)
 	CHECK("bad inode table block size refused", nova_check_super(&s, SIZE_64M) != NULL);
 
 	make_super(&s, SIZE_64M);
-	s.s_feature_incompat = cpu_to_le64(1);
+	s.s_feature_incompat = cpu_to_le64(NOVA_FEATURE_INCOMPAT_SUPP << 1);
 	s.s_sum = cpu_to_le32(nova_sb_csum(&s));
 	CHECK("unknown incompat feature refused", nova_check_super(&s, SIZE_64M) != NULL);
+
+	make_super(&s, SIZE_64M);
+	s.s_feature_incompat = cpu_to_le64(NOVA_FEATURE_INCOMPAT_XATTR);
+	s.s_sum = cpu_to_le32(nova_sb_csum(&s));
+	CHECK("xattr incompat feature accepted", nova_check_super(&s, SIZE_64M) == NULL);
 
 	make_super(&s, NOVA_MIN_SIZE - 4096);
 	CHECK("too small file system refused", nova_check_super(&s, SIZE_64M) != NULL);
