@@ -19,6 +19,9 @@
 #include <linux/slab.h>
 
 #include <linux/crc32.h>
+#include <linux/xattr.h>
+#include <linux/posix_acl.h>
+#include <linux/posix_acl_xattr.h>
 
 #include "nova_config.h"
 
@@ -286,6 +289,60 @@ static inline u32 nova_crc32c_update(u32 crc, const void *p, unsigned long len)
 	return __crc32c_le(crc, p, len);
 #else
 	return crc32c(crc, p, len);
+#endif
+}
+
+/*
+ * Extended attributes and POSIX ACLs.  sb->s_xattr is an array of const
+ * pointers since 6.7.  Before 6.2 the ACL names go through the VFS's
+ * xattr handlers to ->get_acl() and ->set_acl(inode); since, the VFS
+ * calls ->get_inode_acl() and ->set_acl(dentry) itself.
+ */
+#ifdef HAVE_S_XATTR_CONST
+#define NOVA_XATTR_HANDLERS_QUAL	const struct xattr_handler * const
+#else
+#define NOVA_XATTR_HANDLERS_QUAL	const struct xattr_handler *
+#endif
+
+#ifdef HAVE_GET_INODE_ACL
+typedef struct dentry nova_acl_target_t;
+#define nova_acl_target_inode(t)	d_inode(t)
+#define NOVA_ACL_XATTR_HANDLERS
+#define NOVA_GET_ACL_OP			get_inode_acl
+#else
+typedef struct inode nova_acl_target_t;
+#define nova_acl_target_inode(t)	(t)
+#define NOVA_ACL_XATTR_HANDLERS \
+	&posix_acl_access_xattr_handler, &posix_acl_default_xattr_handler,
+#define NOVA_GET_ACL_OP			get_acl
+#endif
+
+static inline int nova_posix_acl_chmod(nova_idmap_t *idmap,
+				       struct dentry *dentry, umode_t mode)
+{
+#ifdef HAVE_POSIX_ACL_CHMOD_DENTRY
+	return posix_acl_chmod(idmap, dentry, mode);
+#else
+	return posix_acl_chmod(idmap, d_inode(dentry), mode);
+#endif
+}
+
+/* An ACL in the VFS's xattr form, in a kmalloc()ed buffer (7.0) */
+static inline void *nova_posix_acl_to_xattr(const struct posix_acl *acl,
+					    size_t *size)
+{
+#ifdef HAVE_POSIX_ACL_TO_XATTR_ALLOC
+	return posix_acl_to_xattr(&init_user_ns, acl, size, GFP_NOFS);
+#else
+	size_t n = posix_acl_xattr_size(acl->a_count);
+	void *buf = kmalloc(n, GFP_NOFS);
+
+	if (buf && posix_acl_to_xattr(&init_user_ns, acl, buf, n) < 0) {
+		kfree(buf);
+		return NULL;
+	}
+	*size = n;
+	return buf;
 #endif
 }
 

@@ -323,4 +323,7 @@ const struct inode_operations nova_file_inode_operations = {
 	.setattr	= nova_setattr,
 	.fileattr_get	= nova_fileattr_get,
 	.fileattr_set	= nova_fileattr_set,
+	.listxattr	= nova_listxattr,
+	.NOVA_GET_ACL_OP = nova_get_inode_acl,
+	.set_acl	= nova_set_acl,
 };

@@ -5,7 +5,9 @@
  * Entries die when what they describe is superseded: a write entry when
  * every page it maps has been overwritten, punched or truncated; a
  * dentry when its name is removed or re-pointed; a set-attribute or
- * link-change entry when a newer one of its kind is committed.  Dead
+ * link-change entry when a newer one of its kind is committed; an
+ * extended attribute group or tombstone when a newer group of its name
+ * is (xattr.c).  Dead
  * entries carry a flag and are counted in their page's tail
  * (log.c: nova_invalidate_entry()).  Removal dentries, hole entries and
  * set-attribute entries that shrank a file stay valid: dropping them
@@ -27,8 +29,9 @@
  * is not enough, a thorough GC.
  *
  * Thorough GC: write a new log that describes the inode's current state
- * - its live dentries (readdir cookies kept) or its live page runs, one
- * set-attribute and one link-change entry - into new pages; mark the end
+ * - its live dentries (readdir cookies kept) or its live page runs, its
+ * live extended attribute groups, one set-attribute and one link-change
+ * entry - into new pages; mark the end
  * of the old log with a NEXT_PAGE marker and link the new pages after the
  * tail page; commit with the 8-byte tail store (now old + new log, whose
  * replay gives the same state); switch log_head to the new pages with one
@@ -115,7 +118,7 @@ u64 nova_live_log_bytes(struct inode *inode)
 {
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	u64 bytes = sizeof(struct nova_setattr_entry) +
-		    sizeof(struct nova_link_change_entry);
+		    sizeof(struct nova_link_change_entry) + sih->xattr_bytes;
 
 	if (S_ISDIR(inode->i_mode))
 		bytes += NOVA_DENTRY_LEN(1) + NOVA_DENTRY_LEN(2) +
@@ -137,6 +140,9 @@ unsigned long nova_log_need_pages(struct inode *inode)
 {
 	size_t waste = S_ISDIR(inode->i_mode) ? sizeof(struct nova_dentry) :
 		       sizeof(struct nova_file_write_entry);
+
+	if (NOVA_I(inode)->header.xattr_count)
+		waste = NOVA_XATTR_ENTRY_MAX;
 
 	return DIV_ROUND_UP(nova_live_log_bytes(inode),
 			    NOVA_LOG_LAST_ENTRY - waste);
@@ -234,6 +240,12 @@ static int nova_new_log_append(struct nova_new_log *nl, const void *entry,
 		*off = nl->tail;
 	nl->tail += size;
 	return 0;
+}
+
+static int nova_new_log_append_cb(void *nl, const void *entry, size_t size,
+				  u64 *off)
+{
+	return nova_new_log_append(nl, entry, size, off);
 }
 
 static void nova_new_log_free(struct nova_new_log *nl)
@@ -385,6 +397,9 @@ static int nova_gc_write_state(struct inode *inode, struct nova_new_log *nl,
 		}
 		nl->write_entries = runs;
 	}
+	/* the live extended attributes of any inode type */
+	if (!ret)
+		ret = nova_xattr_gc_write(inode, nova_new_log_append_cb, nl);
 	if (!ret)
 		ret = nova_gc_write_attrs(inode, nl, sa_off, lc_off);
 	(void)sb;
@@ -403,6 +418,9 @@ static int nova_gc_repoint(struct super_block *sb, u64 off, const void *entry,
 	u64 i;
 
 	switch (*(const u8 *)entry) {
+	case NOVA_XATTR:
+		nova_xattr_gc_repoint(inode, off, entry);
+		break;
 	case NOVA_DIR_LOG:
 		if (!le64_to_cpu(de->ino) || !le64_to_cpu(de->cookie))
 			break;
@@ -456,6 +474,8 @@ int nova_thorough_gc(struct super_block *sb, struct inode *inode)
 		nova_flush(mark, 1);
 	}
 	nova_fence();
+	/* readers of extended attributes wait until the old log is gone */
+	down_write(&sih->xattr_sem);
 	nova_store_le64(&nova_page_tail(sb, tail_page)->next_page, nl.head);
 	NOVA_CRASH_POINT(CP_GC_LINKED);
 	/* commit: old log + new log */
@@ -488,6 +508,8 @@ int nova_thorough_gc(struct super_block *sb, struct inode *inode)
 		page = next;
 	}
 	nova_free_log(sb, extra);
+	nova_xattr_gc_drop_removed(inode);
+	up_write(&sih->xattr_sem);
 
 	atomic64_inc(&sbi->stats.thorough_gc_runs);
 	atomic64_add(nl.pages, &sbi->stats.thorough_gc_pages_written);

@@ -54,6 +54,8 @@ struct inode *nova_alloc_inode(struct super_block *sb)
 	xa_init(&vi->header.dir_cookies);
 	xa_init(&vi->header.pages);
 	mutex_init(&vi->header.log_mutex);
+	vi->header.xattr_tree = RB_ROOT;
+	init_rwsem(&vi->header.xattr_sem);
 	vi->header.trans_id = 1;
 	return &vi->vfs_inode;
 }
@@ -345,8 +347,16 @@ static int nova_replay_entry(struct super_block *sb, u64 off,
 
 	if (tid >= sih->trans_id)
 		sih->trans_id = tid + 1;
+	/* the parts of an extended attribute come one after the other */
+	if (*(const u8 *)entry != NOVA_XATTR && sih->xr.live) {
+		ret = nova_xattr_replay_end(inode);
+		return ret;
+	}
 
 	switch (*(const u8 *)entry) {
+	case NOVA_XATTR:
+		ret = nova_xattr_replay(sb, inode, off, entry);
+		break;
 	case NOVA_DIR_LOG:
 		if (!S_ISDIR(inode->i_mode))
 			goto bad;
@@ -486,8 +496,13 @@ static int nova_read_inode(struct super_block *sb, struct inode *inode,
 
 	ret = nova_log_walk(sb, inode->i_ino, sih->log_head, sih->log_tail,
 			    nova_replay_entry, inode);
+	if (!ret)
+		ret = nova_xattr_replay_end(inode);
 	if (ret)
 		return ret;
+	/* the permission checks need not look for ACLs that are not there */
+	if (!nova_xattr_has_acl(inode))
+		cache_no_acl(inode);
 	/*
 	 * A linked name leads here, so a zero link count is damage (orphans
 	 * of a crash were reclaimed by the mount scan); evicting it would
@@ -536,6 +551,7 @@ struct inode *nova_iget(struct super_block *sb, unsigned long ino)
 	return inode;
 fail:
 	nova_dir_index_free(inode);
+	nova_xattr_free(inode);
 	iget_failed(inode);
 	return ERR_PTR(ret);
 }
@@ -900,6 +916,9 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 	/* a shrink can leave most of the log dead: keep it within its bound */
 	if (!ret)
 		nova_gc_maybe(inode);
+	/* a new mode: the access ACL follows it (as ext4, a second commit) */
+	if (!ret && (attr->ia_valid & ATTR_MODE) && !S_ISLNK(inode->i_mode))
+		ret = nova_posix_acl_chmod(idmap, dentry, inode->i_mode);
 	return ret;
 }
 
@@ -980,10 +999,14 @@ void nova_evict_inode(struct inode *inode)
 	}
 	nova_dir_index_free(inode);
 	nova_index_free(inode);
+	nova_xattr_free(inode);
 	clear_inode(inode);
 }
 
 const struct inode_operations nova_special_inode_operations = {
 	.getattr	= nova_getattr,
 	.setattr	= nova_setattr,
+	.listxattr	= nova_listxattr,
+	.NOVA_GET_ACL_OP = nova_get_inode_acl,
+	.set_acl	= nova_set_acl,
 };

@@ -155,6 +155,7 @@ static int nova_create_object(struct inode *dir, struct dentry *dentry,
 			      umode_t mode, dev_t rdev, const char *symname)
 {
 	struct super_block *sb = dir->i_sb;
+	struct posix_acl *default_acl = NULL, *acl = NULL;
 	struct nova_op op = { };
 	struct inode *inode;
 	u64 de_off, cookie;
@@ -165,11 +166,20 @@ static int nova_create_object(struct inode *dir, struct dentry *dentry,
 	if (symname && strlen(symname) >= NOVA_BLOCK_SIZE)
 		return -ENAMETOOLONG;
 
+	/* the directory's default ACL (or the umask) shapes the mode */
+	ret = posix_acl_create(dir, &mode, &default_acl, &acl);
+	if (ret)
+		return ret;
 	inode = nova_new_inode(dir, mode, rdev, &op.valid_word);
-	if (IS_ERR(inode))
-		return PTR_ERR(inode);
+	if (IS_ERR(inode)) {
+		ret = PTR_ERR(inode);
+		goto out_acl;
+	}
 	NOVA_CRASH_POINT(CP_CREATE_INODE);
 	ret = nova_init_object_log(dir, inode, symname);
+	if (!ret)
+		ret = nova_init_new_xattrs(dir, inode, &dentry->d_name,
+					   default_acl, acl);
 	if (ret)
 		goto fail;
 
@@ -191,10 +201,13 @@ static int nova_create_object(struct inode *dir, struct dentry *dentry,
 	nova_op_commit(sb, &op);
 	nova_op_done(&op);
 	d_instantiate_new(dentry, inode);
-	return 0;
+	goto out_acl;
 fail:
 	clear_nlink(inode);
 	discard_new_inode(inode);
+out_acl:
+	posix_acl_release(default_acl);
+	posix_acl_release(acl);
 	return ret;
 }
 
@@ -529,4 +542,7 @@ const struct inode_operations nova_dir_inode_operations = {
 	.setattr	= nova_setattr,
 	.fileattr_get	= nova_fileattr_get,
 	.fileattr_set	= nova_fileattr_set,
+	.listxattr	= nova_listxattr,
+	.NOVA_GET_ACL_OP = nova_get_inode_acl,
+	.set_acl	= nova_set_acl,
 };

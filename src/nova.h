@@ -32,6 +32,7 @@
 #define NOVA_MOUNT_ERRORS_PANIC		0x0008
 #define NOVA_MOUNT_DAX			0x0010
 #define NOVA_MOUNT_INPLACE		0x0020
+#define NOVA_MOUNT_NOACL		0x0040	/* POSIX ACLs off */
 #define NOVA_MOUNT_ERRORS_MASK \
 	(NOVA_MOUNT_ERRORS_CONT | NOVA_MOUNT_ERRORS_RO | NOVA_MOUNT_ERRORS_PANIC)
 
@@ -144,6 +145,18 @@ struct nova_dir_node {
 	char name[];
 };
 
+/* The extended attribute group a log replay is reading (xattr.c) */
+struct nova_xattr_replay {
+	u64 off;			/* its part 0 */
+	u32 value_len;
+	u32 got;			/* value bytes so far */
+	u32 bytes;			/* entry bytes so far */
+	u32 crc;
+	u16 next_part;
+	u8 index;
+	bool live;			/* inside a live group */
+};
+
 /* DRAM part of an inode, rebuilt from its log */
 struct nova_inode_info_header {
 	u64 pi_addr;			/* offset of struct nova_inode */
@@ -174,6 +187,12 @@ struct nova_inode_info_header {
 	unsigned long data_pages;
 	unsigned long live_writes;	/* write entries the index uses */
 	bool attr_dirty;		/* times newer than the log's */
+	/* extended attributes (xattr.c), any inode type */
+	struct rb_root xattr_tree;	/* nova_xattr_node by (index, name) */
+	struct rw_semaphore xattr_sem;	/* readers vs. tree switch and GC */
+	unsigned long xattr_count;	/* live attributes */
+	u64 xattr_bytes;		/* their entry bytes in the log */
+	struct nova_xattr_replay xr;
 };
 
 struct nova_inode_info {
@@ -467,6 +486,39 @@ bool nova_gc_needed(struct inode *inode);
 int nova_thorough_gc(struct super_block *sb, struct inode *inode);
 void nova_gc_if_pending(struct inode *inode);
 void nova_gc_maybe(struct inode *inode);
+
+/* xattr.c */
+extern NOVA_XATTR_HANDLERS_QUAL nova_xattr_handlers[];
+ssize_t nova_listxattr(struct dentry *dentry, char *buffer, size_t size);
+int nova_xattr_get(struct inode *inode, u8 index, const char *name,
+		   void *buffer, size_t size);
+int nova_xattr_set(struct inode *inode, u8 index, const char *name,
+		   const void *value, size_t size, int flags);
+int nova_xattr_set_mode(struct inode *inode, u8 index, const char *name,
+			const void *value, size_t size, int flags,
+			const umode_t *mode);
+int nova_xattr_init_value(struct inode *inode, u8 index, const void *value,
+			  size_t size);
+int nova_init_new_xattrs(struct inode *dir, struct inode *inode,
+			 const struct qstr *qstr, struct posix_acl *default_acl,
+			 struct posix_acl *acl);
+int nova_xattr_replay(struct super_block *sb, struct inode *inode, u64 off,
+		      const struct nova_xattr_entry *e);
+int nova_xattr_replay_end(struct inode *inode);
+int nova_xattr_gc_write(struct inode *inode,
+			int (*append)(void *, const void *, size_t, u64 *),
+			void *ctx);
+void nova_xattr_gc_repoint(struct inode *inode, u64 off,
+			   const struct nova_xattr_entry *e);
+void nova_xattr_gc_drop_removed(struct inode *inode);
+bool nova_xattr_has_acl(struct inode *inode);
+void nova_xattr_free(struct inode *inode);
+
+/* acl.c */
+struct posix_acl *nova_get_inode_acl(struct inode *inode, int type, bool rcu);
+int nova_set_acl(nova_idmap_t *idmap, nova_acl_target_t *target,
+		 struct posix_acl *acl, int type);
+int nova_acl_init(struct inode *inode, struct posix_acl *acl, int type);
 
 /* stats.c */
 int nova_stats_init(void);

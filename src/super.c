@@ -105,7 +105,7 @@ int nova_sync_super(struct super_block *sb)
 /* Mount options */
 enum {
 	Opt_init, Opt_mode, Opt_uid, Opt_gid, Opt_errors, Opt_dbgmask,
-	Opt_dax, Opt_dax_enum, Opt_inplace,
+	Opt_dax, Opt_dax_enum, Opt_inplace, Opt_acl, Opt_noacl, Opt_user_xattr,
 };
 
 enum { Opt_dax_always, Opt_dax_never, Opt_dax_inode };
@@ -134,6 +134,9 @@ static const struct fs_parameter_spec nova_fs_parameters[] = {
 	fsparam_flag("dax",		Opt_dax),
 	fsparam_enum("dax",		Opt_dax_enum, nova_param_dax),
 	fsparam_u32("inplace_data_updates", Opt_inplace),
+	fsparam_flag("acl",		Opt_acl),
+	fsparam_flag("noacl",		Opt_noacl),
+	fsparam_flag("user_xattr",	Opt_user_xattr),
 	{}
 };
 
@@ -152,6 +155,7 @@ struct nova_fs_context {
 #define NOVA_SET_ERRORS		0x08
 #define NOVA_SET_DBGMASK	0x10
 #define NOVA_SET_INPLACE	0x20
+#define NOVA_SET_ACL		0x40
 
 static int nova_parse_param(struct fs_context *fc, struct fs_parameter *param)
 {
@@ -204,6 +208,16 @@ static int nova_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		if (result.uint_32)
 			ctx->mount_opt |= NOVA_MOUNT_INPLACE;
 		ctx->set |= NOVA_SET_INPLACE;
+		break;
+	case Opt_acl:
+	case Opt_noacl:
+		ctx->mount_opt &= ~NOVA_MOUNT_NOACL;
+		if (opt == Opt_noacl)
+			ctx->mount_opt |= NOVA_MOUNT_NOACL;
+		ctx->set |= NOVA_SET_ACL;
+		break;
+	case Opt_user_xattr:
+		/* user. attributes are always on, as in ext4 */
 		break;
 	case Opt_dax_enum:
 		if (result.uint_32 != Opt_dax_always)
@@ -618,6 +632,9 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 	/* 1/256 of the device, 64 to 1024 blocks, for deletions on a full one */
 	sbi->reserved_blocks = clamp_t(unsigned long, sbi->num_blocks / 256, 64, 1024);
 	sb->s_flags |= SB_NOSEC;
+	sb->s_xattr = nova_xattr_handlers;
+	if (!nova_test_opt(sbi, NOACL))
+		sb->s_flags |= SB_POSIXACL;
 	atomic_set(&sbi->next_generation, get_random_u32());
 	memcpy(&sb->s_uuid, sbi->s_super.s_uuid, sizeof(sb->s_uuid));
 
@@ -736,6 +753,8 @@ static int nova_show_options(struct seq_file *seq, struct dentry *root)
 		seq_printf(seq, ",dbgmask=%u", nova_dbgmask);
 	if (nova_test_opt(sbi, INPLACE))
 		seq_puts(seq, ",inplace_data_updates=1");
+	if (nova_test_opt(sbi, NOACL))
+		seq_puts(seq, ",noacl");
 	seq_puts(seq, ",dax");
 	return 0;
 }
@@ -781,6 +800,12 @@ static int nova_reconfigure(struct fs_context *fc)
 		sbi->s_mount_opt &= ~NOVA_MOUNT_INPLACE;
 		sbi->s_mount_opt |= ctx->mount_opt & NOVA_MOUNT_INPLACE;
 	}
+	if (ctx->set & NOVA_SET_ACL) {
+		sbi->s_mount_opt &= ~NOVA_MOUNT_NOACL;
+		sbi->s_mount_opt |= ctx->mount_opt & NOVA_MOUNT_NOACL;
+		sb->s_flags = (sb->s_flags & ~SB_POSIXACL) |
+			      (nova_test_opt(sbi, NOACL) ? 0 : SB_POSIXACL);
+	}
 
 	if ((fc->sb_flags & SB_RDONLY) && !sb_rdonly(sb)) {
 		nova_mark_clean(sb);
@@ -817,7 +842,8 @@ static int nova_init_fs_context(struct fs_context *fc)
 		return -ENOMEM;
 	if (fc->purpose == FS_CONTEXT_FOR_RECONFIGURE) {
 		ctx->mount_opt = NOVA_SB(fc->root->d_sb)->s_mount_opt &
-				 (NOVA_MOUNT_ERRORS_MASK | NOVA_MOUNT_INPLACE);
+				 (NOVA_MOUNT_ERRORS_MASK | NOVA_MOUNT_INPLACE |
+				  NOVA_MOUNT_NOACL);
 	}
 	fc->fs_private = ctx;
 	fc->ops = &nova_context_ops;

@@ -88,4 +88,5 @@ const struct inode_operations nova_symlink_inode_operations = {
 	.get_link	= simple_get_link,
 	.getattr	= nova_getattr,
 	.setattr	= nova_setattr,
+	.listxattr	= nova_listxattr,
 };

@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: GPL-2.0
+/* 6.7: super_block.s_xattr is an array of const pointers */
+#include <linux/fs.h>
+#include <linux/xattr.h>
+
+static const struct xattr_handler * const handlers[] = { NULL };
+
+void nova_probe(struct super_block *sb);
+void nova_probe(struct super_block *sb)
+{
+	sb->s_xattr = handlers;
+}
