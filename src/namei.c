@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * NOVA namespace operations: lookup, create, mknod, symlink, mkdir,
- * link, unlink, rmdir, rename (plain, RENAME_NOREPLACE, RENAME_EXCHANGE).
+ * link, unlink, rmdir, rename (plain, RENAME_NOREPLACE, RENAME_EXCHANGE),
+ * O_TMPFILE.
  *
  * Every operation has the same shape, and the same crash ordering:
  *
@@ -220,6 +221,57 @@ out_acl:
 		NOVA_TIMER_END(NOVA_SB((dir)->i_sb), cat, __t);		\
 		__ret;							\
 	})
+
+/*
+ * O_TMPFILE: a regular file in no directory.  Its pmem inode is made
+ * valid with link count 0 (one durable store, after its own log with
+ * any inherited ACLs and labels is committed): a crash while it is open
+ * leaves an orphan that the mount scan reclaims, as for an unlinked open
+ * file.  linkat() gives it a name like any link (nova_link()).
+ */
+static int __nova_tmpfile(struct inode *dir, struct file *file, umode_t mode)
+{
+	struct posix_acl *default_acl = NULL, *acl = NULL;
+	struct nova_inode *pi;
+	struct inode *inode;
+	u64 valid_word;
+	int ret;
+
+	ret = posix_acl_create(dir, &mode, &default_acl, &acl);
+	if (ret)
+		return ret;
+	inode = nova_new_inode(dir, mode, 0, &valid_word);
+	if (IS_ERR(inode)) {
+		ret = PTR_ERR(inode);
+		goto out_acl;
+	}
+	ret = nova_init_new_xattrs(dir, inode, &file->f_path.dentry->d_name,
+				   default_acl, acl);
+	if (ret) {
+		clear_nlink(inode);
+		discard_new_inode(inode);
+		goto out_acl;
+	}
+	pi = nova_get_block(dir->i_sb, valid_word);
+	pi->i_links_count = 0;
+	nova_persist(&pi->i_links_count, sizeof(pi->i_links_count));
+	pi->i_valid = NOVA_INODE_VALID;
+	nova_persist(&pi->i_valid, sizeof(pi->i_valid));
+	/* drops the link count to 0 and makes the inode linkable */
+	d_tmpfile(file, inode);
+	unlock_new_inode(inode);
+	ret = finish_open_simple(file, 0);
+out_acl:
+	posix_acl_release(default_acl);
+	posix_acl_release(acl);
+	return ret;
+}
+
+static int nova_tmpfile(nova_idmap_t *idmap, struct inode *dir,
+			struct file *file, umode_t mode)
+{
+	return NOVA_TIMED(dir, T_CREATE, __nova_tmpfile(dir, file, mode));
+}
 
 static int nova_create(nova_idmap_t *idmap, struct inode *dir,
 		       struct dentry *dentry, umode_t mode, bool excl)
@@ -538,6 +590,7 @@ const struct inode_operations nova_dir_inode_operations = {
 	.unlink		= nova_unlink,
 	.rmdir		= nova_rmdir,
 	.rename		= nova_rename,
+	.tmpfile	= nova_tmpfile,
 	.getattr	= nova_getattr,
 	.setattr	= nova_setattr,
 	.fileattr_get	= nova_fileattr_get,
