@@ -21,7 +21,7 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 # What goes in. Extend these lists to add tools (hash-keyed, so the cache follows).
-MODULES=(libnvdimm nfit nd_pmem nd_btt dax_pmem ext4 xfs crc32c_generic crc32c-intel loop)
+MODULES=(libnvdimm nfit nd_pmem nd_btt dax_pmem ext4 xfs crc32c_generic crc32c-intel loop overlay)
 BINARIES=(/usr/bin/ndctl /usr/sbin/mkfs.ext4 /usr/sbin/mkfs.xfs)
 EXTRA_FILES=(/etc/mke2fs.conf)
 
@@ -91,7 +91,7 @@ else
 		[ -f "$ktree/build/$f" ] || die "$ktree/build/$f missing"
 		files[$mdir/$f]="$ktree/build/$f"
 	done
-	for m in libnvdimm nfit nd_pmem nd_btt dax_pmem ext4 xfs loop; do
+	for m in libnvdimm nfit nd_pmem nd_btt dax_pmem ext4 xfs loop overlay; do
 		grep -q "/$m\.ko\$" "$ktree/build/modules.builtin" ||
 			die "$m is not built into the kernel in $ktree (see qemu/debug-kernel.config)"
 	done

@@ -327,6 +327,13 @@ static inline int nova_posix_acl_chmod(nova_idmap_t *idmap,
 #endif
 }
 
+/* File handles: the ino32 encoder is explicit since 6.7 (NULL before) */
+#ifdef HAVE_GENERIC_ENCODE_INO32_FH
+#define NOVA_ENCODE_FH		generic_encode_ino32_fh
+#else
+#define NOVA_ENCODE_FH		NULL
+#endif
+
 /* An ACL in the VFS's xattr form, in a kmalloc()ed buffer (7.0) */
 static inline void *nova_posix_acl_to_xattr(const struct posix_acl *acl,
 					    size_t *size)

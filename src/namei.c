@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * NOVA namespace operations: lookup, create, mknod, symlink, mkdir,
- * link, unlink, rmdir, rename (plain, RENAME_NOREPLACE, RENAME_EXCHANGE),
+ * link, unlink, rmdir, rename (plain, RENAME_NOREPLACE, RENAME_EXCHANGE,
+ * RENAME_WHITEOUT),
  * O_TMPFILE.
  *
  * Every operation has the same shape, and the same crash ordering:
@@ -420,6 +421,7 @@ static int __nova_rename(nova_idmap_t *idmap,
 	bool old_isdir = S_ISDIR(old->i_mode);
 	bool new_isdir = new && S_ISDIR(new->i_mode);
 	bool exchange = flags & RENAME_EXCHANGE;
+	struct inode *wh = NULL;	/* RENAME_WHITEOUT: the old name's new inode */
 	unsigned int nl_old_dir = old_dir->i_nlink, nl_new_dir = new_dir->i_nlink;
 	unsigned int nl_new = new ? new->i_nlink : 0;
 	struct nova_dir_node *old_dn;
@@ -429,7 +431,7 @@ static int __nova_rename(nova_idmap_t *idmap,
 	bool added = false;
 	int ret;
 
-	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE))
+	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE | RENAME_WHITEOUT))
 		return -EINVAL;
 	if (new_dentry->d_name.len > NOVA_NAME_LEN)
 		return -ENAMETOOLONG;
@@ -447,6 +449,24 @@ static int __nova_rename(nova_idmap_t *idmap,
 
 		if (dn)
 			dead_new = dn->de_off;
+	}
+
+	/*
+	 * RENAME_WHITEOUT (overlayfs): the old name goes to a new whiteout
+	 * (a 0:0 character device), made valid by the commit (valid_word).
+	 */
+	if (flags & RENAME_WHITEOUT) {
+		wh = nova_new_inode(old_dir, S_IFCHR | WHITEOUT_MODE, WHITEOUT_DEV,
+				    &op.valid_word);
+		if (IS_ERR(wh))
+			return PTR_ERR(wh);
+		ret = nova_init_new_xattrs(old_dir, wh, &old_dentry->d_name,
+					   NULL, NULL);
+		if (ret) {
+			clear_nlink(wh);
+			discard_new_inode(wh);
+			return ret;
+		}
 	}
 
 	/* link counts and times as they are after the rename */
@@ -478,11 +498,11 @@ static int __nova_rename(nova_idmap_t *idmap,
 	ret = nova_append_dentry(new_dir, &new_dentry->d_name, old->i_ino,
 				 old->i_mode, nova_op_tail(&op, new_dir), &off1,
 				 &ck1);
-	/* old name: removed, or -> new inode for an exchange */
+	/* old name: removed, or -> new inode for an exchange, or whiteout */
 	if (!ret)
 		ret = nova_append_dentry(old_dir, &old_dentry->d_name,
-					 exchange ? new->i_ino : 0,
-					 exchange ? new->i_mode : 0,
+					 exchange ? new->i_ino : wh ? wh->i_ino : 0,
+					 exchange ? new->i_mode : wh ? wh->i_mode : 0,
 					 nova_op_tail(&op, old_dir), &off2, &ck2);
 	if (!ret && old_isdir && old_dir != new_dir)
 		ret = nova_append_dotdot(old, new_dir, &op);
@@ -511,6 +531,10 @@ static int __nova_rename(nova_idmap_t *idmap,
 		ret = nova_dir_index_add(old_dir, old_dentry->d_name.name,
 					 old_dentry->d_name.len, new->i_ino,
 					 fs_umode_to_dtype(new->i_mode), ck2, off2);
+	if (!ret && wh)
+		ret = nova_dir_index_add(old_dir, old_dentry->d_name.name,
+					 old_dentry->d_name.len, wh->i_ino,
+					 DT_CHR, ck2, off2);
 	if (ret) {
 		/* nothing committed: put the DRAM state back */
 		nova_op_abort(&op);
@@ -540,6 +564,10 @@ static int __nova_rename(nova_idmap_t *idmap,
 				nova_dir_index_remove(new_dir, dn);
 			}
 		}
+		if (wh) {
+			clear_nlink(wh);
+			discard_new_inode(wh);
+		}
 		return ret;
 	}
 	nova_op_commit(old_dir->i_sb, &op);
@@ -558,9 +586,13 @@ static int __nova_rename(nova_idmap_t *idmap,
 	if (dead_old)
 		nova_invalidate_entry(old_dir->i_sb, dead_old);
 	/* nodes never move in memory, so old_dn is still the old name */
-	if (!exchange)
+	if (!exchange && !wh)
 		nova_dir_index_remove(old_dir, old_dn);
 	nova_op_done(&op);
+	if (wh) {
+		unlock_new_inode(wh);
+		iput(wh);
+	}
 	return 0;
 }
 

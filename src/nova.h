@@ -514,6 +514,9 @@ void nova_xattr_gc_drop_removed(struct inode *inode);
 bool nova_xattr_has_acl(struct inode *inode);
 void nova_xattr_free(struct inode *inode);
 
+/* export.c */
+extern const struct export_operations nova_export_ops;
+
 /* acl.c */
 struct posix_acl *nova_get_inode_acl(struct inode *inode, int type, bool rcu);
 int nova_set_acl(nova_idmap_t *idmap, nova_acl_target_t *target,

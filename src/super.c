@@ -633,6 +633,7 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 	sbi->reserved_blocks = clamp_t(unsigned long, sbi->num_blocks / 256, 64, 1024);
 	sb->s_flags |= SB_NOSEC;
 	sb->s_xattr = nova_xattr_handlers;
+	sb->s_export_op = &nova_export_ops;
 	if (!nova_test_opt(sbi, NOACL))
 		sb->s_flags |= SB_POSIXACL;
 	atomic_set(&sbi->next_generation, get_random_u32());
