@@ -44,10 +44,8 @@ static inline bool nova_inode_is_new(struct inode *inode)
 /* Idmapped mounts: struct mnt_idmap (6.3) or the user namespace before */
 #ifdef HAVE_MNT_IDMAP
 typedef struct mnt_idmap nova_idmap_t;
-#define NOVA_NOP_IDMAP	(&nop_mnt_idmap)
 #else
 typedef struct user_namespace nova_idmap_t;
-#define NOVA_NOP_IDMAP	(&init_user_ns)
 #endif
 
 static inline void nova_fillattr(nova_idmap_t *idmap, u32 request_mask,

@@ -586,8 +586,8 @@ void nova_init_root_inode(struct super_block *sb, umode_t mode, kuid_t uid,
  * *@valid_word, commits its directory entry, and only then marks it valid
  * (nova_inode_mark_valid()).  Returns a locked new VFS inode.
  */
-struct inode *nova_new_inode(struct inode *dir, umode_t mode, dev_t rdev,
-			     u64 *valid_word)
+struct inode *nova_new_inode(nova_idmap_t *idmap, struct inode *dir,
+			     umode_t mode, dev_t rdev, u64 *valid_word)
 {
 	struct super_block *sb = dir->i_sb;
 	struct nova_sb_info *sbi = NOVA_SB(sb);
@@ -608,7 +608,7 @@ struct inode *nova_new_inode(struct inode *dir, umode_t mode, dev_t rdev,
 		return ERR_PTR(ret);
 	}
 	inode->i_ino = ino;
-	inode_init_owner(NOVA_NOP_IDMAP, inode, dir, mode);
+	inode_init_owner(idmap, inode, dir, mode);
 	inode->i_blocks = 0;
 	nova_set_mtime(inode, nova_set_ctime_current(inode));
 	nova_set_atime(inode, nova_get_mtime(inode));

@@ -153,8 +153,9 @@ static int nova_init_object_log(struct inode *dir, struct inode *inode,
 	return ret;
 }
 
-static int nova_create_object(struct inode *dir, struct dentry *dentry,
-			      umode_t mode, dev_t rdev, const char *symname)
+static int nova_create_object(nova_idmap_t *idmap, struct inode *dir,
+			      struct dentry *dentry, umode_t mode, dev_t rdev,
+			      const char *symname)
 {
 	struct super_block *sb = dir->i_sb;
 	struct posix_acl *default_acl = NULL, *acl = NULL;
@@ -172,7 +173,7 @@ static int nova_create_object(struct inode *dir, struct dentry *dentry,
 	ret = posix_acl_create(dir, &mode, &default_acl, &acl);
 	if (ret)
 		return ret;
-	inode = nova_new_inode(dir, mode, rdev, &op.valid_word);
+	inode = nova_new_inode(idmap, dir, mode, rdev, &op.valid_word);
 	if (IS_ERR(inode)) {
 		ret = PTR_ERR(inode);
 		goto out_acl;
@@ -230,7 +231,8 @@ out_acl:
  * leaves an orphan that the mount scan reclaims, as for an unlinked open
  * file.  linkat() gives it a name like any link (nova_link()).
  */
-static int __nova_tmpfile(struct inode *dir, struct file *file, umode_t mode)
+static int __nova_tmpfile(nova_idmap_t *idmap, struct inode *dir,
+			  struct file *file, umode_t mode)
 {
 	struct posix_acl *default_acl = NULL, *acl = NULL;
 	struct nova_inode *pi;
@@ -241,7 +243,7 @@ static int __nova_tmpfile(struct inode *dir, struct file *file, umode_t mode)
 	ret = posix_acl_create(dir, &mode, &default_acl, &acl);
 	if (ret)
 		return ret;
-	inode = nova_new_inode(dir, mode, 0, &valid_word);
+	inode = nova_new_inode(idmap, dir, mode, 0, &valid_word);
 	if (IS_ERR(inode)) {
 		ret = PTR_ERR(inode);
 		goto out_acl;
@@ -271,28 +273,28 @@ out_acl:
 static int nova_tmpfile(nova_idmap_t *idmap, struct inode *dir,
 			struct file *file, umode_t mode)
 {
-	return NOVA_TIMED(dir, T_CREATE, __nova_tmpfile(dir, file, mode));
+	return NOVA_TIMED(dir, T_CREATE, __nova_tmpfile(idmap, dir, file, mode));
 }
 
 static int nova_create(nova_idmap_t *idmap, struct inode *dir,
 		       struct dentry *dentry, umode_t mode, bool excl)
 {
 	return NOVA_TIMED(dir, T_CREATE,
-			  nova_create_object(dir, dentry, mode, 0, NULL));
+			  nova_create_object(idmap, dir, dentry, mode, 0, NULL));
 }
 
 static int nova_mknod(nova_idmap_t *idmap, struct inode *dir,
 		      struct dentry *dentry, umode_t mode, dev_t rdev)
 {
 	return NOVA_TIMED(dir, T_MKNOD,
-			  nova_create_object(dir, dentry, mode, rdev, NULL));
+			  nova_create_object(idmap, dir, dentry, mode, rdev, NULL));
 }
 
 static int nova_symlink(nova_idmap_t *idmap, struct inode *dir,
 			struct dentry *dentry, const char *symname)
 {
 	return NOVA_TIMED(dir, T_SYMLINK,
-			  nova_create_object(dir, dentry, S_IFLNK | 0777, 0,
+			  nova_create_object(idmap, dir, dentry, S_IFLNK | 0777, 0,
 					     symname));
 }
 
@@ -300,7 +302,7 @@ static nova_mkdir_ret_t nova_mkdir(nova_idmap_t *idmap, struct inode *dir,
 				   struct dentry *dentry, umode_t mode)
 {
 	return nova_mkdir_ret(NOVA_TIMED(dir, T_MKDIR,
-					 nova_create_object(dir, dentry,
+					 nova_create_object(idmap, dir, dentry,
 							    S_IFDIR | mode, 0,
 							    NULL)));
 }
@@ -456,7 +458,7 @@ static int __nova_rename(nova_idmap_t *idmap,
 	 * (a 0:0 character device), made valid by the commit (valid_word).
 	 */
 	if (flags & RENAME_WHITEOUT) {
-		wh = nova_new_inode(old_dir, S_IFCHR | WHITEOUT_MODE, WHITEOUT_DEV,
+		wh = nova_new_inode(idmap, old_dir, S_IFCHR | WHITEOUT_MODE, WHITEOUT_DEV,
 				    &op.valid_word);
 		if (IS_ERR(wh))
 			return PTR_ERR(wh);

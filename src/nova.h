@@ -412,8 +412,8 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 		 struct iattr *attr);
 void nova_init_root_inode(struct super_block *sb, umode_t mode, kuid_t uid,
 			  kgid_t gid);
-struct inode *nova_new_inode(struct inode *dir, umode_t mode, dev_t rdev,
-			     u64 *valid_word);
+struct inode *nova_new_inode(nova_idmap_t *idmap, struct inode *dir,
+			     umode_t mode, dev_t rdev, u64 *valid_word);
 void nova_evict_inode(struct inode *inode);
 int nova_append_link_change(struct inode *inode, u64 *tail);
 void nova_link_change_committed(struct inode *inode);

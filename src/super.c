@@ -871,7 +871,7 @@ static struct file_system_type nova_fs_type = {
 	.init_fs_context = nova_init_fs_context,
 	.parameters	= nova_fs_parameters,
 	.kill_sb	= nova_kill_sb,
-	.fs_flags	= FS_REQUIRES_DEV,
+	.fs_flags	= FS_REQUIRES_DEV | FS_ALLOW_IDMAP,
 };
 MODULE_ALIAS_FS("NOVA");
 
