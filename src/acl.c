@@ -2,8 +2,8 @@
 /*
  * NOVA POSIX ACLs: stored as extended attributes with an empty name in
  * the two ACL namespaces (xattr.c), in the VFS's xattr form with the ids
- * of the initial user namespace.  An access ACL that changes the mode
- * logs the new mode in the same entry, so the two change together.
+ * of the initial user namespace.  Every access ACL entry logs the mode
+ * after it, so an ACL and the mode it implies change together.
  * Mount options acl (the default, as ext4) and noacl set SB_POSIXACL.
  */
 #include "nova.h"
@@ -85,8 +85,14 @@ int nova_set_acl(nova_idmap_t *idmap, nova_acl_target_t *target,
 		if (!value)
 			return -ENOMEM;
 	}
+	/*
+	 * Every access ACL entry carries the mode after it: the newest one
+	 * is live, so a replay ends with the right mode even when the entry
+	 * that changed it died (superseded) and its page was freed.
+	 */
 	ret = nova_xattr_set_mode(inode, index, "", value, size, 0,
-				  mode_changed ? &mode : NULL);
+				  type == ACL_TYPE_ACCESS ? &mode : NULL,
+				  mode_changed);
 	/* removing an ACL the inode does not have */
 	if (ret == -ENODATA && !value)
 		ret = 0;

@@ -222,6 +222,8 @@ ssize_t nova_dax_read_iter(struct kiocb *iocb, struct iov_iter *to)
 
 	u64 t = nova_timer_start();
 
+	if (nova_is_shutdown(sb))
+		return -EIO;
 	if (!iov_iter_count(to))
 		return 0;
 	inode_lock_shared(inode);
@@ -769,6 +771,8 @@ ssize_t nova_dax_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	ssize_t ret;
 	u64 t = nova_timer_start();
 
+	if (nova_is_shutdown(inode->i_sb))
+		return -EIO;
 	inode_lock(inode);
 	ret = generic_write_checks(iocb, from);
 	if (ret <= 0)
@@ -995,6 +999,8 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 	pgoff_t tp = 0;
 	long ret;
 
+	if (nova_is_shutdown(sb))
+		return -EIO;
 	if (mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE |
 		     FALLOC_FL_ZERO_RANGE))
 		return -EOPNOTSUPP;

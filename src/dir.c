@@ -221,6 +221,8 @@ static int nova_readdir(struct file *file, struct dir_context *ctx)
 	struct nova_dir_node *dn;
 	unsigned long index;
 
+	if (nova_is_shutdown(dir->i_sb))
+		return -EIO;
 	if (!dir_emit_dots(file, ctx))
 		return 0;
 	xa_for_each_start(&sih->dir_cookies, index, dn, ctx->pos - 2) {
@@ -240,13 +242,22 @@ static int nova_readdir(struct file *file, struct dir_context *ctx)
 static int nova_dir_fsync(struct file *file, loff_t start, loff_t end,
 			  int datasync)
 {
-	int ret = nova_write_attr(file_inode(file));
+	int ret;
 
+	if (nova_is_shutdown(file_inode(file)->i_sb))
+		return -EIO;
+	ret = nova_write_attr(file_inode(file));
 	nova_fence();
 	return ret;
 }
 
+static int nova_dir_open(struct inode *inode, struct file *file)
+{
+	return nova_is_shutdown(inode->i_sb) ? -EIO : 0;
+}
+
 const struct file_operations nova_dir_operations = {
+	.open		= nova_dir_open,
 	.llseek		= generic_file_llseek,
 	.read		= generic_read_dir,
 	.iterate_shared	= nova_readdir,

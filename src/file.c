@@ -77,6 +77,8 @@ static int nova_fsync(struct file *file, loff_t start, loff_t end, int datasync)
 	int ret;
 	u64 t = nova_timer_start();
 
+	if (nova_is_shutdown(file_inode(file)->i_sb))
+		return -EIO;
 	ret = file_write_and_wait_range(file, start, end);
 	/* times kept in DRAM: in-place writes, atime */
 	if (!ret)
@@ -201,6 +203,8 @@ static vm_fault_t nova_dax_huge_fault(struct vm_fault *vmf,
 	nova_pfn_t pfn;
 	u64 t = nova_timer_start();
 
+	if (nova_is_shutdown(inode->i_sb))
+		return VM_FAULT_SIGBUS;
 	if (write) {
 		sb_start_pagefault(inode->i_sb);
 		/*
@@ -237,17 +241,26 @@ static const struct vm_operations_struct nova_dax_vm_ops = {
 
 static int nova_dax_mmap(struct file *file, struct vm_area_struct *vma)
 {
+	if (nova_is_shutdown(file_inode(file)->i_sb))
+		return -EIO;
 	file_accessed(file);
 	vma->vm_ops = &nova_dax_vm_ops;
 	nova_vm_flags_set(vma, VM_HUGEPAGE);
 	return 0;
 }
 
+static int nova_file_open(struct inode *inode, struct file *file)
+{
+	if (nova_is_shutdown(inode->i_sb))
+		return -EIO;
+	return generic_file_open(inode, file);
+}
+
 const struct file_operations nova_file_operations = {
 	.llseek		= nova_llseek,
 	.read_iter	= nova_dax_read_iter,
 	.write_iter	= nova_dax_write_iter,
-	.open		= generic_file_open,
+	.open		= nova_file_open,
 	.fsync		= nova_fsync,
 	.unlocked_ioctl	= nova_ioctl,
 	.fallocate	= nova_fallocate,

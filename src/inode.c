@@ -599,6 +599,8 @@ struct inode *nova_new_inode(nova_idmap_t *idmap, struct inode *dir,
 	s64 now;
 	int ret;
 
+	if (nova_is_shutdown(sb))
+		return ERR_PTR(-EIO);
 	inode = new_inode(sb);
 	if (!inode)
 		return ERR_PTR(-ENOMEM);
@@ -823,7 +825,7 @@ int nova_write_attr(struct inode *inode)
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	int ret = 0;
 
-	if (!READ_ONCE(sih->attr_dirty))
+	if (!READ_ONCE(sih->attr_dirty) || nova_is_shutdown(inode->i_sb))
 		return 0;
 	mutex_lock(&sih->log_mutex);
 	if (READ_ONCE(sih->attr_dirty) && inode->i_nlink && !is_bad_inode(inode) &&
@@ -855,6 +857,8 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 	loff_t old;
 	int ret;
 
+	if (nova_is_shutdown(inode->i_sb))
+		return -EIO;
 	ret = setattr_prepare(idmap, dentry, attr);
 	if (ret)
 		return ret;
@@ -974,7 +978,9 @@ void nova_evict_inode(struct inode *inode)
 {
 	struct super_block *sb = inode->i_sb;
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
-	bool destroy = !inode->i_nlink && !is_bad_inode(inode) && sih->pi_addr;
+	/* after a shutdown an unlinked inode is left to the next mount */
+	bool destroy = !inode->i_nlink && !is_bad_inode(inode) && sih->pi_addr &&
+		       !nova_is_shutdown(sb);
 
 	if (IS_DAX(inode))
 		nova_dax_break_layout_final(inode);

@@ -67,10 +67,54 @@ static int nova_ioc_log_info(struct inode *inode, void __user *arg)
 	return copy_to_user(arg, &li, sizeof(li)) ? -EFAULT : 0;
 }
 
+#ifndef FS_IOC_SHUTDOWN
+#define FS_IOC_SHUTDOWN			_IOR('X', 125, __u32)
+#define FS_SHUTDOWN_FLAGS_DEFAULT	0x0
+#define FS_SHUTDOWN_FLAGS_LOGFLUSH	0x1
+#define FS_SHUTDOWN_FLAGS_NOLOGFLUSH	0x2
+#endif
+
+/*
+ * FS_IOC_SHUTDOWN (also XFS_IOC_GOINGDOWN): stop writing.  Every update
+ * NOVA made is durable when its call returned, so the flags differ only
+ * in the times kept in DRAM (in-place writes, atime): DEFAULT and
+ * LOGFLUSH log them first, NOLOGFLUSH loses them as a power cut would.
+ * Afterwards every operation fails with EIO, unmount writes nothing
+ * (no clean-unmount snapshot), and the next mount recovers.
+ */
+static int nova_ioc_shutdown(struct super_block *sb, u32 __user *arg)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	u32 flags;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (get_user(flags, arg))
+		return -EFAULT;
+	if (flags > FS_SHUTDOWN_FLAGS_NOLOGFLUSH)
+		return -EINVAL;
+	if (nova_is_shutdown(sb))
+		return 0;
+	if (flags != FS_SHUTDOWN_FLAGS_NOLOGFLUSH && !sb_rdonly(sb)) {
+		down_read(&sb->s_umount);
+		sync_filesystem(sb);
+		up_read(&sb->s_umount);
+	}
+	nova_fence();
+	WRITE_ONCE(sbi->shutdown, true);
+	pr_info("NOVA (%s): shut down (flags %u): every operation fails with EIO until it is mounted again\n",
+		sb->s_id, flags);
+	return 0;
+}
+
 long nova_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 {
 	struct super_block *sb = file_inode(filp)->i_sb;
 
+	if (cmd == FS_IOC_SHUTDOWN)
+		return nova_ioc_shutdown(sb, (u32 __user *)arg);
+	if (nova_is_shutdown(sb))
+		return -EIO;
 	switch (cmd) {
 	case FS_IOC_GETVERSION:
 		return put_user(file_inode(filp)->i_generation, (int __user *)arg);

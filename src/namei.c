@@ -105,6 +105,8 @@ static struct dentry *nova_lookup(struct inode *dir, struct dentry *dentry,
 	struct nova_dir_node *dn;
 	struct inode *inode = NULL;
 
+	if (nova_is_shutdown(dir->i_sb))
+		return ERR_PTR(-EIO);
 	if (dentry->d_name.len > NOVA_NAME_LEN)
 		return ERR_PTR(-ENAMETOOLONG);
 	dn = nova_dir_find(dir, dentry->d_name.name, dentry->d_name.len);

@@ -103,6 +103,7 @@ struct nova_sb_info {
 
 	struct nova_stats stats;
 	struct proc_dir_entry *s_proc;
+	bool shutdown;			/* FS_IOC_SHUTDOWN: no more pmem writes */
 };
 
 /*
@@ -203,6 +204,16 @@ struct nova_inode_info {
 static inline struct nova_inode_info *NOVA_I(struct inode *inode)
 {
 	return container_of(inode, struct nova_inode_info, vfs_inode);
+}
+
+/*
+ * After FS_IOC_SHUTDOWN nothing is written to pmem any more: every
+ * operation fails with EIO, and the next mount recovers the file system
+ * as after a power cut (ioctl.c).
+ */
+static inline bool nova_is_shutdown(struct super_block *sb)
+{
+	return READ_ONCE(NOVA_SB(sb)->shutdown);
 }
 
 /* Offset <-> address translation; callers validate offsets first */
@@ -496,7 +507,7 @@ int nova_xattr_set(struct inode *inode, u8 index, const char *name,
 		   const void *value, size_t size, int flags);
 int nova_xattr_set_mode(struct inode *inode, u8 index, const char *name,
 			const void *value, size_t size, int flags,
-			const umode_t *mode);
+			const umode_t *mode, bool force);
 int nova_xattr_init_value(struct inode *inode, u8 index, const void *value,
 			  size_t size);
 int nova_init_new_xattrs(struct inode *dir, struct inode *inode,

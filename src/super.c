@@ -690,7 +690,8 @@ static void nova_mark_clean(struct super_block *sb)
 static void nova_put_super(struct super_block *sb)
 {
 	nova_sysfs_exit(sb);
-	if (!sb_rdonly(sb))
+	/* after a shutdown the next mount recovers, as after a power cut */
+	if (!sb_rdonly(sb) && !nova_is_shutdown(sb))
 		nova_mark_clean(sb);
 }
 
@@ -717,6 +718,8 @@ static int nova_statfs(struct dentry *dentry, struct kstatfs *buf)
 
 static int nova_sync_fs(struct super_block *sb, int wait)
 {
+	if (nova_is_shutdown(sb))
+		return -EIO;
 	/* every update is durable when its system call returns */
 	nova_fence();
 	return 0;
@@ -785,6 +788,10 @@ static int nova_reconfigure(struct fs_context *fc)
 	struct super_block *sb = fc->root->d_sb;
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 
+	if (nova_is_shutdown(sb)) {
+		errorfc(fc, "%s is shut down: unmount it and mount it again", sb->s_id);
+		return -EIO;
+	}
 	if (ctx->mount_opt & NOVA_MOUNT_FORMAT)
 		return invalfc(fc, "init is not allowed on remount");
 	if (ctx->set & (NOVA_SET_MODE | NOVA_SET_UID | NOVA_SET_GID))

@@ -367,6 +367,8 @@ int nova_xattr_get(struct inode *inode, u8 index, const char *name,
 	size_t len = strlen(name);
 	int ret;
 
+	if (nova_is_shutdown(inode->i_sb))
+		return -EIO;
 	if (len > NOVA_XATTR_NAME_MAX)
 		return -ERANGE;
 	down_read(&sih->xattr_sem);
@@ -386,13 +388,13 @@ int nova_xattr_get(struct inode *inode, u8 index, const char *name,
 
 /*
  * Set (@value not NULL) or remove one attribute, with XATTR_CREATE and
- * XATTR_REPLACE.  @mode (not NULL): the ACL code's new mode, logged in
- * the same entry; a removal with a mode is logged even when the name
- * has no value.  Caller holds the inode lock.
+ * XATTR_REPLACE.  @mode (not NULL): the inode's mode after the change,
+ * logged in the same entry (acl.c); @force: log a removal even when the
+ * name has no value (the mode changed).  Caller holds the inode lock.
  */
 int nova_xattr_set_mode(struct inode *inode, u8 index, const char *name,
 			const void *value, size_t size, int flags,
-			const umode_t *mode)
+			const umode_t *mode, bool force)
 {
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	struct nova_xattr_desc d = {
@@ -407,6 +409,8 @@ int nova_xattr_set_mode(struct inode *inode, u8 index, const char *name,
 	bool exists;
 	int ret;
 
+	if (nova_is_shutdown(inode->i_sb))
+		return -EIO;
 	if (d.name_len > NOVA_XATTR_NAME_MAX)
 		return -ERANGE;
 	if (d.size > NOVA_XATTR_VALUE_MAX)
@@ -420,7 +424,7 @@ int nova_xattr_set_mode(struct inode *inode, u8 index, const char *name,
 	exists = xn && !xn->removed;
 	if ((flags & XATTR_CREATE) && exists)
 		ret = -EEXIST;
-	else if (((flags & XATTR_REPLACE) || !value) && !exists && !mode)
+	else if (((flags & XATTR_REPLACE) || !value) && !exists && !force)
 		ret = -ENODATA;
 	else {
 		d.ctime = nova_ts_to_ns(current_time(inode));
@@ -435,7 +439,8 @@ int nova_xattr_set_mode(struct inode *inode, u8 index, const char *name,
 int nova_xattr_set(struct inode *inode, u8 index, const char *name,
 		   const void *value, size_t size, int flags)
 {
-	return nova_xattr_set_mode(inode, index, name, value, size, flags, NULL);
+	return nova_xattr_set_mode(inode, index, name, value, size, flags,
+				   NULL, false);
 }
 
 /* ---- log replay, thorough GC ---- */
@@ -650,6 +655,8 @@ ssize_t nova_listxattr(struct dentry *dentry, char *buffer, size_t size)
 	size_t total = 0;
 	ssize_t ret;
 
+	if (nova_is_shutdown(inode->i_sb))
+		return -EIO;
 	down_read(&sih->xattr_sem);
 	for (n = rb_first(&sih->xattr_tree); n; n = rb_next(n)) {
 		struct nova_xattr_node *xn = rb_entry(n, struct nova_xattr_node, node);

@@ -55,6 +55,14 @@ expect_ok x setacl "$MNT/plain" "u::rw-,g::r--,o::r--"
 expect_eq "$(x getacl "$MNT/plain")" "ENODATA" "a minimal ACL becomes the mode"
 expect_ok x setacl "$MNT/plain" "u::rwx,g::---,o::---"
 expect_eq "$(stat -c %a "$MNT/plain")" "700" "a minimal ACL sets the mode"
+# the mode an ACL set survives a later ACL that keeps it (the first
+# entry dies when the second supersedes it)
+echo m >"$MNT/moded"
+chmod 644 "$MNT/moded"
+expect_ok x setacl "$MNT/moded" "u::rw-,u:1000:r--,g::r--,m::rwx,o::---"
+expect_eq "$(stat -c %a "$MNT/moded")" "670" "an ACL changed the mode"
+expect_ok x setacl "$MNT/moded" "u::rw-,u:1000:rw-,g::r--,m::rwx,o::---"
+expect_eq "$(stat -c %a "$MNT/moded")" "670" "a second ACL kept it"
 # removing ACLs
 expect_ok x rm "$d" system.posix_acl_default
 expect_eq "$(x getacl "$d" default)" "ENODATA" "default ACL removed"
@@ -67,6 +75,7 @@ expect_eq "$(as1000 cat "$f")" "secret" "uid 1000 may read after remount"
 expect_eq "$(as1001 cat "$f" 2>&1)" "cat: can't open '$f': Permission denied" "uid 1001 denied after remount"
 expect_eq "$(x getacl "$d/sub" default)" "u::rwx,u:1000:rwx,g::r-x,m::rwx,o::---" "inherited default ACL after remount"
 expect_eq "$(stat -c %a "$MNT/plain")" "700" "mode from an ACL after remount"
+expect_eq "$(stat -c %a "$MNT/moded")" "670" "mode of a superseded ACL after remount"
 nova_umount
 
 # noacl: no ACLs, the umask applies

@@ -10,6 +10,8 @@
  *   nova-fsctl punch PATH OFF LEN     fallocate(PUNCH_HOLE | KEEP_SIZE)
  *   nova-fsctl zero PATH OFF LEN      fallocate(FALLOC_FL_ZERO_RANGE)
  *   nova-fsctl freeze|thaw PATH       FIFREEZE, FITHAW
+ *   nova-fsctl shutdown PATH FLAGS    FS_IOC_SHUTDOWN (0 default, 1 logflush,
+ *                                     2 nologflush)
  *   nova-fsctl readnoatime PATH       read a file (list a directory) through
  *                                     a descriptor opened with O_NOATIME
  *   nova-fsctl readfsync PATH N       N times: read the file (list the
@@ -91,6 +93,7 @@ int main(int argc, char **argv)
 			"       nova-fsctl exchange PATH1 PATH2\n"
 			"       nova-fsctl keepsize|punch|zero PATH OFF LEN\n"
 			"       nova-fsctl freeze|thaw PATH\n"
+			"       nova-fsctl shutdown PATH FLAGS\n"
 			"       nova-fsctl readnoatime PATH\n"
 			"       nova-fsctl readfsync PATH N\n");
 		return 2;
@@ -154,6 +157,13 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "freeze")) {
 		if (ioctl(fd, FIFREEZE, 0))
 			return fail("FIFREEZE");
+		return 0;
+	}
+	if (!strcmp(argv[1], "shutdown") && argc == 4) {
+		unsigned int flags = strtoul(argv[3], NULL, 0);
+
+		if (ioctl(fd, _IOR('X', 125, unsigned int), &flags))
+			return fail("FS_IOC_SHUTDOWN");
 		return 0;
 	}
 	if (!strcmp(argv[1], "thaw")) {

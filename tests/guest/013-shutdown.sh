@@ -1,0 +1,50 @@
+#!/bin/sh
+# FS_IOC_SHUTDOWN with each flag (0 default, 1 logflush, 2 nologflush):
+# root only; afterwards reads, writes, creates, listings, attribute
+# calls, fsync and remount fail with EIO, statfs and unmount work; the
+# next mount recovers as after a power cut (recovery scan, the file
+# unlinked while open is reclaimed), everything that was written before
+# is there and fsck.nova finds the file system clean.
+. "$NOVA_TESTS/lib.sh"
+. "$NOVA_TESTS/nova-lib.inc"
+
+for flags in 0 1 2; do
+	nova_format
+	mkdir "$MNT/d"
+	echo kept >"$MNT/d/f"
+	dd if=/dev/urandom of="$MNT/big" bs=64k count=16 2>/dev/null
+	sum=$(md5sum <"$MNT/big")
+	expect_ok t_xattr set "$MNT/d/f" user.k v
+	sync
+	free0=$(nova_statfs bfree)
+	# a file unlinked while open: an orphan at the shutdown
+	dd if=/dev/zero of="$MNT/orphan" bs=64k count=32 2>/dev/null
+	exec 3<"$MNT/orphan"
+	rm "$MNT/orphan"
+	expect_eq "$(t_xattr asuser 1000 1000 nova-fsctl shutdown "$MNT" "$flags")" \
+		"error FS_IOC_SHUTDOWN: Operation not permitted (errno 1)" "only root may shut down"
+	dmesg_mark
+	expect_ok nova-fsctl shutdown "$MNT" "$flags"
+	expect_dmesg "NOVA \(pmem0\): shut down \(flags $flags\)" "the shutdown is logged"
+	expect_eq "$(cat "$MNT/d/f" 2>&1)" "cat: can't open '$MNT/d/f': Input/output error" "flags $flags: open fails"
+	expect_fail sh -c "echo x >$MNT/new"
+	expect_fail mkdir "$MNT/newdir"
+	expect_fail ls "$MNT/d"
+	expect_fail touch "$MNT/d/f"
+	expect_eq "$(t_xattr get "$MNT/d/f" user.k)" "EIO" "flags $flags: getxattr fails"
+	expect_fail mount -o remount,ro "$MNT"
+	nova_statfs bfree >/dev/null || fail "statfs after a shutdown"
+	exec 3<&-
+	nova_umount
+	expect_ok fsck.nova -fn "$PMEM"
+	dmesg_mark
+	nova_mount
+	expect_dmesg "recovery scan" "flags $flags: the next mount recovers"
+	expect_dmesg "reclaimed 1 unlinked inodes" "flags $flags: the orphan is reclaimed"
+	expect_eq "$(cat "$MNT/d/f")" "kept" "flags $flags: a file after the shutdown"
+	expect_eq "$(md5sum <"$MNT/big")" "$sum" "flags $flags: data after the shutdown"
+	expect_eq "$(t_xattr get "$MNT/d/f" user.k)" "v" "flags $flags: an attribute after the shutdown"
+	sync
+	expect_eq "$(nova_statfs bfree)" "$free0" "flags $flags: the orphan's blocks are free again"
+	nova_umount
+done
