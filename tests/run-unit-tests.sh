@@ -32,6 +32,10 @@ logs=("$out/test_format.log" "$out/test_xattr.log" "$out/test_mkfs.log"
       "$out/test_fsck.log" "$out/fuzz_fsck.log")
 passed=$(cat "${logs[@]}" | grep -c '^PASS ' || true)
 failed=$(cat "${logs[@]}" | grep -c '^FAIL ' || true)
+skipped=$(cat "${logs[@]}" | grep -c '^SKIP ' || true)
 [ "$rc" -eq 0 ] || [ "$failed" -gt 0 ] || failed=1
-echo "$passed passed, $failed failed"
+# a SKIP line (a host without what a case needs) is counted, not passed
+line="$passed passed, $failed failed"
+[ "$skipped" -eq 0 ] || line="$line, $skipped skipped"
+echo "$line"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
