@@ -1233,8 +1233,10 @@ static int xdead(struct nv_fs *fs, const char *path, const char *full)
 	const char *name;
 	uint8_t index = nv_xattr_index_of(full, &name);
 
-	if (!index || inj_state(fs, path, &st) ||
-	    !(x = nv_xattr_lookup(&st, index, name, strlen(name))))
+	if (!index || inj_state(fs, path, &st))
+		return -1;
+	x = nv_xattr_lookup(&st, index, name, strlen(name));
+	if (!x)
 		return -1;
 	nv_invalidate_entry(fs, x->off);
 	nv_ifree(&st);

@@ -482,6 +482,48 @@ static void test_malformed(void)
 	    "the log ends after its part 1, with 200 of its 300 value bytes", 0);
 }
 
+/* A part whose xe_len does not match its name and value: the walk stops */
+static void test_bad_length(void)
+{
+	struct nv_inode_state st;
+	struct nv_wlog w;
+	struct xent e[2];
+	uint64_t off[2];
+	struct nova_xattr_entry *x;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		new_file(&w);
+		e[0] = good("len", 100);
+		e[0].value_len = 200;
+		e[0].value_csum = fill_csum('v', 200);
+		e[1] = e[0];
+		e[1].name_len = 0;
+		e[1].part = 1;
+		off[0] = put(&w, &e[0]);
+		off[1] = put(&w, &e[1]);
+		nv_append_link_change(&fs, &w, NULL);
+		nv_log_commit(&fs, &w);
+		x = nv_ptr(&fs, off[k]);
+		x->xe_len = cpu_to_le16(le16_to_cpu(x->xe_len) + 16);
+		nv_entry_csum(x, le16_to_cpu(x->xe_len));
+		iread(&w, &st, 0);
+		if (!k) {
+			CHECK("bad xe_len of a part 0: a malformed entry, the log cut before it",
+			      st.log.err == NV_LOG_BAD_ENTRY && st.log.err_off == off[0] &&
+			      st.log.good_end == off[0] && !st.log.xgroup_off &&
+			      strstr(st.log.msg, "xattr entry at 0x") &&
+			      strstr(st.log.msg, "has a bad length"));
+		} else {
+			CHECK("bad xe_len inside a group: reported there, the log cut before part 0",
+			      st.log.err == NV_LOG_BAD_ENTRY && st.log.err_off == off[1] &&
+			      st.log.good_end == off[0] && st.log.xgroup_off == off[0] &&
+			      st.nxattrs == 0);
+		}
+		nv_ifree(&st);
+	}
+}
+
 static void test_writer(void)
 {
 	struct nv_wlog w;
@@ -530,6 +572,7 @@ int main(int argc, char **argv)
 	test_groups();
 	test_dead_and_orphans();
 	test_malformed();
+	test_bad_length();
 	test_writer();
 
 	nv_close(&fs);
