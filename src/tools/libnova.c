@@ -1296,7 +1296,7 @@ static int xg_finish(struct nv_inode_state *st, struct xgroup *g, char *msg,
 }
 
 /*
- * A NOVA_XATTR entry (inode.c's replay): a live part 0 starts a group,
+ * A NOVA_XATTR entry (xattr.c nova_xattr_replay()): a live part 0 starts a group,
  * whose other parts must follow it at once; parts after a dead part 0
  * or without a part 0 before them are skipped; every part 0 sets the
  * ctime, a live one with NOVA_XATTR_MODE the permission bits.
@@ -1311,7 +1311,7 @@ static int replay_xattr(struct replay_ctx *rc, uint64_t off,
 	uint32_t vlen = le32_to_cpu(e->value_len), flags = le32_to_cpu(e->flags);
 	unsigned long long o = off;
 	const char *prefix = nv_xattr_prefix(e->name_index);
-	char name[64];
+	char name[64], ns[16];
 
 	if (g->x.off) {
 		/* the next part of the live group being read */
@@ -1340,13 +1340,7 @@ static int replay_xattr(struct replay_ctx *rc, uint64_t off,
 				 "another name index" : "another value length");
 			return xg_fail(g);
 		}
-		if (flags & ~NOVA_XATTR_FLAGS) {
-			snprintf(msg, msglen,
-				 "xattr %s at 0x%llx: its part %u at 0x%llx has unknown flags 0x%x",
-				 name, (unsigned long long)g->x.off, part, o,
-				 flags & ~NOVA_XATTR_FLAGS);
-			return xg_fail(g);
-		}
+		/* as xattr.c: the flags of the later parts are not looked at */
 		if (plen > vlen - g->got) {
 			snprintf(msg, msglen,
 				 "xattr %s at 0x%llx: its parts carry more than its %u value bytes (part %u at 0x%llx)",
@@ -1364,10 +1358,18 @@ static int replay_xattr(struct replay_ctx *rc, uint64_t off,
 	st->ctime = (int64_t)le64_to_cpu(e->ctime);
 	if (dead)
 		return 0;
-	if (!prefix) {
+	/*
+	 * xattr.c takes any index up to NOVA_XATTR_INDEX_MAX (5 has no
+	 * namespace: such an attribute is kept but never listed)
+	 */
+	if (!e->name_index || e->name_index > NOVA_XATTR_INDEX_MAX) {
 		snprintf(msg, msglen, "xattr entry at 0x%llx has an unknown name index %u",
 			 o, e->name_index);
 		return 1;
+	}
+	if (!prefix) {
+		snprintf(ns, sizeof(ns), "index %u", e->name_index);
+		prefix = ns;
 	}
 	if (xattr_is_acl(e->name_index) && e->name_len) {
 		snprintf(msg, msglen,

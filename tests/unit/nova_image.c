@@ -866,22 +866,45 @@ static int sim_gc(struct nv_fs *fs, const char *path, bool done)
 			}
 		}
 	}
-	/* the live xattr groups, each part as it is */
+	/*
+	 * the live xattr groups, written again as xattr.c
+	 * nova_xattr_gc_write() does: no flags, the inode's ctime
+	 */
 	for (i = 0; i < st.nxattrs; i++) {
+		static uint8_t v[NOVA_XATTR_VALUE_MAX];
 		const struct nv_xattr *x = &st.xattrs[i];
-		uint64_t buf[NOVA_XATTR_ENTRY_MAX / 8], j;
+		uint64_t buf[NOVA_XATTR_ENTRY_MAX / 8];
 		struct nova_xattr_entry *e = (void *)buf;
+		size_t done = 0, part = 0;
 
-		for (j = 0; j < x->nparts; j++) {
-			const struct nova_xattr_entry *o = nv_ptr(fs, x->parts[j]);
-			size_t len = le16_to_cpu(o->xe_len);
+		nv_xattr_read(fs, x, v);
+		do {
+			size_t nlen = part ? 0 : x->name_len;
+			size_t n = x->value_len - done, len;
 
-			memcpy(buf, o, len);
-			e->invalid = 0;
+			if (n > NOVA_XATTR_PART_ROOM(nlen))
+				n = NOVA_XATTR_PART_ROOM(nlen);
+			len = NOVA_XATTR_LEN(nlen, n);
+			memset(buf, 0, len);
+			e->entry_type = NOVA_XATTR;
+			e->name_index = x->index;
+			e->name_len = nlen;
+			e->xe_len = cpu_to_le16(len);
+			e->part_len = cpu_to_le16(n);
+			e->value_len = cpu_to_le32(x->value_len);
+			e->ctime = cpu_to_le64((uint64_t)st.ctime);
+			e->part = cpu_to_le16(part);
+			if (!part) {
+				e->value_csum = cpu_to_le32(x->value_csum);
+				memcpy(e->data, x->name, nlen);
+			}
+			memcpy(e->data + nlen, v + done, n);
 			e->trans_id = cpu_to_le64(tid++);
 			if (nl_append(fs, &nl, e, len))
 				return -1;
-		}
+			done += n;
+			part++;
+		} while (done < x->value_len);
 	}
 	{
 		struct nova_setattr_entry sa = { .entry_type = NOVA_SET_ATTR };
