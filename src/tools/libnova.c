@@ -2255,8 +2255,8 @@ int nv_append_xattr(struct nv_fs *fs, struct nv_wlog *w, uint8_t index,
 		e->part_len = cpu_to_le16(plen);
 		e->value_len = cpu_to_le32(value_len);
 		e->part = cpu_to_le16(part);
+		e->ctime = cpu_to_le64((uint64_t)w->ctime);	/* as xattr.c */
 		if (!part) {
-			e->ctime = cpu_to_le64((uint64_t)w->ctime);
 			e->flags = cpu_to_le32(flags);
 			e->mode = cpu_to_le16(mode);
 			e->value_csum = cpu_to_le32(csum);
