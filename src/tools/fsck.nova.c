@@ -22,8 +22,10 @@
  *   inode tables      every stripe's chain: pointers, loops
  *   inode logs        page chains, tails, entry types and lengths,
  *                     checksums, increasing trans_ids, entries the
- *                     replay rejects, page-tail counters and dead marks
- *                     (both steer the log garbage collector)
+ *                     replay rejects (extended attribute groups among
+ *                     them), page-tail counters and dead marks (both
+ *                     steer the log garbage collector); the super
+ *                     block's xattr feature when a log holds xattrs
  *   namespace         names -> valid inodes of the right type, directory
  *                     hard links, readdir cookies, "..", connectivity,
  *                     orphans, link counts
@@ -761,7 +763,7 @@ static void pass_itables(void)
 
 /* ------------------------------------------------ pass: inode logs */
 
-static uint64_t n_inodes;
+static uint64_t n_inodes, n_xattr_entries, n_xattrs;
 
 struct cmp_state {
 	char what[120];
@@ -788,6 +790,24 @@ static bool same_state(struct nv_inode_state *a, struct nv_inode_state *b,
 	if (a->links != b->links || a->mode != b->mode || a->uid != b->uid ||
 	    a->gid != b->gid || a->size != b->size || a->flags != b->flags) {
 		snprintf(what, len, "attributes differ");
+		return false;
+	}
+	if (a->nxattrs != b->nxattrs) {
+		snprintf(what, len, "%zu extended attributes instead of %zu",
+			 a->nxattrs, b->nxattrs);
+		return false;
+	}
+	for (i = 0; i < b->nxattrs; i++) {
+		struct nv_xattr *x = &b->xattrs[i];
+		struct nv_xattr *y = nv_xattr_lookup(a, x->index, x->name,
+						     x->name_len);
+		char name[64];
+
+		if (y && y->off == x->off)
+			continue;
+		nv_xattr_fullname(name, sizeof(name), x->index, x->name,
+				  x->name_len > 40 ? 40 : x->name_len);
+		snprintf(what, len, "xattr %s lost", name);
 		return false;
 	}
 	if (S_ISDIR(a->mode)) {
@@ -923,36 +943,79 @@ static void pages_fn(uint64_t off, const uint8_t *p, void *arg)
 }
 
 /*
+ * A dead xattr part (part 1) of @size bytes: with no live part 0 right
+ * before it, every replay skips it, dead or not
+ */
+static void xattr_filler(struct nova_xattr_entry *e, size_t size, uint64_t tid)
+{
+	memset(e, 0, size);
+	e->entry_type = NOVA_XATTR;
+	e->name_index = NOVA_XATTR_INDEX_USER;
+	e->invalid = 1;
+	e->xe_len = cpu_to_le16(size);
+	e->part_len = cpu_to_le16(size - NOVA_XATTR_HEADER);
+	e->value_len = cpu_to_le32(size - NOVA_XATTR_HEADER);
+	e->part = cpu_to_le16(1);
+	e->trans_id = cpu_to_le64(tid);
+	nv_entry_csum(e, size);
+}
+
+/*
  * A bad entry inside a log (more committed entries after it): replace
  * it by a dead entry of the same length that changes nothing - a
  * set-attribute entry setting nothing (64 bytes), a link-change entry
- * (48), or in a directory a removal dentry of a name nobody has,
- * carrying the directory's link count and time as they were - so that
- * the entries after it survive.  Kept only if the log then walks past
- * it; otherwise the caller truncates.
+ * (48), in a directory a removal dentry of a name nobody has, carrying
+ * the directory's link count and time as they were, or for an xattr
+ * entry an xattr part without a part 0 - so that the entries after it
+ * survive.  Inside a live xattr group (nv_log.xgroup_off), the group's
+ * part 0 is replaced too: its other parts are then skipped.  Kept only
+ * if the log then walks past it; otherwise the caller truncates.
+ * Returns the number of entries replaced.
  */
-static bool neutralize(uint64_t ino, struct nv_inode_state *st, uint64_t off)
+static int neutralize(uint64_t ino, struct nv_inode_state *st, uint64_t off)
 {
-	uint8_t *p = nv_ptr(&fs, off), save[NOVA_DENTRY_HEADER + NOVA_NAME_LEN + 1];
+	uint8_t *p = nv_ptr(&fs, off), save[NOVA_XATTR_ENTRY_MAX];
 	size_t in = off & (NOVA_BLOCK_SIZE - 1), size = nv_entry_size(p, NOVA_LOG_LAST_ENTRY - in);
 	uint64_t page = off - in, tid = st->log.last_tid + 1;
 	uint64_t inv = pt_field(page, offsetof(struct nova_log_page_tail, invalid_entries));
 	uint32_t old_inv = le32_to_cpu(*(uint32_t *)nv_ptr(&fs, inv));
+	/* part 0 of the live xattr group @off is in, if not @off itself */
+	uint64_t g = st->log.xgroup_off != off ? st->log.xgroup_off : 0;
+	uint8_t *gp = g ? nv_ptr(&fs, g) : NULL, gsave[NOVA_XATTR_ENTRY_MAX];
+	size_t gsize = 0;
+	uint64_t ginv = 0;
+	uint32_t old_ginv = 0;
 	struct nv_inode_state ns;
 	union {
 		struct nova_setattr_entry sa;
 		struct nova_link_change_entry lc;
 		struct nova_dentry de;
-	} e;
+		struct nova_xattr_entry xe;
+		uint64_t raw[NOVA_XATTR_ENTRY_MAX / 8];
+	} e, ge;
 	bool ok;
 
 	/* the last entry: truncating loses nothing more */
 	if (!size || in + size > NOVA_LOG_LAST_ENTRY ||
 	    ((st->log.tail & ~(uint64_t)(NOVA_BLOCK_SIZE - 1)) == page &&
 	     off + size >= st->log.tail))
-		return false;
+		return 0;
+	if (g) {
+		gsize = nv_entry_size(gp, NOVA_LOG_LAST_ENTRY -
+				      (g & (NOVA_BLOCK_SIZE - 1)));
+		if (!gsize)
+			return 0;
+		/* it passed the walk: its own trans_id fits */
+		xattr_filler(&ge.xe, gsize, nv_entry_tid(gp));
+		ginv = pt_field(g & ~(uint64_t)(NOVA_BLOCK_SIZE - 1),
+				offsetof(struct nova_log_page_tail, invalid_entries));
+	}
 	memset(&e, 0, sizeof(e));
-	if (size == sizeof(e.sa)) {
+	if (p[0] == NOVA_XATTR) {
+		/* part 0 of a group the replay rejected passed the walk */
+		xattr_filler(&e.xe, size, off == st->log.xgroup_off ?
+			     nv_entry_tid(p) : tid);
+	} else if (size == sizeof(e.sa)) {
 		e.sa.entry_type = NOVA_SET_ATTR;
 		e.sa.invalid = 1;
 		e.sa.trans_id = cpu_to_le64(tid);
@@ -976,12 +1039,19 @@ static bool neutralize(uint64_t ino, struct nv_inode_state *st, uint64_t off)
 		e.de.trans_id = cpu_to_le64(tid);
 		memset(e.de.name, '~', e.de.name_len);
 	} else {
-		return false;
+		return 0;
 	}
 	memcpy(save, p, size);
-	nv_entry_csum(&e, size);
+	if (p[0] != NOVA_XATTR)
+		nv_entry_csum(&e, size);
 	nv_put(&fs, off, &e, size);
 	nv_put32(&fs, inv, old_inv + 1);
+	if (g) {
+		memcpy(gsave, gp, gsize);
+		old_ginv = le32_to_cpu(*(uint32_t *)nv_ptr(&fs, ginv));
+		nv_put(&fs, g, &ge, gsize);
+		nv_put32(&fs, ginv, old_ginv + 1);
+	}
 	/* kept if at least one entry after it is good */
 	ok = !nv_iread(&fs, ino, &ns, NV_IREAD_NO_DATA |
 			(ino != NOVA_ROOT_INO && ino < NOVA_NORMAL_INODE_START ?
@@ -989,10 +1059,43 @@ static bool neutralize(uint64_t ino, struct nv_inode_state *st, uint64_t off)
 	     (!ns.log.err || ns.log.nentries > st->log.nentries + 1);
 	nv_ifree(&ns);
 	if (!ok) {
+		if (g) {
+			nv_put(&fs, g, gsave, gsize);
+			nv_put32(&fs, ginv, old_ginv);
+		}
 		nv_put(&fs, off, save, size);
 		nv_put32(&fs, inv, old_inv);
 	}
-	return ok;
+	return ok ? 1 + !!g : 0;
+}
+
+/* -v: an inode's extended attributes, one a line */
+static void list_xattrs(struct nv_inode_state *st)
+{
+	char name[NOVA_XATTR_NAME_MAX + 32], val[48];
+	uint8_t v[40];
+	size_t i, k;
+
+	for (i = 0; verbose && i < st->nxattrs; i++) {
+		const struct nv_xattr *x = &st->xattrs[i];
+		bool text = x->value_len <= sizeof(v);
+
+		nv_xattr_fullname(name, sizeof(name), x->index, x->name,
+				  x->name_len);
+		for (k = 0; name[k]; k++)
+			if ((unsigned char)name[k] < 0x20 || name[k] == 0x7f)
+				name[k] = '?';
+		if (text)
+			nv_xattr_read(&fs, x, v);
+		for (k = 0; text && k < x->value_len; k++)
+			text = v[k] >= 0x20 && v[k] < 0x7f && v[k] != '"';
+		if (text)
+			snprintf(val, sizeof(val), " \"%.*s\"", (int)x->value_len, v);
+		else
+			val[0] = '\0';
+		info("inode %llu: xattr %s, %u bytes%s", (unsigned long long)st->ino,
+		     name, x->value_len, val);
+	}
 }
 
 static void check_inode(uint64_t ino)
@@ -1051,11 +1154,21 @@ again:
 		uint64_t nt = lg->err == NV_LOG_HEAD_ZERO_TAIL ? 0 : lg->good_end;
 
 		if (problem(false, "inode %llu: %s", (unsigned long long)ino, lg->msg)) {
-			if ((lg->err == NV_LOG_CSUM || lg->err == NV_LOG_TID ||
-			     lg->err == NV_LOG_SEMANTIC) && neutralize(ino, &st, lg->err_off)) {
+			int n = 0;
+
+			if (lg->err == NV_LOG_CSUM || lg->err == NV_LOG_TID ||
+			    lg->err == NV_LOG_SEMANTIC)
+				n = neutralize(ino, &st, lg->err_off);
+			if (n == 1)
 				fixed("inode %llu: the entry at 0x%llx replaced by a dead entry that changes nothing, keeping the entries after it",
 				      (unsigned long long)ino,
 				      (unsigned long long)lg->err_off);
+			else if (n)
+				fixed("inode %llu: the entry at 0x%llx and part 0 of its xattr group at 0x%llx replaced by dead entries that change nothing, keeping the entries after them",
+				      (unsigned long long)ino,
+				      (unsigned long long)lg->err_off,
+				      (unsigned long long)lg->xgroup_off);
+			if (n) {
 				nv_ifree(&st);
 				goto again;
 			}
@@ -1181,6 +1294,9 @@ again:
 		nv_ifree(&all);
 	}
 claim:
+	n_xattr_entries += st.xattr_entries;
+	n_xattrs += st.nxattrs;
+	list_xattrs(&st);
 	for (i = 0; i < lg->npages; i++)
 		claim(lg->pages[i] >> NOVA_BLOCK_SHIFT, K_LOG);
 	for (it = 0; nv_pmap_next(&st.pages, &it, NULL, &blk, NULL);)
@@ -1286,10 +1402,23 @@ static void deferred_fixes(void)
 
 static void pass_inodes(void)
 {
-	n_inodes = 0;
+	n_inodes = n_xattr_entries = n_xattrs = 0;
 	for_each_slot(check_inode, true);
 	deferred_fixes();
 	info("%llu valid inodes", (unsigned long long)n_inodes);
+	if (n_xattr_entries)
+		info("%llu extended attributes, %llu xattr log entries",
+		     (unsigned long long)n_xattrs,
+		     (unsigned long long)n_xattr_entries);
+	/* a module that predates them takes xattr entries for damage */
+	if (n_xattr_entries &&
+	    !(fs.sb.s_feature_incompat & cpu_to_le64(NOVA_FEATURE_INCOMPAT_XATTR)) &&
+	    problem(true, "%llu log entries hold extended attributes, but the super block lacks the xattr feature",
+		    (unsigned long long)n_xattr_entries)) {
+		fs.sb.s_feature_incompat |= cpu_to_le64(NOVA_FEATURE_INCOMPAT_XATTR);
+		write_super_copies();
+		fixed("xattr feature (NOVA_FEATURE_INCOMPAT_XATTR) set in the super block");
+	}
 }
 
 /* ----------------------------------------------------- namespace */
@@ -2321,7 +2450,7 @@ static void reset_state(void)
 	n_fixed = n_unfixed = run_fixed = 0;
 	now = 0;
 	owner_searches = 0;
-	n_inodes = 0;
+	n_inodes = n_xattr_entries = n_xattrs = 0;
 	lost_found = 0;
 }
 

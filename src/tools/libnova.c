@@ -8,7 +8,8 @@
  *                   e_csum, the dead flag and (write entries)
  *                   invalid_pages taken as zero
  *   replay          inode.c nova_replay_entry(), dir.c
- *                   nova_rebuild_entry(), dax.c nova_replay_write_entry()
+ *                   nova_rebuild_entry(), dax.c nova_replay_write_entry(),
+ *                   the xattr groups (nova_format.h, NOVA_XATTR)
  *   used blocks     bbuild.c
  *   appends         log.c nova_log_make_room()/nova_log_append()
  *   new inodes      inode.c nova_new_inode(), namei.c
@@ -444,6 +445,7 @@ const char *nv_entry_name(uint8_t type)
 	case NOVA_LINK_CHANGE:	return "link-change";
 	case NOVA_MMAP_WRITE:	return "mmap write";
 	case NOVA_NEXT_PAGE:	return "next-page marker";
+	case NOVA_XATTR:	return "xattr";
 	default:		return "unknown";
 	}
 }
@@ -499,6 +501,7 @@ const char *nv_log_strerror(int err)
 	case NV_LOG_TID:		return "trans_id not increasing";
 	case NV_LOG_SEMANTIC:		return "unexpected entry";
 	case NV_LOG_PAST_CHAIN:		return "log runs past its last page";
+	case NV_LOG_XATTR_END:		return "log ends inside an xattr group";
 	}
 	return "?";
 }
@@ -688,9 +691,10 @@ int nv_log_scan(struct nv_fs *fs, uint64_t head, uint64_t tail,
 		size = nv_entry_size(p, NOVA_LOG_LAST_ENTRY - in_page);
 		if (!size) {
 			kind = NV_LOG_BAD_ENTRY;
-			if (*p == NOVA_DIR_LOG)
+			if (*p == NOVA_DIR_LOG || *p == NOVA_XATTR)
 				snprintf(why, sizeof(why),
-					 "directory entry at 0x%llx has a bad length",
+					 "%s entry at 0x%llx has a bad length",
+					 *p == NOVA_DIR_LOG ? "directory" : "xattr",
 					 (unsigned long long)cur);
 			else
 				snprintf(why, sizeof(why),
@@ -1070,11 +1074,127 @@ static void dir_remove(struct nv_dir *d, const char *name, size_t len)
 	d->alive--;
 }
 
+/* ------------------------------------------------- extended attributes */
+
+const char *nv_xattr_prefix(uint8_t index)
+{
+	switch (index) {
+	case NOVA_XATTR_INDEX_USER:		return "user.";
+	case NOVA_XATTR_INDEX_ACL_ACCESS:	return "system.posix_acl_access";
+	case NOVA_XATTR_INDEX_ACL_DEFAULT:	return "system.posix_acl_default";
+	case NOVA_XATTR_INDEX_TRUSTED:		return "trusted.";
+	case NOVA_XATTR_INDEX_SECURITY:		return "security.";
+	}
+	return NULL;
+}
+
+static bool xattr_is_acl(uint8_t index)
+{
+	return index == NOVA_XATTR_INDEX_ACL_ACCESS ||
+	       index == NOVA_XATTR_INDEX_ACL_DEFAULT;
+}
+
+uint8_t nv_xattr_index_of(const char *full, const char **name)
+{
+	unsigned int i;
+
+	for (i = 1; i <= NOVA_XATTR_INDEX_MAX; i++) {
+		const char *p = nv_xattr_prefix(i);
+		size_t n;
+
+		if (!p)
+			continue;
+		n = strlen(p);
+		if (xattr_is_acl(i) ? strcmp(full, p) : strncmp(full, p, n))
+			continue;
+		if (!xattr_is_acl(i) &&
+		    (!full[n] || strlen(full + n) > NOVA_XATTR_NAME_MAX))
+			return 0;
+		*name = full + n;
+		return i;
+	}
+	return 0;
+}
+
+void nv_xattr_fullname(char *buf, size_t len, uint8_t index, const char *name,
+		       size_t name_len)
+{
+	const char *p = nv_xattr_prefix(index);
+
+	if (p)
+		snprintf(buf, len, "%s%.*s", p, (int)name_len, name);
+	else
+		snprintf(buf, len, "index%u.%.*s", index, (int)name_len, name);
+}
+
+static long xattr_find(const struct nv_inode_state *st, uint8_t index,
+		       const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < st->nxattrs; i++) {
+		const struct nv_xattr *x = &st->xattrs[i];
+
+		if (x->index == index && x->name_len == len &&
+		    !memcmp(x->name, name, len))
+			return i;
+	}
+	return -1;
+}
+
+struct nv_xattr *nv_xattr_lookup(struct nv_inode_state *st, uint8_t index,
+				 const char *name, size_t name_len)
+{
+	long i = xattr_find(st, index, name, name_len);
+
+	return i < 0 ? NULL : &st->xattrs[i];
+}
+
+void nv_xattr_read(const struct nv_fs *fs, const struct nv_xattr *x, void *buf)
+{
+	uint8_t *out = buf;
+	uint32_t i;
+
+	for (i = 0; i < x->nparts; i++) {
+		const struct nova_xattr_entry *e = nv_ptr(fs, x->parts[i]);
+		size_t n = le16_to_cpu(e->part_len);
+
+		memcpy(out, e->data + e->name_len, n);
+		out += n;
+	}
+}
+
+static void xattrs_free(struct nv_inode_state *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->nxattrs; i++)
+		free(st->xattrs[i].parts);
+	free(st->xattrs);
+	st->xattrs = NULL;
+	st->nxattrs = st->xattrs_cap = 0;
+}
+
 /* -------------------------------------------------------------- replay */
+
+/*
+ * The live xattr group being read: its part 0 was applied-to-be, the
+ * parts that follow it in the log must complete its value (x.off == 0:
+ * none being read).
+ */
+struct xgroup {
+	struct nv_xattr x;
+	uint32_t flags;
+	uint32_t got;			/* value bytes so far */
+	uint32_t crc;			/* of them, not inverted */
+	uint64_t nentries;		/* the log's entries before part 0 */
+	bool err;			/* the walk stopped at a problem of it */
+};
 
 struct replay_ctx {
 	struct nv_inode_state *st;
 	unsigned int flags;
+	struct xgroup g;
 };
 
 static const char *type_name(uint32_t mode)
@@ -1091,6 +1211,250 @@ static const char *type_name(uint32_t mode)
 	return "inode of unknown type";
 }
 
+static int xg_add_part(struct xgroup *g, uint64_t off,
+		       const struct nova_xattr_entry *e, size_t size)
+{
+	uint32_t n = le16_to_cpu(e->part_len);
+
+	if (!g->x.nparts ||
+	    (g->x.nparts >= 4 && !(g->x.nparts & (g->x.nparts - 1)))) {
+		size_t cap = g->x.nparts ? 2 * (size_t)g->x.nparts : 4;
+		uint64_t *p = realloc(g->x.parts, cap * sizeof(*p));
+
+		if (!p)
+			return -1;
+		g->x.parts = p;
+	}
+	g->x.parts[g->x.nparts++] = off;
+	g->crc = nova_crc32c_update(g->crc, e->data + e->name_len, n);
+	g->got += n;
+	g->x.bytes += size;
+	return 0;
+}
+
+static const char *xg_name(const struct xgroup *g, char *buf, size_t len)
+{
+	nv_xattr_fullname(buf, len, g->x.index, g->x.name,
+			  g->x.name_len > 40 ? 40 : g->x.name_len);
+	return buf;
+}
+
+static int xg_fail(struct xgroup *g)
+{
+	g->err = true;
+	return 1;
+}
+
+/* Every part is in: check the value, then set or remove the attribute */
+static int xg_finish(struct nv_inode_state *st, struct xgroup *g, char *msg,
+		     size_t msglen)
+{
+	char name[64];
+	long i;
+
+	if (~g->crc != g->x.value_csum) {
+		snprintf(msg, msglen,
+			 "xattr %s at 0x%llx: its value does not match its checksum",
+			 xg_name(g, name, sizeof(name)),
+			 (unsigned long long)g->x.off);
+		return xg_fail(g);
+	}
+	i = xattr_find(st, g->x.index, g->x.name, g->x.name_len);
+	if (i >= 0) {
+		st->xattr_bytes -= st->xattrs[i].bytes;
+		free(st->xattrs[i].parts);
+	}
+	if (g->flags & NOVA_XATTR_REMOVE) {
+		if (i >= 0) {
+			memmove(&st->xattrs[i], &st->xattrs[i + 1],
+				(st->nxattrs - i - 1) * sizeof(*st->xattrs));
+			st->nxattrs--;
+		}
+		free(g->x.parts);
+	} else {
+		if (i < 0) {
+			if (st->nxattrs == st->xattrs_cap) {
+				size_t cap = st->xattrs_cap ? 2 * st->xattrs_cap : 4;
+				struct nv_xattr *n = realloc(st->xattrs,
+							     cap * sizeof(*n));
+
+				if (!n) {
+					free(g->x.parts);
+					memset(g, 0, sizeof(*g));
+					return -1;
+				}
+				st->xattrs = n;
+				st->xattrs_cap = cap;
+			}
+			i = st->nxattrs++;
+		}
+		st->xattrs[i] = g->x;
+		st->xattr_bytes += g->x.bytes;
+	}
+	memset(g, 0, sizeof(*g));
+	return 0;
+}
+
+/*
+ * A NOVA_XATTR entry (xattr.c nova_xattr_replay()): a live part 0 starts a group,
+ * whose other parts must follow it at once; parts after a dead part 0
+ * or without a part 0 before them are skipped; every part 0 sets the
+ * ctime, a live one with NOVA_XATTR_MODE the permission bits.
+ */
+static int replay_xattr(struct replay_ctx *rc, uint64_t off,
+			const struct nova_xattr_entry *e, size_t size,
+			bool dead, char *msg, size_t msglen)
+{
+	struct nv_inode_state *st = rc->st;
+	struct xgroup *g = &rc->g;
+	unsigned int part = le16_to_cpu(e->part), plen = le16_to_cpu(e->part_len);
+	uint32_t vlen = le32_to_cpu(e->value_len), flags = le32_to_cpu(e->flags);
+	unsigned long long o = off;
+	const char *prefix = nv_xattr_prefix(e->name_index);
+	char name[64], ns[16];
+
+	if (g->x.off) {
+		/* the next part of the live group being read */
+		xg_name(g, name, sizeof(name));
+		if (!part) {
+			snprintf(msg, msglen,
+				 "xattr %s at 0x%llx: part %u missing, a part 0 at 0x%llx comes first",
+				 name, (unsigned long long)g->x.off,
+				 g->x.nparts, o);
+			return xg_fail(g);
+		}
+		if (part != g->x.nparts) {
+			snprintf(msg, msglen,
+				 "xattr %s at 0x%llx: part %u expected, part %u found at 0x%llx",
+				 name, (unsigned long long)g->x.off,
+				 g->x.nparts, part, o);
+			return xg_fail(g);
+		}
+		if (e->name_index != g->x.index || vlen != g->x.value_len ||
+		    e->name_len) {
+			snprintf(msg, msglen,
+				 "xattr %s at 0x%llx: its part %u at 0x%llx has %s",
+				 name, (unsigned long long)g->x.off, part, o,
+				 e->name_len ? "a name" :
+				 e->name_index != g->x.index ?
+				 "another name index" : "another value length");
+			return xg_fail(g);
+		}
+		/* as xattr.c: the flags of the later parts are not looked at */
+		if (plen > vlen - g->got) {
+			snprintf(msg, msglen,
+				 "xattr %s at 0x%llx: its parts carry more than its %u value bytes (part %u at 0x%llx)",
+				 name, (unsigned long long)g->x.off, vlen,
+				 part, o);
+			return xg_fail(g);
+		}
+		if (xg_add_part(g, off, e, size))
+			return -1;
+		return g->got == vlen ? xg_finish(st, g, msg, msglen) : 0;
+	}
+	if (part)
+		return 0;	/* after a dead part 0, or without one: skipped */
+	/* a part 0, live or dead, carries the inode's ctime */
+	st->ctime = (int64_t)le64_to_cpu(e->ctime);
+	if (dead)
+		return 0;
+	/*
+	 * xattr.c takes any index up to NOVA_XATTR_INDEX_MAX (5 has no
+	 * namespace: such an attribute is kept but never listed)
+	 */
+	if (!e->name_index || e->name_index > NOVA_XATTR_INDEX_MAX) {
+		snprintf(msg, msglen, "xattr entry at 0x%llx has an unknown name index %u",
+			 o, e->name_index);
+		return 1;
+	}
+	if (!prefix) {
+		snprintf(ns, sizeof(ns), "index %u", e->name_index);
+		prefix = ns;
+	}
+	if (xattr_is_acl(e->name_index) && e->name_len) {
+		snprintf(msg, msglen,
+			 "xattr entry at 0x%llx: the POSIX ACL %s has a %u-byte name",
+			 o, prefix, e->name_len);
+		return 1;
+	}
+	if (!xattr_is_acl(e->name_index) && !e->name_len) {
+		snprintf(msg, msglen,
+			 "xattr entry at 0x%llx has an empty name in the %s namespace",
+			 o, prefix);
+		return 1;
+	}
+	nv_xattr_fullname(name, sizeof(name), e->name_index,
+			  (const char *)e->data, e->name_len > 40 ? 40 : e->name_len);
+	if (vlen > NOVA_XATTR_VALUE_MAX) {
+		snprintf(msg, msglen,
+			 "xattr entry at 0x%llx: %s has a value of %u bytes (at most %u)",
+			 o, name, vlen, NOVA_XATTR_VALUE_MAX);
+		return 1;
+	}
+	if (flags & ~NOVA_XATTR_FLAGS) {
+		snprintf(msg, msglen, "xattr entry at 0x%llx has unknown flags 0x%x",
+			 o, flags & ~NOVA_XATTR_FLAGS);
+		return 1;
+	}
+	if ((flags & NOVA_XATTR_REMOVE) && (vlen || plen)) {
+		snprintf(msg, msglen,
+			 "xattr entry at 0x%llx removes %s but carries a %u-byte value",
+			 o, name, vlen ? vlen : plen);
+		return 1;
+	}
+	if (plen > vlen) {
+		snprintf(msg, msglen,
+			 "xattr entry at 0x%llx: part 0 of %s carries %u bytes of a %u-byte value",
+			 o, name, plen, vlen);
+		return 1;
+	}
+	if (flags & NOVA_XATTR_MODE)
+		st->mode = (st->mode & S_IFMT) | (le16_to_cpu(e->mode) & ~S_IFMT);
+	memset(g, 0, sizeof(*g));
+	g->x.index = e->name_index;
+	g->x.name_len = e->name_len;
+	memcpy(g->x.name, e->data, e->name_len);
+	g->x.value_len = vlen;
+	g->x.value_csum = le32_to_cpu(e->value_csum);
+	g->x.off = off;
+	g->flags = flags;
+	g->crc = ~0U;
+	g->nentries = st->log.nentries;
+	if (xg_add_part(g, off, e, size))
+		return -1;
+	return g->got == vlen ? xg_finish(st, g, msg, msglen) : 0;
+}
+
+/*
+ * The walk ended or stopped inside a live xattr group: the log is cut
+ * before its part 0 (nv_log.xgroup_off).
+ */
+static void xg_cut(struct xgroup *g, struct nv_log *lg)
+{
+	char name[64];
+	size_t i;
+
+	if (!lg->err) {
+		lg->err = NV_LOG_XATTR_END;
+		lg->err_off = g->x.off;
+		snprintf(lg->msg, sizeof(lg->msg),
+			 "xattr %s at 0x%llx: the log ends after its part %u, with %u of its %u value bytes",
+			 xg_name(g, name, sizeof(name)),
+			 (unsigned long long)g->x.off, g->x.nparts - 1, g->got,
+			 g->x.value_len);
+	} else if (g->err && lg->err == NV_LOG_SEMANTIC) {
+		lg->err_off = g->x.off;
+	}
+	lg->xgroup_off = g->x.off;
+	lg->good_end = g->x.off;
+	lg->nentries = g->nentries;
+	for (i = 0; i < lg->npages; i++)
+		if (lg->pages[i] == (g->x.off & ~(uint64_t)(NOVA_BLOCK_SIZE - 1)))
+			lg->good_idx = i;
+	free(g->x.parts);
+	memset(g, 0, sizeof(*g));
+}
+
 static int replay_entry(struct nv_fs *fs, uint64_t off, const void *entry,
 			size_t size, void *arg, char *msg, size_t msglen)
 {
@@ -1101,12 +1465,16 @@ static int replay_entry(struct nv_fs *fs, uint64_t off, const void *entry,
 	bool dead = !(rc->flags & NV_IREAD_IGNORE_DEAD) && nv_entry_dead(entry);
 	uint8_t type = *(const uint8_t *)entry;
 
-	(void)size;
 	if (tid >= st->next_tid)
 		st->next_tid = tid + 1;
+	if (type == NOVA_XATTR)
+		st->xattr_entries++;
 
 	if (rc->flags & NV_IREAD_RAW) {
-		/* bbuild.c nova_scan_entry(): link counts and data pages */
+		/*
+		 * bbuild.c nova_scan_entry(): link counts and data pages
+		 * (xattr entries own no blocks: ignored)
+		 */
 		const struct nova_file_write_entry *e = entry;
 		uint64_t pg = le64_to_cpu(e->pgoff), blk = le64_to_cpu(e->block);
 		uint32_t n = le32_to_cpu(e->num_pages);
@@ -1160,7 +1528,19 @@ static int replay_entry(struct nv_fs *fs, uint64_t off, const void *entry,
 		return 0;
 	}
 
+	if (rc->g.x.off && type != NOVA_XATTR) {
+		char name[64];
+
+		snprintf(msg, msglen,
+			 "xattr %s at 0x%llx: part %u missing, a %s entry at 0x%llx comes first",
+			 xg_name(&rc->g, name, sizeof(name)),
+			 (unsigned long long)rc->g.x.off, rc->g.x.nparts,
+			 nv_entry_name(type), (unsigned long long)off);
+		return xg_fail(&rc->g);
+	}
 	switch (type) {
+	case NOVA_XATTR:
+		return replay_xattr(rc, off, entry, size, dead, msg, msglen);
 	case NOVA_DIR_LOG: {
 		const struct nova_dentry *de = entry;
 		uint64_t ino = le64_to_cpu(de->ino);
@@ -1321,6 +1701,7 @@ void nv_ifree(struct nv_inode_state *st)
 	dir_free(&st->dir);
 	nv_pmap_free(&st->pages);
 	nv_pmap_free(&st->superseded);
+	xattrs_free(st);
 }
 
 static bool mode_ok(uint32_t mode)
@@ -1365,8 +1746,12 @@ int nv_iread(struct nv_fs *fs, uint64_t ino, struct nv_inode_state *st,
 			 st->mode);
 	}
 	if (nv_log_scan(fs, le64_to_cpu(pi->log_head), le64_to_cpu(pi->log_tail),
-			&st->log, page_ok, page_arg, replay_entry, &rc))
+			&st->log, page_ok, page_arg, replay_entry, &rc)) {
+		free(rc.g.x.parts);
 		return -1;
+	}
+	if (rc.g.x.off)
+		xg_cut(&rc.g, &st->log);
 	if (!st->bad && S_ISLNK(st->mode) && !(flags & NV_IREAD_RAW)) {
 		const char *t = NULL;
 
@@ -1837,6 +2222,65 @@ int nv_append_write(struct nv_fs *fs, struct nv_wlog *w, uint64_t pgoff,
 	e.trans_id = cpu_to_le64(w->next_tid++);
 	nv_entry_csum(&e, sizeof(e));
 	return nv_log_append(fs, w, &e, sizeof(e), off);
+}
+
+int nv_append_xattr(struct nv_fs *fs, struct nv_wlog *w, uint8_t index,
+		    const char *name, size_t name_len, const void *value,
+		    size_t value_len, uint32_t flags, uint16_t mode,
+		    uint64_t *off)
+{
+	uint64_t buf[NOVA_XATTR_ENTRY_MAX / 8];
+	struct nova_xattr_entry *e = (void *)buf;
+	const uint8_t *v = value;
+	uint32_t csum = value_len ? nova_crc32c(value, value_len) : 0;
+	size_t done = 0;
+	unsigned int part = 0;
+	int ret;
+
+	if (name_len > NOVA_XATTR_NAME_MAX || value_len > NOVA_XATTR_VALUE_MAX ||
+	    ((flags & NOVA_XATTR_REMOVE) && value_len))
+		return -EINVAL;
+	do {
+		size_t nl = part ? 0 : name_len;
+		size_t plen = value_len - done, len;
+
+		if (plen > NOVA_XATTR_PART_ROOM(nl))
+			plen = NOVA_XATTR_PART_ROOM(nl);
+		len = NOVA_XATTR_LEN(nl, plen);
+		memset(buf, 0, len);
+		e->entry_type = NOVA_XATTR;
+		e->name_index = index;
+		e->name_len = nl;
+		e->xe_len = cpu_to_le16(len);
+		e->part_len = cpu_to_le16(plen);
+		e->value_len = cpu_to_le32(value_len);
+		e->part = cpu_to_le16(part);
+		e->ctime = cpu_to_le64((uint64_t)w->ctime);	/* as xattr.c */
+		if (!part) {
+			e->flags = cpu_to_le32(flags);
+			e->mode = cpu_to_le16(mode);
+			e->value_csum = cpu_to_le32(csum);
+			memcpy(e->data, name, nl);
+		}
+		e->trans_id = cpu_to_le64(w->next_tid++);
+		if (plen)
+			memcpy(e->data + nl, v + done, plen);
+		nv_entry_csum(e, len);
+		ret = nv_log_append(fs, w, e, len, part ? NULL : off);
+		if (ret)
+			return ret;
+		done += plen;
+		part++;
+	} while (done < value_len);
+	return 0;
+}
+
+void nv_invalidate_xattr(struct nv_fs *fs, const struct nv_xattr *x)
+{
+	uint32_t i;
+
+	for (i = 0; i < x->nparts; i++)
+		nv_invalidate_entry(fs, x->parts[i]);
 }
 
 /* nova_extend_inode_table(): one zeroed block, linked from the last */

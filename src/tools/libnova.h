@@ -179,6 +179,7 @@ enum nv_log_err {
 	NV_LOG_TID,		/* trans_id not increasing */
 	NV_LOG_SEMANTIC,	/* rejected by the replay (callback) */
 	NV_LOG_PAST_CHAIN,	/* NEXT_PAGE past the last page */
+	NV_LOG_XATTR_END,	/* the log ends inside an xattr group */
 };
 
 struct nv_log {
@@ -197,6 +198,13 @@ struct nv_log {
 	long good_idx;			/* page holding good_end */
 	uint64_t nentries;
 	uint64_t last_tid;
+	/*
+	 * Set by nv_iread(): part 0 of the live extended attribute group
+	 * that the walk's end or error cut short, 0 if none.  good_end,
+	 * good_idx and nentries are then those before that part 0: a
+	 * group is applied whole or not at all.
+	 */
+	uint64_t xgroup_off;
 };
 
 /*
@@ -260,6 +268,23 @@ struct nv_dir {
 	size_t nselfck;
 };
 
+/*
+ * An extended attribute of an inode (the live group of its name): its
+ * namespace, the name NOVA stores (without the prefix; empty for the
+ * POSIX ACLs) and where the parts of its value are in the log.
+ */
+struct nv_xattr {
+	uint8_t index;			/* NOVA_XATTR_INDEX_* */
+	uint8_t name_len;
+	char name[NOVA_XATTR_NAME_MAX + 1];	/* NUL terminated */
+	uint32_t value_len;
+	uint32_t value_csum;
+	uint64_t off;			/* part 0 */
+	uint64_t bytes;			/* log bytes of the group's entries */
+	uint32_t nparts;
+	uint64_t *parts;		/* offsets of the parts, part 0 first */
+};
+
 /* nv_iread() flags */
 #define NV_IREAD_IGNORE_DEAD	0x01	/* replay dead entries too */
 #define NV_IREAD_NO_DATA	0x02	/* skip the page map */
@@ -289,6 +314,11 @@ struct nv_inode_state {
 	/* NV_IREAD_COUNT: write entry offset -> pages superseded (in blk) */
 	struct nv_pmap superseded;
 	uint64_t symlink_block;
+	/* extended attributes: the live ones, in the order first set */
+	struct nv_xattr *xattrs;
+	size_t nxattrs, xattrs_cap;
+	uint64_t xattr_entries;		/* NOVA_XATTR entries walked */
+	uint64_t xattr_bytes;		/* log bytes of the live groups */
 	/* problems found after the walk */
 	int bad;			/* NV_IBAD_* */
 	char bad_msg[160];
@@ -305,6 +335,26 @@ void nv_ifree(struct nv_inode_state *st);
 bool nv_inode_slot_valid(const struct nv_fs *fs, uint64_t ino);
 
 struct nv_dent *nv_dir_lookup(struct nv_dir *d, const char *name, size_t len);
+
+/* ---- extended attributes ---- */
+/*
+ * The prefix of namespace @index as the VFS names it ("user.", ...; the
+ * whole name "system.posix_acl_access" for an ACL), NULL if unknown
+ */
+const char *nv_xattr_prefix(uint8_t index);
+/*
+ * The namespace of the full name @full and (*name) the name NOVA stores;
+ * 0 if NOVA does not store it (other prefixes, names of 0 or more than
+ * NOVA_XATTR_NAME_MAX bytes after the prefix)
+ */
+uint8_t nv_xattr_index_of(const char *full, const char **name);
+/* @index's prefix and @name, at most @len bytes with the NUL */
+void nv_xattr_fullname(char *buf, size_t len, uint8_t index, const char *name,
+		       size_t name_len);
+struct nv_xattr *nv_xattr_lookup(struct nv_inode_state *st, uint8_t index,
+				 const char *name, size_t name_len);
+/* Copy the value of @x (x->value_len bytes) into @buf */
+void nv_xattr_read(const struct nv_fs *fs, const struct nv_xattr *x, void *buf);
 
 /* Read bytes of a regular file through its page map (holes read as 0) */
 void nv_file_read(const struct nv_fs *fs, const struct nv_inode_state *st,
@@ -354,6 +404,21 @@ int nv_append_dentry(struct nv_fs *fs, struct nv_wlog *dir, const char *name,
 int nv_append_link_change(struct nv_fs *fs, struct nv_wlog *w, uint64_t *off);
 int nv_append_write(struct nv_fs *fs, struct nv_wlog *w, uint64_t pgoff,
 		    uint32_t npages, uint64_t block, uint64_t *off);
+/*
+ * Set (or with NOVA_XATTR_REMOVE remove) an extended attribute as the
+ * kernel logs it: a group of NOVA_XATTR entries, part 0 with the name
+ * and the first NOVA_XATTR_PART_ROOM(name_len) value bytes, then parts
+ * of NOVA_XATTR_PART_ROOM(0) bytes, each in one log page, with ctime
+ * w->ctime (and @mode with NOVA_XATTR_MODE).  *off: part 0.  Not
+ * committed; the caller then marks the older group of the name dead
+ * (nv_invalidate_xattr()).
+ */
+int nv_append_xattr(struct nv_fs *fs, struct nv_wlog *w, uint8_t index,
+		    const char *name, size_t name_len, const void *value,
+		    size_t value_len, uint32_t flags, uint16_t mode,
+		    uint64_t *off);
+/* Mark a group dead as the kernel does: part 0 first, then the others */
+void nv_invalidate_xattr(struct nv_fs *fs, const struct nv_xattr *x);
 
 struct nv_attr {
 	uint32_t mode, uid, gid, rdev, flags, links;

@@ -25,7 +25,8 @@
  * -d DIR (as mke2fs -d) copies a host directory tree into the new file
  * system before the super block is written (nova_populate.c): the image
  * then holds what the kernel would have written for the same mkdir,
- * create, symlink, mknod, link and write calls.
+ * create, symlink, mknod, link, write and setxattr calls (and the super
+ * block gets NOVA_FEATURE_INCOMPAT_XATTR if any xattr was copied).
  *
  * Exit status (as mke2fs): 0 success, 1 usage or operational error
  * (including refusing to overwrite an existing file system without -f).
@@ -549,7 +550,7 @@ static __s64 now_ns(void)
  * which now has the root directory's log.
  */
 static int populate(int fd, const struct nova_layout *l, const struct opts *o,
-		    const struct nova_super_block *sb, const struct stat *img)
+		    struct nova_super_block *sb, const struct stat *img)
 {
 	struct nova_populate_stats ps;
 	struct nv_fs fs;
@@ -578,16 +579,21 @@ static int populate(int fd, const struct nova_layout *l, const struct opts *o,
 	nv_close(&fs);
 	if (ret)
 		return -1;
+	/* an older module must not mount logs holding xattr entries */
+	if (ps.xattrs)
+		sb->s_feature_incompat |= cpu_to_le64(NOVA_FEATURE_INCOMPAT_XATTR);
 	if (!o->quiet)
 		printf("done\n"
 		       "                        %llu files, %llu directories, %llu symlinks,\n"
-		       "                        %llu special files, %llu hard links, %llu bytes;\n"
+		       "                        %llu special files, %llu hard links, %llu bytes,\n"
+		       "                        %llu extended attributes;\n"
 		       "                        %llu of %llu blocks in use\n",
 		       (unsigned long long)ps.files, (unsigned long long)ps.dirs,
 		       (unsigned long long)ps.symlinks,
 		       (unsigned long long)ps.special,
 		       (unsigned long long)ps.hardlinks,
 		       (unsigned long long)ps.bytes,
+		       (unsigned long long)ps.xattrs,
 		       (unsigned long long)ps.used_blocks,
 		       (unsigned long long)l->num_blocks);
 	return 0;

@@ -14,7 +14,14 @@
  *     contiguous blocks, holes (and all-zero pages) left unmapped, each
  *     entry recording the final size and the source mtime;
  *   - a second name for a non-directory: the dentry plus a
- *     NOVA_LINK_CHANGE entry with the new link count, as link(2) does.
+ *     NOVA_LINK_CHANGE entry with the new link count, as link(2) does;
+ *   - extended attributes (of every inode, the root's too): one
+ *     NOVA_XATTR group each, right after the inode is created, with the
+ *     inode's ctime (so they change no time): user., trusted.,
+ *     security. and the POSIX ACLs (system.posix_acl_access/_default,
+ *     empty names, the value as lgetxattr() gives it: the VFS xattr
+ *     form).  Other names are skipped with a warning; a source file
+ *     system without xattrs (ENOTSUP) gives none.
  *
  * Inodes are spread over the stripes round-robin (as several CPUs
  * would), and each inode's log and data pages come from its stripe.
@@ -30,6 +37,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 #include "libnova.h"
 #include "nova_populate.h"
@@ -49,6 +57,7 @@ struct pop {
 	struct nova_populate_stats *stats;
 	char path[PATH_MAX];
 	uint8_t *buf;
+	uint8_t *xbuf;			/* an xattr value, 64 KiB */
 };
 
 #define CHUNK_PAGES	256
@@ -209,6 +218,81 @@ static int copy_data(struct pop *p, int fd, const struct stat *st,
 	return 0;
 }
 
+/* The names of p->path's extended attributes (not following a symlink) */
+static ssize_t list_xattrs(struct pop *p, char **list)
+{
+	ssize_t n;
+
+	*list = NULL;
+	for (;;) {
+		char *l;
+
+		n = llistxattr(p->path, NULL, 0);
+		if (n <= 0)
+			return n;
+		l = realloc(*list, n + 1);
+		if (!l)
+			return -1;
+		*list = l;
+		n = llistxattr(p->path, *list, n);
+		if (n >= 0) {
+			(*list)[n] = '\0';
+			return n;
+		}
+		if (errno != ERANGE)	/* else it grew meanwhile */
+			return -1;
+	}
+}
+
+/* Copy p->path's extended attributes into the inode of @w (committed) */
+static int copy_xattrs(struct pop *p, struct nv_wlog *w)
+{
+	char *list, *full;
+	ssize_t n = list_xattrs(p, &list), len;
+	int ret = 0;
+
+	if (n < 0) {
+		free(list);
+		if (errno == ENOTSUP)
+			return 0;	/* the source keeps none */
+		perr(p, "cannot list the extended attributes: %s",
+		     strerror(errno));
+		return -1;
+	}
+	for (full = list; !ret && full < list + n; full += strlen(full) + 1) {
+		const char *name;
+		uint8_t index = nv_xattr_index_of(full, &name);
+
+		if (!index) {
+			fprintf(stderr,
+				"mkfs.nova: %s: extended attribute %s skipped (NOVA keeps user., trusted., security. and POSIX ACLs)\n",
+				p->path, full);
+			continue;
+		}
+		len = lgetxattr(p->path, full, p->xbuf, NOVA_XATTR_VALUE_MAX);
+		if (len < 0) {
+			if (errno == ENODATA)
+				continue;	/* removed meanwhile */
+			perr(p, "cannot read the extended attribute %s: %s",
+			     full, strerror(errno));
+			ret = -1;
+			break;
+		}
+		ret = nv_append_xattr(p->fs, w, index, name, strlen(name),
+				      p->xbuf, len, 0, 0, NULL);
+		if (ret) {
+			perr(p, "%s", errstr(ret));
+			ret = -1;
+			break;
+		}
+		p->stats->xattrs++;
+	}
+	if (!ret && w->tail)
+		nv_log_commit(p->fs, w);
+	free(list);
+	return ret;
+}
+
 static struct hardlink *find_link(struct pop *p, const struct stat *st)
 {
 	size_t i;
@@ -297,6 +381,8 @@ static int populate_one(struct pop *p, int dfd, const char *name,
 		if (ret)
 			goto fail;
 		p->stats->dirs++;
+		if (copy_xattrs(p, &child))
+			return -1;
 		fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 			    O_CLOEXEC);
 		if (fd < 0) {
@@ -316,6 +402,10 @@ static int populate_one(struct pop *p, int dfd, const char *name,
 		if (ret) {
 			close(fd);
 			goto fail;
+		}
+		if (copy_xattrs(p, &child)) {
+			close(fd);
+			return -1;
 		}
 		child.size = st.st_size;
 		child.mtime = child.ctime = ts_ns(&st.st_mtim);
@@ -343,6 +433,8 @@ static int populate_one(struct pop *p, int dfd, const char *name,
 		ret = nv_create(p->fs, dir, name, len, &a, target, -1, &child);
 		if (ret)
 			goto fail;
+		if (copy_xattrs(p, &child))
+			return -1;
 		p->stats->symlinks++;
 		break;
 	}
@@ -353,6 +445,8 @@ static int populate_one(struct pop *p, int dfd, const char *name,
 		ret = nv_create(p->fs, dir, name, len, &a, NULL, -1, &child);
 		if (ret)
 			goto fail;
+		if (copy_xattrs(p, &child))
+			return -1;
 		p->stats->special++;
 		break;
 	default:
@@ -438,12 +532,17 @@ int nova_populate(struct nv_fs *fs, const char *src, const struct stat *skip,
 	while (strlen(p.path) > 1 && p.path[strlen(p.path) - 1] == '/')
 		p.path[strlen(p.path) - 1] = '\0';
 	p.buf = malloc((CHUNK_PAGES + 1) << NOVA_BLOCK_SHIFT);
-	if (!p.buf)
+	p.xbuf = malloc(NOVA_XATTR_VALUE_MAX);
+	if (!p.buf || !p.xbuf) {
+		free(p.buf);
+		free(p.xbuf);
 		return -1;
+	}
 	fd = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st)) {
 		perr(&p, "cannot open directory: %s", strerror(errno));
 		free(p.buf);
+		free(p.xbuf);
 		if (fd >= 0)
 			close(fd);
 		return -1;
@@ -458,11 +557,16 @@ int nova_populate(struct nv_fs *fs, const char *src, const struct stat *skip,
 		fprintf(stderr, "mkfs.nova: cannot prepare the new file system\n");
 		close(fd);
 		free(p.buf);
+		free(p.xbuf);
 		return -1;
 	}
 	nv_wlog_from_state(&rw, &root);
 	nv_ifree(&root);
-	ret = populate_dir(&p, fd, &rw, &st);
+	/* the root's own extended attributes, with the source's ctime */
+	rw.ctime = ts_ns(&st.st_ctim);
+	ret = copy_xattrs(&p, &rw);
+	if (!ret)
+		ret = populate_dir(&p, fd, &rw, &st);
 	close(fd);
 	if (!ret) {
 		/* times of the root, also when its log stays empty */
@@ -474,5 +578,6 @@ int nova_populate(struct nv_fs *fs, const char *src, const struct stat *skip,
 	}
 	free(p.hl);
 	free(p.buf);
+	free(p.xbuf);
 	return ret;
 }

@@ -10,6 +10,7 @@
 struct nova_populate_stats {
 	uint64_t files, dirs, symlinks, special, hardlinks;
 	uint64_t bytes, data_blocks, used_blocks;
+	uint64_t xattrs;		/* extended attributes copied */
 };
 
 /*

@@ -6,7 +6,8 @@
 # small tree (-d), with 1 and 2 stripes, a directory with a two-page
 # log, and copies of the populated ones with one corruption each
 # (tests/unit/nova_image inject), each encoded by nova-fuzz-img with -n
-# and -y flags.  A few kilobytes per seed.
+# and -y flags.  The tree has extended attributes where the host keeps
+# them, and some seeds malformed xattr groups.  A few kilobytes per seed.
 set -euo pipefail
 tools=$1 helper=$2 fzimg=$3 out=$4
 work=$out.work
@@ -28,6 +29,17 @@ printf 'deep' >"$t/dir/sub/deep"
 ln -s dir/sub/deep "$t/link"
 ln "$t/small" "$t/dir/hard"
 mkfifo "$t/dir/fifo"
+# extended attributes where the host keeps them: a one-part group, one of
+# two parts, a directory's, a default ACL (u::rwx,g::r-x,o::r-x)
+xattrs=0
+if "$helper" setxattr "$t/small" user.comment hi 2>/dev/null; then
+	xattrs=1
+	"$helper" setxattr "$t/dir/two-pages" user.long fill:2500
+	"$helper" setxattr "$t/dir" user.d "on a directory"
+	"$helper" setxattr "$t/dir" system.posix_acl_default \
+		hex:0200000001000700ffffffff04000500ffffffff20000500ffffffff \
+		2>/dev/null || true
+fi
 
 mk() {	# mk NAME BLOCKS STRIPES [-d TREE]
 	local name=$1 blocks=$2 stripes=$3
@@ -91,6 +103,24 @@ inj invpages invalid-pages /dir/two-pages
 inj selfck gc-selfck /dir f3
 injm gcwin gc-window /many
 injm gcdone gc-done /many
+# malformed xattr groups, and kernel states with xattrs
+inj xindex xattr-bad /small index
+inj xremove xattr-bad /small remove-value
+inj xseq xattr-bad /dir part-seq
+inj xsum xattr-bad /dir/f1 sum
+inj xvcsum xattr-bad /small value-csum
+inj xint xattr-bad /dir/f2 interrupted
+inj xend xattr-bad /small end
+inj xecsum xattr-bad /dir entry-csum
+inj xorphans xattr-orphans /dir/f3
+inj xset xattr-set /dir/f4 user.new fill:3000
+if [ "$xattrs" = 1 ]; then
+	inj xdead xattr-dead /small user.comment
+	inj xcut xattr-cut /dir/two-pages user.long fill:2400
+	inj xremoved xattr-remove /dir user.d
+	inj xfeature clear-feature
+	inj xgc gc-done /dir/two-pages
+fi
 
 for img in "$work"/*.img; do
 	n=$(basename "$img" .img)

@@ -5,12 +5,18 @@
  *   nova_image check-tree IMAGE SRCDIR
  *       Walk the image from its root and compare every name, type, mode,
  *       owner, size, mtime, link count, file content (holes included),
- *       symlink target, device number and hard link with SRCDIR.  Prints
- *       "PASS reader: ..." or "FAIL reader: ..." lines.
+ *       symlink target, device number, hard link and extended attribute
+ *       (those NOVA keeps) with SRCDIR.  Prints "PASS reader: ..." or
+ *       "FAIL reader: ..." lines.
  *   nova_image info IMAGE PATH
  *       Shell-friendly facts about PATH's inode: ino, pi (slot offset),
  *       head, tail, pages, entries, last (offset of the last entry),
- *       links, size, parent, page0 (block of file page 0), dev.
+ *       links, size, parent, page0 (block of file page 0), dev, xattrs,
+ *       xattr_entries, xattr_pages (log pages holding its xattrs).
+ *   nova_image setxattr FILE NAME VALUE
+ *       lsetxattr() on the host: VALUE is "hex:HEX", "fill:N" (N bytes
+ *       of a fixed pattern) or the bytes themselves.  Exit 3 if FILE's
+ *       file system does not support it.
  *   nova_image metablocks IMAGE
  *       The blocks that hold metadata (for fuzzing).
  *   nova_image inject IMAGE KIND [ARGS]
@@ -30,6 +36,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 #include "libnova.h"
 
@@ -125,6 +132,46 @@ static void compare_dir(struct nv_fs *fs, const char *path,
 	(void)sst;
 }
 
+/* The extended attributes NOVA keeps: the same names and values */
+static void compare_xattrs(struct nv_fs *fs, const char *path,
+			   struct nv_inode_state *st)
+{
+	static uint8_t v[NOVA_XATTR_VALUE_MAX], w[NOVA_XATTR_VALUE_MAX];
+	char list[65536], *full;
+	ssize_t n = llistxattr(path, list, sizeof(list) - 1), len;
+	size_t kept = 0;
+
+	if (n < 0 && errno == ENOTSUP)
+		n = 0;
+	if (n < 0) {
+		mismatch(path, "llistxattr: %s", strerror(errno));
+		return;
+	}
+	list[n] = '\0';
+	for (full = list; full < list + n; full += strlen(full) + 1) {
+		const char *name;
+		uint8_t index = nv_xattr_index_of(full, &name);
+		struct nv_xattr *x;
+
+		if (!index)
+			continue;
+		kept++;
+		x = nv_xattr_lookup(st, index, name, strlen(name));
+		len = lgetxattr(path, full, v, sizeof(v));
+		if (!x) {
+			mismatch(path, "xattr %s missing in the image", full);
+			continue;
+		}
+		nv_xattr_read(fs, x, w);
+		if (len < 0 || (size_t)len != x->value_len || memcmp(v, w, len))
+			mismatch(path, "xattr %s: %u bytes in the image differ from the source's %zd",
+				 full, x->value_len, len);
+	}
+	if (st->nxattrs != kept)
+		mismatch(path, "%zu xattrs in the image, %zu in the source",
+			 st->nxattrs, kept);
+}
+
 static void compare(struct nv_fs *fs, const char *path, uint64_t ino, bool root)
 {
 	struct nv_inode_state st;
@@ -163,6 +210,7 @@ static void compare(struct nv_fs *fs, const char *path, uint64_t ino, bool root)
 	if (!S_ISLNK(s.st_mode) && st.mtime != ts_ns(&s.st_mtim))
 		mismatch(path, "mtime %lld, want %lld", (long long)st.mtime,
 			 (long long)ts_ns(&s.st_mtim));
+	compare_xattrs(fs, path, &st);
 	if (!S_ISDIR(s.st_mode)) {
 		if (st.links != s.st_nlink)
 			mismatch(path, "link count %u, want %lu", st.links,
@@ -287,7 +335,7 @@ static int check_tree(const char *img, const char *src)
 		printf("FAIL reader: %d mismatches in %d entries\n", mismatches,
 		       compared);
 	else
-		printf("PASS reader: %d entries match the source tree (names, types, modes, owners, sizes, mtimes, links, contents, targets, devices)\n",
+		printf("PASS reader: %d entries match the source tree (names, types, modes, owners, sizes, mtimes, links, contents, targets, devices, xattrs)\n",
 		       compared);
 	return mismatches ? 1 : 0;
 }
@@ -354,7 +402,8 @@ static int info(const char *img, const char *path)
 {
 	struct nv_inode_state st;
 	struct nv_fs fs;
-	uint64_t ino, blk = 0;
+	uint64_t ino, blk = 0, xpages = 0, last_pg = 0;
+	size_t i, j;
 
 	if (open_fs(&fs, img, NV_OPEN_RO))
 		return 2;
@@ -364,6 +413,17 @@ static int info(const char *img, const char *path)
 		return 1;
 	}
 	nv_pmap_get(&st.pages, 0, &blk, NULL);
+	for (i = 0; i < st.nxattrs; i++)
+		for (j = 0; j < st.xattrs[i].nparts; j++) {
+			uint64_t pg = st.xattrs[i].parts[j] &
+				      ~(uint64_t)(NOVA_BLOCK_SIZE - 1);
+
+			if (pg != last_pg)
+				xpages++;
+			last_pg = pg;
+		}
+	printf("xattrs=%zu\nxattr_entries=%llu\nxattr_pages=%llu\n", st.nxattrs,
+	       (unsigned long long)st.xattr_entries, (unsigned long long)xpages);
 	printf("ino=%llu\npi=%llu\nhead=%llu\ntail=%llu\npages=%zu\nentries=%llu\n"
 	       "last=%llu\nlinks=%u\nsize=%llu\nparent=%llu\npage0=%llu\n"
 	       "stripes=%u\nnblocks=%llu\nerr=%d\n",
@@ -414,12 +474,50 @@ static int metablocks(const char *img)
 	return 0;
 }
 
+/* An xattr value from the command line (see the top); its length */
+static size_t parse_value(const char *arg, uint8_t *v, size_t max)
+{
+	size_t n = 0, i;
+
+	if (!strncmp(arg, "hex:", 4)) {
+		for (arg += 4; arg[0] && arg[1] && n < max; arg += 2) {
+			unsigned int b;
+
+			if (sscanf(arg, "%2x", &b) != 1)
+				break;
+			v[n++] = b;
+		}
+	} else if (!strncmp(arg, "fill:", 5)) {
+		n = strtoul(arg + 5, NULL, 0);
+		if (n > max)
+			n = max;
+		for (i = 0; i < n; i++)
+			v[i] = (uint8_t)(i * 31 + i / 241 + 7);
+	} else {
+		n = strlen(arg) < max ? strlen(arg) : max;
+		memcpy(v, arg, n);
+	}
+	return n;
+}
+
+static int host_setxattr(const char *file, const char *name, const char *arg)
+{
+	static uint8_t v[NOVA_XATTR_VALUE_MAX];
+	size_t n = parse_value(arg, v, sizeof(v));
+
+	if (!lsetxattr(file, name, v, n, 0))
+		return 0;
+	fprintf(stderr, "setxattr %s %s: %s\n", file, name, strerror(errno));
+	return errno == ENOTSUP ? 3 : 2;
+}
+
 static int usage(void)
 {
 	fprintf(stderr,
 		"usage: nova_image check-tree IMAGE SRCDIR\n"
 		"       nova_image info IMAGE PATH\n"
 		"       nova_image metablocks IMAGE\n"
+		"       nova_image setxattr FILE NAME VALUE\n"
 		"       nova_image inject IMAGE KIND [ARGS]\n");
 	return 2;
 }
@@ -435,6 +533,8 @@ int main(int argc, char **argv)
 		return metablocks(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "info"))
 		return info(argv[2], argv[3]);
+	if (argc == 5 && !strcmp(argv[1], "setxattr"))
+		return host_setxattr(argv[2], argv[3], argv[4]);
 	if (argc >= 4 && !strcmp(argv[1], "inject"))
 		return inject(argc - 2, argv + 2);
 	return usage();
@@ -766,6 +866,46 @@ static int sim_gc(struct nv_fs *fs, const char *path, bool done)
 			}
 		}
 	}
+	/*
+	 * the live xattr groups, written again as xattr.c
+	 * nova_xattr_gc_write() does: no flags, the inode's ctime
+	 */
+	for (i = 0; i < st.nxattrs; i++) {
+		static uint8_t v[NOVA_XATTR_VALUE_MAX];
+		const struct nv_xattr *x = &st.xattrs[i];
+		uint64_t buf[NOVA_XATTR_ENTRY_MAX / 8];
+		struct nova_xattr_entry *e = (void *)buf;
+		size_t done = 0, part = 0;
+
+		nv_xattr_read(fs, x, v);
+		do {
+			size_t nlen = part ? 0 : x->name_len;
+			size_t n = x->value_len - done, len;
+
+			if (n > NOVA_XATTR_PART_ROOM(nlen))
+				n = NOVA_XATTR_PART_ROOM(nlen);
+			len = NOVA_XATTR_LEN(nlen, n);
+			memset(buf, 0, len);
+			e->entry_type = NOVA_XATTR;
+			e->name_index = x->index;
+			e->name_len = nlen;
+			e->xe_len = cpu_to_le16(len);
+			e->part_len = cpu_to_le16(n);
+			e->value_len = cpu_to_le32(x->value_len);
+			e->ctime = cpu_to_le64((uint64_t)st.ctime);
+			e->part = cpu_to_le16(part);
+			if (!part) {
+				e->value_csum = cpu_to_le32(x->value_csum);
+				memcpy(e->data, x->name, nlen);
+			}
+			memcpy(e->data + nlen, v + done, n);
+			e->trans_id = cpu_to_le64(tid++);
+			if (nl_append(fs, &nl, e, len))
+				return -1;
+			done += n;
+			part++;
+		} while (done < x->value_len);
+	}
 	{
 		struct nova_setattr_entry sa = { .entry_type = NOVA_SET_ATTR };
 		struct nova_link_change_entry lc = { .entry_type = NOVA_LINK_CHANGE };
@@ -931,6 +1071,201 @@ static int sim_prealloc(struct nv_fs *fs, const char *path, bool extend)
 	return ret ? -1 : make_snapshot(fs, true, NULL);
 }
 
+/* ---- extended attributes ---- */
+
+/* One hand-made xattr entry (its entry checksum right), data @fill bytes */
+struct xent {
+	uint8_t index, name_len, fill;
+	const char *name;
+	uint16_t part, part_len;
+	uint32_t value_len, flags, value_csum;
+};
+
+static int xput(struct nv_fs *fs, struct nv_wlog *w, const struct xent *x,
+		uint64_t *off)
+{
+	uint64_t buf[NOVA_XATTR_ENTRY_MAX / 8];
+	struct nova_xattr_entry *e = (void *)buf;
+	size_t len = NOVA_XATTR_LEN(x->name_len, x->part_len);
+
+	memset(buf, 0, sizeof(buf));
+	e->entry_type = NOVA_XATTR;
+	e->name_index = x->index;
+	e->name_len = x->name_len;
+	e->xe_len = cpu_to_le16(len);
+	e->part_len = cpu_to_le16(x->part_len);
+	e->value_len = cpu_to_le32(x->value_len);
+	e->ctime = cpu_to_le64((uint64_t)w->ctime);
+	e->flags = cpu_to_le32(x->flags);
+	e->part = cpu_to_le16(x->part);
+	e->value_csum = cpu_to_le32(x->value_csum);
+	e->trans_id = cpu_to_le64(w->next_tid++);
+	memcpy(e->data, x->name, x->name_len);
+	memset(e->data + x->name_len, x->fill, x->part_len);
+	nv_entry_csum(e, len);
+	return nv_log_append(fs, w, e, len, off);
+}
+
+static uint32_t fill_csum(uint8_t c, size_t n)
+{
+	static uint8_t b[NOVA_XATTR_VALUE_MAX];
+
+	memset(b, c, n);
+	return nova_crc32c(b, n);
+}
+
+/*
+ * setxattr/removexattr of @full on PATH as the kernel logs it: the new
+ * group committed, then the older one marked dead, part 0 first (@cut:
+ * only its part 0, a crash before the others)
+ */
+static int xset(struct nv_fs *fs, const char *path, const char *full,
+		const char *arg, bool remove, bool cut)
+{
+	static uint8_t v[NOVA_XATTR_VALUE_MAX];
+	struct nv_inode_state st;
+	struct nv_xattr *old;
+	struct nv_wlog w;
+	const char *name;
+	uint8_t index = nv_xattr_index_of(full, &name);
+	size_t n = remove ? 0 : parse_value(arg, v, sizeof(v));
+	int ret;
+
+	if (!index || inj_state(fs, path, &st))
+		return -1;
+	old = nv_xattr_lookup(&st, index, name, strlen(name));
+	if ((remove || cut) && !old) {
+		fprintf(stderr, "inject: %s has no %s\n", path, full);
+		return -1;
+	}
+	nv_wlog_from_state(&w, &st);
+	w.ctime = nv_now();
+	ret = nv_append_xattr(fs, &w, index, name, strlen(name), v, n,
+			      remove ? NOVA_XATTR_REMOVE : 0, 0, NULL);
+	if (!ret) {
+		nv_log_commit(fs, &w);
+		if (old && cut)
+			nv_invalidate_entry(fs, old->off);
+		else if (old)
+			nv_invalidate_xattr(fs, old);
+	}
+	nv_ifree(&st);
+	return ret;
+}
+
+/*
+ * A malformed xattr group of KIND appended to PATH's log, then (but for
+ * "end") a link-change entry that changes nothing
+ */
+static int xbad(struct nv_fs *fs, const char *path, const char *kind)
+{
+	struct nv_inode_state st;
+	struct nv_wlog w;
+	struct xent e[3];
+	uint64_t off[3];
+	int i, n = 1, ret = 0;
+	bool lc = strcmp(kind, "end") != 0;
+
+	memset(e, 0, sizeof(e));
+	e[0] = (struct xent){ .index = NOVA_XATTR_INDEX_USER, .name = "bad",
+			      .name_len = 3, .fill = 'v', .part_len = 4,
+			      .value_len = 4, .value_csum = fill_csum('v', 4) };
+	if (!strcmp(kind, "index")) {
+		e[0].index = 9;
+	} else if (!strcmp(kind, "acl-name")) {
+		e[0].index = NOVA_XATTR_INDEX_ACL_ACCESS;
+	} else if (!strcmp(kind, "empty-name")) {
+		e[0].name_len = 0;
+	} else if (!strcmp(kind, "value-len")) {
+		e[0].value_len = NOVA_XATTR_VALUE_MAX + 4;
+	} else if (!strcmp(kind, "flags")) {
+		e[0].flags = 0x40;
+	} else if (!strcmp(kind, "remove-value")) {
+		e[0].flags = NOVA_XATTR_REMOVE;
+	} else {
+		/* three parts of 100 bytes */
+		n = 3;
+		e[0].part_len = 100;
+		e[0].value_len = 300;
+		e[0].value_csum = fill_csum('v', 300);
+		e[1] = e[0];
+		e[1].name_len = 0;
+		e[1].part = 1;
+		e[1].value_csum = 0;
+		e[2] = e[1];
+		e[2].part = 2;
+		if (!strcmp(kind, "part-seq"))
+			e[2].part = 3;
+		else if (!strcmp(kind, "part-name"))
+			e[2].name_len = 3;
+		else if (!strcmp(kind, "part-index"))
+			e[2].index = NOVA_XATTR_INDEX_TRUSTED;
+		else if (!strcmp(kind, "sum"))
+			e[2].part_len = 120;
+		else if (!strcmp(kind, "value-csum"))
+			e[2].fill = 'w';
+		else if (!strcmp(kind, "interrupted") || !strcmp(kind, "end"))
+			n = 2;
+		else if (strcmp(kind, "entry-csum"))
+			return -1;
+	}
+	if (inj_state(fs, path, &st))
+		return -1;
+	nv_wlog_from_state(&w, &st);
+	for (i = 0; !ret && i < n; i++)
+		ret = xput(fs, &w, &e[i], &off[i]);
+	if (!ret && lc)
+		ret = nv_append_link_change(fs, &w, NULL);
+	if (!ret) {
+		nv_log_commit(fs, &w);
+		if (!strcmp(kind, "entry-csum"))	/* part 1's checksum */
+			((uint8_t *)nv_ptr(fs, off[1]))[offsetof(struct nova_xattr_entry,
+							      e_csum)] ^= 0x20;
+	}
+	nv_ifree(&st);
+	return ret;
+}
+
+/* Parts 1 and 2 of a group, without a part 0 before them */
+static int xorphans(struct nv_fs *fs, const char *path)
+{
+	struct nv_inode_state st;
+	struct nv_wlog w;
+	struct xent e = { .index = NOVA_XATTR_INDEX_USER, .fill = 'o',
+			  .part = 1, .part_len = 1000, .value_len = 5000 };
+	int ret;
+
+	if (inj_state(fs, path, &st))
+		return -1;
+	nv_wlog_from_state(&w, &st);
+	ret = xput(fs, &w, &e, NULL);
+	e.part = 2;
+	if (!ret)
+		ret = xput(fs, &w, &e, NULL);
+	if (!ret)
+		nv_log_commit(fs, &w);
+	nv_ifree(&st);
+	return ret;
+}
+
+/* Mark the live group of @full on PATH dead (its part 0) */
+static int xdead(struct nv_fs *fs, const char *path, const char *full)
+{
+	struct nv_inode_state st;
+	struct nv_xattr *x;
+	const char *name;
+	uint8_t index = nv_xattr_index_of(full, &name);
+
+	if (!index || inj_state(fs, path, &st))
+		return -1;
+	x = nv_xattr_lookup(&st, index, name, strlen(name));
+	if (!x)
+		return -1;
+	nv_invalidate_entry(fs, x->off);
+	nv_ifree(&st);
+	return 0;
+}
+
 /*
  * Kinds (PATH arguments name files in the image):
  *   sb-garbage | replica-garbage | sb-csum
@@ -968,6 +1303,12 @@ static int sim_prealloc(struct nv_fs *fs, const char *path, bool extend)
  *                                             all its pages superseded
  *   gc-selfck DIR NAME                        NAME re-logged with its
  *                                             own cookie
+ *   xattr-bad PATH KIND                       a malformed xattr group
+ *                                             (xbad() above), then a
+ *                                             link-change entry
+ *   xattr-dead PATH NAME                      NAME's live group dead
+ *   clear-feature                             super block without
+ *                                             NOVA_FEATURE_INCOMPAT_XATTR
  * and kernel-like updates that leave a consistent file system:
  *   gc-window PATH | gc-done PATH             thorough GC of PATH's log,
  *                                             before / after the head switch
@@ -976,6 +1317,12 @@ static int sim_prealloc(struct nv_fs *fs, const char *path, bool extend)
  *                                             data in them), a snapshot
  *   overwrite PATH                            COW rewrite of page 0
  *   unlink PATH                               remove one of PATH's names
+ *   xattr-set PATH NAME VALUE                 setxattr (VALUE: as for
+ *                                             the setxattr command)
+ *   xattr-remove PATH NAME                    removexattr
+ *   xattr-cut PATH NAME VALUE                 setxattr, crash after the
+ *                                             older group's part 0 died
+ *   xattr-orphans PATH                        xattr parts without part 0
  */
 int inject(int argc, char **argv)
 {
@@ -1310,6 +1657,25 @@ int inject(int argc, char **argv)
 		ret = sim_overwrite(&fs, argv[2]);
 	} else if (argc >= 3 && !strcmp(kind, "unlink")) {
 		ret = sim_unlink(&fs, argv[2]);
+	} else if (argc >= 5 && !strcmp(kind, "xattr-set")) {
+		ret = xset(&fs, argv[2], argv[3], argv[4], false, false);
+	} else if (argc >= 5 && !strcmp(kind, "xattr-cut")) {
+		ret = xset(&fs, argv[2], argv[3], argv[4], false, true);
+	} else if (argc >= 4 && !strcmp(kind, "xattr-remove")) {
+		ret = xset(&fs, argv[2], argv[3], NULL, true, false);
+	} else if (argc >= 4 && !strcmp(kind, "xattr-bad")) {
+		ret = xbad(&fs, argv[2], argv[3]);
+	} else if (argc >= 4 && !strcmp(kind, "xattr-dead")) {
+		ret = xdead(&fs, argv[2], argv[3]);
+	} else if (argc >= 3 && !strcmp(kind, "xattr-orphans")) {
+		ret = xorphans(&fs, argv[2]);
+	} else if (!strcmp(kind, "clear-feature")) {
+		struct nova_super_block sb = *(struct nova_super_block *)nv_ptr(&fs, 0);
+
+		sb.s_feature_incompat &= ~cpu_to_le64(NOVA_FEATURE_INCOMPAT_XATTR);
+		sb.s_sum = cpu_to_le32(nova_sb_csum(&sb));
+		nv_put(&fs, 0, &sb, sizeof(sb));
+		nv_put(&fs, nv_replica_sb_off(&fs), &sb, sizeof(sb));
 	} else if (!strcmp(kind, "snapshot") || !strcmp(kind, "snapshot-stale")) {
 		ret = make_snapshot(&fs, kind[8] != '-', NULL);
 	} else if (argc >= 3 && !strcmp(kind, "snapshot-bad")) {

@@ -7,6 +7,7 @@
  * Prints "PASS name" / "FAIL name" per case and exits non-zero on failure.
  */
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +66,121 @@ static void test_layout(void)
 	CHECK("dentry len of 255-byte name", NOVA_DENTRY_LEN(255) == 304);
 	CHECK("max stripes", NOVA_MAX_STRIPES == 1024);
 	CHECK("reserved inodes per block", NOVA_RESERVED_INODES == 32);
+}
+
+/* Deterministic entry bytes of @type */
+static void fill_entry(unsigned char *b, size_t n, unsigned char type)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		b[i] = (unsigned char)(i * 37 + 11);
+	b[0] = type;
+}
+
+/*
+ * The checksum as the format defines it, computed the obvious way: a
+ * copy of the whole entry with e_csum, the dead flag and invalid_pages
+ * zeroed (what nova_entry_crc() did before it took entries of any size)
+ */
+static __u32 ref_entry_crc(const unsigned char *e, size_t n)
+{
+	struct nova_entry_layout l = nova_entry_layout_of(e[0]);
+	static unsigned char b[NOVA_BLOCK_SIZE];
+
+	if (l.csum < 0 || l.flag < 0 || n > sizeof(b))
+		return 0;
+	memcpy(b, e, n);
+	memset(b + l.csum, 0, 4);
+	b[l.flag] = 0;
+	if (l.pages >= 0)
+		memset(b + l.pages, 0, 4);
+	return nova_crc32c(b, n);
+}
+
+static void test_entries(void)
+{
+	/* computed with the nova_format.h before NOVA_XATTR (77691e3~1) */
+	static const struct { unsigned char type; size_t size; __u32 crc; } known[] = {
+		{ NOVA_FILE_WRITE, 64, 0xac0d9ec9 },
+		{ NOVA_DIR_LOG, 64, 0xc7cdbd8a },
+		{ NOVA_DIR_LOG, 304, 0x54a85a43 },
+		{ NOVA_SET_ATTR, 64, 0x737029b4 },
+		{ NOVA_LINK_CHANGE, 48, 0x30a2c174 },
+		{ NOVA_MMAP_WRITE, 64, 0x4a1717d3 },
+	};
+	unsigned char b[NOVA_BLOCK_SIZE];
+	struct nova_xattr_entry *xe = (void *)b;
+	char name[128];
+	unsigned int i;
+	bool ok;
+
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		fill_entry(b, known[i].size, known[i].type);
+		snprintf(name, sizeof(name),
+			 "entry crc of type %u, %zu bytes: unchanged (0x%08x)",
+			 known[i].type, known[i].size, known[i].crc);
+		CHECK(name, nova_entry_crc(b, known[i].size) == known[i].crc &&
+		      ref_entry_crc(b, known[i].size) == known[i].crc);
+	}
+
+	CHECK("xattr: header 48 bytes, data after it",
+	      sizeof(struct nova_xattr_entry) == 48 &&
+	      offsetof(struct nova_xattr_entry, data) == NOVA_XATTR_HEADER);
+	CHECK("xattr: e_csum at 12, invalid at 3, trans_id at 40",
+	      offsetof(struct nova_xattr_entry, e_csum) == 12 &&
+	      offsetof(struct nova_xattr_entry, invalid) == 3 &&
+	      offsetof(struct nova_xattr_entry, trans_id) == 40);
+	CHECK("xattr: entries up to 2032 bytes, two fill a page",
+	      NOVA_XATTR_ENTRY_MAX == 2032 &&
+	      2 * NOVA_XATTR_ENTRY_MAX == NOVA_LOG_LAST_ENTRY);
+	CHECK("xattr: part room 1984 without a name, 1729 after 255 bytes",
+	      NOVA_XATTR_PART_ROOM(0) == 1984 && NOVA_XATTR_PART_ROOM(255) == 1729 &&
+	      NOVA_XATTR_LEN(0, 1984) == 2032 && NOVA_XATTR_LEN(255, 1729) == 2032);
+	CHECK("xattr: lengths rounded up to 16",
+	      NOVA_XATTR_LEN(1, 0) == 64 && NOVA_XATTR_LEN(0, 0) == 48 &&
+	      NOVA_XATTR_LEN(3, 14) == 80);
+
+	memset(b, 0, sizeof(b));
+	xe->entry_type = NOVA_XATTR;
+	xe->name_len = 3;
+	xe->part_len = cpu_to_le16(14);
+	xe->xe_len = cpu_to_le16(NOVA_XATTR_LEN(3, 14));
+	CHECK("xattr: nova_entry_size of a good entry",
+	      nova_entry_size(b, 4000) == 80);
+	CHECK("xattr: nova_entry_size with less than a header of room",
+	      nova_entry_size(b, 47) == 0);
+	xe->xe_len = cpu_to_le16(96);
+	CHECK("xattr: nova_entry_size refuses an xe_len that does not match",
+	      nova_entry_size(b, 4000) == 0);
+	xe->name_len = 0;
+	xe->part_len = cpu_to_le16(1985);
+	xe->xe_len = cpu_to_le16(NOVA_XATTR_LEN(0, 1985));
+	CHECK("xattr: nova_entry_size refuses more than NOVA_XATTR_ENTRY_MAX",
+	      nova_entry_size(b, 4000) == 0);
+
+	/* a whole 2032-byte entry: the data past the head is covered */
+	fill_entry(b, NOVA_XATTR_ENTRY_MAX, NOVA_XATTR);
+	CHECK("xattr: crc of 2032 bytes as the format defines it (0x40390d86)",
+	      nova_entry_crc(b, NOVA_XATTR_ENTRY_MAX) ==
+	      ref_entry_crc(b, NOVA_XATTR_ENTRY_MAX) &&
+	      nova_entry_crc(b, NOVA_XATTR_ENTRY_MAX) == 0x40390d86);
+	nova_entry_csum(b, NOVA_XATTR_ENTRY_MAX);
+	ok = nova_entry_csum_ok(b, NOVA_XATTR_ENTRY_MAX);
+	b[3] ^= 1;		/* the dead flag is outside the checksum */
+	ok = ok && nova_entry_csum_ok(b, NOVA_XATTR_ENTRY_MAX) &&
+	     nova_entry_is_invalid(b);
+	CHECK("xattr: csum ok, the dead flag outside it", ok);
+	b[NOVA_XATTR_ENTRY_MAX - 1] ^= 1;
+	CHECK("xattr: the last value byte is inside it",
+	      !nova_entry_csum_ok(b, NOVA_XATTR_ENTRY_MAX));
+	b[NOVA_XATTR_ENTRY_MAX - 1] ^= 1;
+	b[20] ^= 1;		/* ctime, in the head */
+	CHECK("xattr: a head byte is inside it",
+	      !nova_entry_csum_ok(b, NOVA_XATTR_ENTRY_MAX));
+	b[20] ^= 1;
+	xe->trans_id = cpu_to_le64(0x1122334455667788ULL);
+	CHECK("xattr: its trans_id", nova_entry_trans_id(b) == 0x1122334455667788ULL);
 }
 
 static void test_check_super(void)
@@ -394,6 +510,7 @@ int main(int argc, char **argv)
 {
 	test_crc();
 	test_layout();
+	test_entries();
 	test_check_super();
 	test_compute_layout();
 	test_replica_search();

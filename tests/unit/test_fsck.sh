@@ -16,9 +16,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 mkfs=$tools/mkfs.nova
 fsck=$tools/fsck.nova
 
-passed=0 failed=0
+passed=0 failed=0 skipped=0
 pass() { echo "PASS $*"; passed=$((passed + 1)); }
 fail() { echo "FAIL $*"; failed=$((failed + 1)); }
+skip() { echo "SKIP $*"; skipped=$((skipped + 1)); }
 t() {	# t NAME CMD...
 	local name=$1
 	shift
@@ -46,6 +47,16 @@ sum() { sha256sum "$1" | cut -d' ' -f1; }
 reader() {	# reader IMAGE TREE: the image holds exactly the tree
 	"$helper" check-tree "$1" "$2" >"$work/reader.out" 2>&1
 }
+# le64 IMAGE OFFSET: the little-endian 64-bit word at OFFSET
+le64() { od -An -tu8 --endian=little -j "$2" -N8 "$1" | tr -d ' '; }
+incompat() { le64 "$1" 128; }	# s_feature_incompat
+# infof IMAGE PATH KEY: one fact of nova_image info
+infof() { "$helper" info "$1" "$2" | sed -n "s/^$3=//p"; }
+# sx FILE NAME VALUE: set an xattr on the host (nova_image setxattr)
+sx() {
+	"$helper" setxattr "$@" 2>>"$work/setxattr.log" ||
+		fail "setxattr $1 $2 on the source tree"
+}
 
 rm -rf "$work"
 mkdir -p "$work"
@@ -53,6 +64,38 @@ src=$work/tree
 img=$work/base.img
 M64=$((64 << 20))
 "$here/mktree.sh" "$src"
+
+# Extended attributes on the tree, which mkfs -d copies and the reader
+# check compares: user.* where the host keeps them (ext4 keeps a block's
+# worth per file), trusted.* and security.* as root, POSIX ACLs (the VFS
+# xattr form: u::rw-,u:1234:r--,g::r--,m::r--,o::---) where the host
+# has them.  64 KiB values need a tmpfs source (below).
+acl=hex:0200000001000600ffffffff02000400d204000004000400ffffffff10000400ffffffff20000000ffffffff
+xattrs=0 acls=0
+if "$helper" setxattr "$src/sizes/s100" user.comment "a small one" 2>"$work/setxattr.log"; then
+	xattrs=1
+	sx "$src/sizes/s100" user.mime_type text/plain
+	sx "$src/sizes/s8192" user.p3 fill:3990		# 3 parts
+	sx "$src/many" user.dir-attr "of a directory with a multi-page log"
+	sx "$src/deep/level1/level2" user.empty ""
+	sx "$src" user.root "of the root"
+	for i in $(seq 1 40); do
+		sx "$src/many/file-1" "user.n$i" "value $i"
+	done
+	if [ "$(id -u)" -eq 0 ]; then
+		sx "$src/links/one-byte" trusted.on-a-symlink t
+		sx "$src/special-fifo" security.label "on a fifo"
+	fi
+	if "$helper" setxattr "$src/deep" system.posix_acl_access "$acl" 2>>"$work/setxattr.log"; then
+		acls=1
+		sx "$src/deep" system.posix_acl_default "$acl"
+		sx "$src/sizes/s65536" system.posix_acl_access "$acl"
+	else
+		skip "POSIX ACLs: the host file system does not keep them ($(tail -n 1 "$work/setxattr.log"))"
+	fi
+else
+	skip "xattrs: the host file system does not keep user.* xattrs ($(cat "$work/setxattr.log")): no xattr in the tree"
+fi
 
 # --- a fresh file system is clean ---
 rm -f "$work/empty.img"
@@ -88,6 +131,94 @@ t "mkfs -d: the fragmented sparse file has 300 write entries" \
 	[ "$(sed -n 's/^entries=//p' <<<"$info")" -eq 300 ]
 t "mkfs -d: the 4095-byte symlink" \
 	[ "$("$helper" info "$img" /links/long-4095 | sed -n 's/^size=//p')" -eq 4095 ]
+
+# --- mkfs -d: extended attributes (the reader check compares them all) ---
+if [ "$xattrs" = 1 ]; then
+	t "mkfs -d xattrs: NOVA_FEATURE_INCOMPAT_XATTR set" [ "$(incompat "$img")" = 1 ]
+	t "mkfs -d xattrs: the root's" [ "$(infof "$img" / xattrs)" = 1 ]
+	t "mkfs -d xattrs: 40 on one file" [ "$(infof "$img" /many/file-1 xattrs)" = 40 ]
+	t "mkfs -d xattrs: a 3990-byte value in 3 entries" \
+		[ "$(infof "$img" /sizes/s8192 xattr_entries)" = 3 ]
+	t "mkfs -d xattrs: an empty value, on a directory" \
+		[ "$(infof "$img" /deep/level1/level2 xattrs)" = 1 ]
+	if [ "$(id -u)" -eq 0 ]; then
+		t "mkfs -d xattrs: trusted.* of a symlink" \
+			[ "$(infof "$img" /links/one-byte xattrs)" = 1 ]
+		t "mkfs -d xattrs: security.* of a fifo" \
+			[ "$(infof "$img" /special-fifo xattrs)" = 1 ]
+	fi
+	if [ "$acls" = 1 ]; then
+		t "mkfs -d xattrs: access and default ACLs of a directory" \
+			[ "$(infof "$img" /deep xattrs)" = 2 ]
+	fi
+	run "$fsck" -fnv "$img"
+	expect "fsck -v lists an inode's xattrs" 0 'inode [0-9]+: xattr user\.comment, 11 bytes "a small one"'
+	t "fsck -v: a value too long to show: its size" \
+		grep -qE 'inode [0-9]+: xattr user\.p3, 3990 bytes$' <<<"$out"
+	if [ "$acls" = 1 ]; then
+		t "fsck -v: an ACL by its VFS name" \
+			grep -qE 'xattr system\.posix_acl_default, 44 bytes$' <<<"$out"
+	fi
+	t "fsck -v: the count" grep -qE '^[0-9]+ extended attributes, [0-9]+ xattr log entries$' <<<"$out"
+	rm -f "$work/noxattr.img"
+	truncate -s $M64 "$work/noxattr.img"
+	run "$mkfs" -d "$src/empty-dir" "$work/noxattr.img"
+	if grep -q ' 0 extended attributes' <<<"$out"; then
+		t "mkfs -d without xattrs: no feature bit" [ "$(incompat "$work/noxattr.img")" = 0 ]
+	else
+		skip "mkfs -d without xattrs: the host labels every file"
+	fi
+	rm -f "$work/noxattr.img"
+fi
+
+# 64 KiB values: a tmpfs source keeps them (ext4 at most a block)
+shm=$(mktemp -d /dev/shm/nova-unit.XXXXXX 2>/dev/null) || shm=
+if [ -n "$shm" ] && "$helper" setxattr "$shm" user.probe x 2>/dev/null &&
+   "$helper" setxattr "$shm" user.probe fill:65536 2>/dev/null; then
+	mkdir "$shm/d"
+	: >"$shm/d/f"
+	sx "$shm/d/f" user.big fill:65536
+	sx "$shm/d/f" "user.$(head -c 250 /dev/zero | tr '\0' L)" fill:65536
+	rm -f "$work/big64.img"
+	truncate -s $M64 "$work/big64.img"
+	run "$mkfs" -q -d "$shm" "$work/big64.img"
+	expect "mkfs -d: 64 KiB values (from tmpfs)" 0
+	run "$fsck" -fn "$work/big64.img"
+	expect "mkfs -d, 64 KiB values: fsck clean" 0
+	t "mkfs -d, 64 KiB values: reader check" reader "$work/big64.img" "$shm"
+	# 34 parts each (1981 or 1734 bytes in part 0), two 2032-byte parts a page
+	t "mkfs -d, 64 KiB values: 68 entries over 34 or more log pages" \
+		[ "$(infof "$work/big64.img" /d/f xattr_entries)" = 68 ] &&
+		[ "$(infof "$work/big64.img" /d/f xattr_pages)" -ge 34 ]
+	t "mkfs -d, 64 KiB values: 64 KiB on the root" [ "$(infof "$work/big64.img" / xattrs)" = 1 ]
+	rm -f "$work/big64.img"
+else
+	skip "mkfs -d of 64 KiB xattr values: no tmpfs in /dev/shm that keeps them"
+fi
+[ -n "$shm" ] && rm -rf "$shm"
+
+# names NOVA does not keep, and a source without xattr support (an
+# LD_PRELOAD shim answers llistxattr() for the source file system)
+if cc -shared -fPIC -O2 -Wall -Wextra -Werror -o "$work/xattr_shim.so" \
+	"$here/xattr_shim.c" -ldl 2>"$work/shim.log"; then
+	rm -f "$work/shim.img"
+	truncate -s $M64 "$work/shim.img"
+	run env LD_PRELOAD="$work/xattr_shim.so" NOVA_TEST_XATTR=extra \
+		"$mkfs" -q -d "$src/sizes" "$work/shim.img"
+	expect "mkfs -d: a name NOVA does not keep is skipped with a warning" 0 \
+		'sizes/s100: extended attribute system\.nfs4_acl skipped'
+	t "mkfs -d: ... and the others copied (reader check)" reader "$work/shim.img" "$src/sizes"
+	run env LD_PRELOAD="$work/xattr_shim.so" NOVA_TEST_XATTR=enotsup \
+		"$mkfs" -q -f -d "$src/sizes" "$work/shim.img"
+	expect "mkfs -d: a source without xattr support" 0
+	t "mkfs -d: ... copies none, silently" [ -z "$out" ] &&
+		[ "$(infof "$work/shim.img" /s100 xattrs)" = 0 ] &&
+		[ "$(incompat "$work/shim.img")" = 0 ]
+	rm -f "$work/shim.img"
+else
+	fail "the llistxattr shim does not build"
+	indent <"$work/shim.log"
+fi
 
 # other geometries: one stripe; 1 GiB (2 MiB inode table blocks)
 rm -f "$work/one.img"
@@ -276,6 +407,54 @@ case_ "clean-unmount snapshot listing a used block as free" 'clean-unmount snaps
 crash_state "directory log in a thorough GC's crash window" 'directory [0-9]+: 201 live name\(s\) logged twice with the same readdir cookie' \
 	'the 201 superseded entries marked dead' gc-window /many
 
+# extended attributes: malformed groups (xattr-bad: one appended, then a
+# link-change entry that changes nothing, which the repair keeps)
+if [ "$xattrs" = 1 ]; then
+	kept='replaced by a dead entry that changes nothing, keeping the entries after it'
+	case_ "xattr: unknown name index" 'xattr entry at 0x[0-9a-f]+ has an unknown name index 9' \
+		"$kept" 1 xattr-bad /sizes/s100 index
+	case_ "xattr: a POSIX ACL with a name" 'the POSIX ACL system\.posix_acl_access has a 3-byte name' \
+		"$kept" 1 xattr-bad /sizes/s100 acl-name
+	case_ "xattr: an empty user name" 'has an empty name in the user\. namespace' \
+		"$kept" 1 xattr-bad /sizes/s100 empty-name
+	case_ "xattr: a value over 64 KiB" 'user\.bad has a value of 65540 bytes \(at most 65536\)' \
+		"$kept" 1 xattr-bad /sizes/s100 value-len
+	case_ "xattr: unknown flag bits" 'xattr entry at 0x[0-9a-f]+ has unknown flags 0x40' \
+		"$kept" 1 xattr-bad /sizes/s100 flags
+	case_ "xattr: a removal carrying a value" 'removes user\.bad but carries a 4-byte value' \
+		"$kept" 1 xattr-bad /sizes/s100 remove-value
+	case_ "xattr: part 2 missing, in a directory's log" 'xattr user\.bad at 0x[0-9a-f]+: part 2 expected, part 3 found' \
+		"$kept" 1 xattr-bad /many part-seq
+	case_ "xattr: a later part with a name" 'its part 2 at 0x[0-9a-f]+ has a name' \
+		"$kept" 1 xattr-bad /sizes/s100 part-name
+	case_ "xattr: a later part of another namespace" 'its part 2 at 0x[0-9a-f]+ has another name index' \
+		"$kept" 1 xattr-bad /sizes/s100 part-index
+	case_ "xattr: parts that carry more than the value" 'its parts carry more than its 300 value bytes' \
+		"$kept" 1 xattr-bad /sizes/s100 sum
+	case_ "xattr: a value that does not match its checksum" 'xattr user\.bad at 0x[0-9a-f]+: its value does not match its checksum' \
+		"$kept" 1 xattr-bad /sizes/s100 value-csum
+	case_ "xattr: a group interrupted by another entry" 'part 2 missing, a link-change entry at 0x[0-9a-f]+ comes first' \
+		"$kept" 1 xattr-bad /sizes/s100 interrupted
+	case_ "xattr: the log ends inside a group (truncated before it)" \
+		'the log ends after its part 1, with 200 of its 300 value bytes' \
+		'log truncated to 0x[0-9a-f]+' 1 xattr-bad /sizes/s100 end
+	case_ "xattr: a bad entry checksum inside a group" 'xattr entry at 0x[0-9a-f]+ has a bad checksum' \
+		'and part 0 of its xattr group at 0x[0-9a-f]+ replaced by dead entries that change nothing' \
+		1 xattr-bad /sizes/s100 entry-csum
+	case_ "xattr: a live group marked dead" \
+		'log entries marked dead are still live \(1 extended attributes instead of 2\)' \
+		'dead marks cleared from 1 log entries' 1 xattr-dead /sizes/s100 user.comment
+	case_ "xattr: the super block lacks the xattr feature" \
+		'[0-9]+ log entries hold extended attributes, but the super block lacks the xattr feature' \
+		'xattr feature \(NOVA_FEATURE_INCOMPAT_XATTR\) set in the super block' 1 clear-feature
+	c=$work/case.img
+	cp --sparse=always "$img" "$c"
+	"$helper" inject "$c" clear-feature
+	run "$fsck" -p "$c"
+	expect "fsck -p sets the missing xattr feature (exit 1)" 1 'FIXED: xattr feature'
+	t "fsck -p: the feature bit set" [ "$(incompat "$c")" = 1 ]
+fi
+
 # --- a file system smaller than its image (mkfs.nova fs-size) ---
 sized=$work/sized.img
 rm -f "$sized"
@@ -366,6 +545,18 @@ accept "unlink of a last name (inode evicted)" 0 unlink /sizes/s65535
 # fallocate KEEP_SIZE: only a shrink cuts pages, as in the kernel's replay
 accept "blocks kept past EOF across a chmod, clean-unmount snapshot" 1 prealloc /sizes/s8192
 accept "blocks kept past EOF, chmod superseded by a truncate up, data in them" 0 prealloc-extend /sizes/s8192
+
+if [ "$xattrs" = 1 ]; then
+	accept "xattr set again to its value (the older group dead, part 0 first)" 1 \
+		xattr-set /sizes/s100 user.comment "a small one"
+	accept "a 3-part xattr set again, crash after its older part 0 died" 1 \
+		xattr-cut /sizes/s8192 user.p3 fill:3990
+	accept "xattr parts without a part 0" 1 xattr-orphans /sizes/s100
+	accept "xattr removed" 0 xattr-remove /sizes/s100 user.mime_type
+	accept "file log with a 3-part xattr rewritten by thorough GC" 1 gc-done /sizes/s8192
+	accept "file log with xattrs rewritten by thorough GC, crash before the head switch" 1 \
+		gc-window /sizes/s100
+fi
 
 # a consistent clean-unmount snapshot passes
 c=$work/case.img
@@ -496,5 +687,5 @@ else
 fi
 
 rm -rf "$work"
-echo "fsck: $passed passed, $failed failed"
+echo "fsck: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
