@@ -540,42 +540,68 @@ int nova_xattr_replay_end(struct inode *inode)
 	return -EUCLEAN;
 }
 
-/* Thorough GC: write every live group into the new log with @append */
+/*
+ * Thorough GC: copy every live group into the new log with @append, part
+ * by part (new trans_ids, the inode's ctime, no mode: the set-attribute
+ * entry the GC writes after them has it).
+ */
 int nova_xattr_gc_write(struct inode *inode, int (*append)(void *, const void *,
 							    size_t, u64 *),
 			void *ctx)
 {
+	struct super_block *sb = inode->i_sb;
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
-	struct nova_xattr_node *xn;
+	__le64 ctime = cpu_to_le64(nova_ts_to_ns(nova_get_ctime(inode)));
+	struct nova_xattr_entry *buf;
 	struct rb_node *n;
-	void *buf = NULL;
 	int ret = 0;
 
 	if (!sih->xattr_count)
 		return 0;
-	buf = kvmalloc(NOVA_XATTR_VALUE_MAX, GFP_NOFS);
+	buf = kmalloc(NOVA_XATTR_ENTRY_MAX, GFP_NOFS);
 	if (!buf)
 		return -ENOMEM;
 	for (n = rb_first(&sih->xattr_tree); n && !ret; n = rb_next(n)) {
-		struct nova_xattr_desc d = { };
-		u64 part0;
-		u32 bytes;
+		struct nova_xattr_node *xn = rb_entry(n, struct nova_xattr_node, node);
+		struct nova_xattr_entry *e;
+		u64 off = xn->off;
+		u32 got = 0;
+		u16 part = 0;
 
-		xn = rb_entry(n, struct nova_xattr_node, node);
 		if (xn->removed)
 			continue;
-		ret = nova_xattr_read_value(inode->i_sb, inode, xn->off, buf);
-		if (ret)
-			break;
-		d.index = xn->index;
-		d.name = xn->name;
-		d.name_len = xn->name_len;
-		d.value = buf;
-		d.size = xn->value_len;
-		d.ctime = nova_ts_to_ns(nova_get_ctime(inode));
-		ret = nova_xattr_write_group(inode, &d, append, ctx, &part0, &bytes);
+		e = nova_get_block(sb, off);
+		for (;;) {
+			size_t len = le16_to_cpu(e->xe_len);
+
+			if (len > NOVA_XATTR_ENTRY_MAX ||
+			    nova_read_pmem(buf, e, len)) {
+				ret = -EIO;
+				break;
+			}
+			buf->invalid = 0;
+			buf->ctime = ctime;
+			if (!part) {
+				buf->flags = 0;
+				buf->mode = 0;
+			}
+			buf->trans_id = cpu_to_le64(sih->trans_id++);
+			nova_entry_csum(buf, len);
+			ret = append(ctx, buf, len, NULL);
+			got += le16_to_cpu(buf->part_len);
+			if (ret || got >= xn->value_len)
+				break;
+			off = nova_xattr_next(sb, off, len);
+			e = nova_xattr_part(sb, off, ++part, xn->index, xn->value_len);
+			if (!e) {
+				nova_error(sb, "inode %llu: extended attribute at 0x%llx is damaged",
+					   nova_ino(inode), xn->off);
+				ret = -EUCLEAN;
+				break;
+			}
+		}
 	}
-	kvfree(buf);
+	kfree(buf);
 	return ret;
 }
 

@@ -77,6 +77,10 @@ expect_eq "$(x list "$f" | grep -c '^user\.m')" "500" "500 names listed"
 # one attribute replaced thousands of times: GC keeps the log bounded
 ch=$MNT/churn
 : >"$ch"
+expect_ok x fill "$ch" user.multi 65536 3
+expect_ok x fill "$ch" user.mid 5000 4
+expect_ok x set "$ch" user.gone x
+expect_ok x rm "$ch" user.gone
 expect_ok x churn "$ch" trusted.churn 3000 1500
 expect_ok x check "$ch" trusted.churn 1500 2999
 info "churned file: $(t_gc loginfo "$ch" | tr '\n' ' ')"
@@ -84,7 +88,18 @@ pages=$(t_gc loginfo "$ch" | sed -n 's/^log_pages=//p')
 limit=$(t_gc loginfo "$ch" | sed -n 's/^limit_pages=//p')
 [ -n "$pages" ] && [ -n "$limit" ] || fail "no log info for the churned file"
 [ "$pages" -le "$limit" ] || fail "log has $pages pages, over its bound $limit"
-[ "$pages" -le 8 ] || fail "log has $pages pages after 3000 replacements of 1.5 KiB"
+expect_ok x check "$ch" user.multi 65536 3
+expect_ok x check "$ch" user.mid 5000 4
+expect_eq "$(x get "$ch" user.gone)" "ENODATA" "a removal survives the GCs"
+# a thorough GC on request rewrites the groups, part by part
+gcs=$(sed -n 's/^thorough_gc_runs[: ]*//p' /proc/fs/NOVA/pmem0/gc)
+echo "$(stat -c %i "$ch")" >/proc/fs/NOVA/pmem0/gc
+[ "$(sed -n 's/^thorough_gc_runs[: ]*//p' /proc/fs/NOVA/pmem0/gc)" -gt "$gcs" ] ||
+	fail "no thorough GC ran"
+expect_ok x check "$ch" user.multi 65536 3
+expect_ok x check "$ch" user.mid 5000 4
+expect_ok x check "$ch" trusted.churn 1500 2999
+expect_eq "$(x list "$ch" | sort | tr '\n' ' ')" "trusted.churn user.mid user.multi " "names after a thorough GC"
 
 # after a remount: all the same
 nova_umount
@@ -97,6 +112,9 @@ expect_ok x check "$f" user.big 65536 8
 expect_ok x checkmany "$f" user.m 500 300
 expect_ok x checkmany "$d" user.m 200 3000
 expect_ok x check "$ch" trusted.churn 1500 2999
+expect_ok x check "$ch" user.multi 65536 3
+expect_ok x check "$ch" user.mid 5000 4
+expect_eq "$(x get "$ch" user.gone)" "ENODATA" "a removal after a remount"
 for p in "$f" "$d" "$MNT/l" "$MNT/p" "$MNT/c"; do
 	expect_eq "$(x get "$p" security.s)" "s-$p" "security. on $p after remount"
 done
