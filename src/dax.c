@@ -970,6 +970,24 @@ static int nova_zero_edge(struct inode *inode, pgoff_t pg, loff_t start,
 }
 
 /* Does fallocate leave page @p as it is? */
+/*
+ * Zero @n blocks from @blk, durable, 2 MiB at a time: a fallocate of
+ * gigabytes must not hold the CPU (soft lockups, xfstests generic/103).
+ */
+static void nova_zero_blocks(struct super_block *sb, unsigned long blk,
+			     unsigned long n)
+{
+	while (n) {
+		unsigned long k = min(n, NOVA_HUGE_BLOCKS);
+
+		nova_memset_persist(nova_get_block(sb, nova_block_off(blk)), 0,
+				    k << NOVA_BLOCK_SHIFT);
+		blk += k;
+		n -= k;
+		cond_resched();
+	}
+}
+
 static bool nova_falloc_keep(struct inode *inode, pgoff_t p, bool zero,
 			     pgoff_t zfirst, pgoff_t zend)
 {
@@ -1087,8 +1105,7 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 			r.n = ret;
 			ret = nova_reserve_pages(inode, pg, r.n);
 			if (!ret) {
-				nova_memset_persist(nova_get_block(sb, nova_block_off(r.blk)),
-						    0, r.n << NOVA_BLOCK_SHIFT);
+				nova_zero_blocks(sb, r.blk, r.n);
 				ret = nova_push_run(&runs, &nr, &cap, r);
 				if (ret)
 					nova_release_pages(inode, pg, r.n);
