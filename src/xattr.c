@@ -200,6 +200,8 @@ static void nova_xattr_invalidate(struct super_block *sb, u64 off)
 	nova_invalidate_entry(sb, off);
 	if (le32_to_cpu(e->flags) & NOVA_XATTR_REMOVE)
 		return;
+	if (got < value_len)
+		NOVA_CRASH_POINT(CP_XATTR_HALF_DEAD);
 	while (got < value_len) {
 		off = nova_xattr_next(sb, off, le16_to_cpu(e->xe_len));
 		e = nova_xattr_part(sb, off, ++part, index, value_len);
@@ -349,6 +351,7 @@ static int nova_xattr_commit(struct inode *inode, const struct nova_xattr_desc *
 	nova_xattr_account(sih, xn, 1);
 	up_write(&sih->xattr_sem);
 	if (old) {
+		NOVA_CRASH_POINT(CP_XATTR_COMMITTED);
 		nova_xattr_invalidate(sb, old->off);
 		kfree(old);
 	}
