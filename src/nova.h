@@ -330,6 +330,8 @@ enum nova_crash_point {
 	CP_ITABLE_EXTEND,	/* new inode table block zeroed, not linked */
 	CP_EVICT,		/* deleted inode marked free, blocks not */
 	CP_SNAPSHOT_SAVED,	/* clean-unmount snapshot written, flag not */
+	CP_XATTR_COMMITTED,	/* new xattr group committed, old one live */
+	CP_XATTR_HALF_DEAD,	/* old xattr group: part 0 dead, later parts not */
 	CP_MAX
 };
 

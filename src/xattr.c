@@ -200,6 +200,8 @@ static void nova_xattr_invalidate(struct super_block *sb, u64 off)
 	nova_invalidate_entry(sb, off);
 	if (le32_to_cpu(e->flags) & NOVA_XATTR_REMOVE)
 		return;
+	if (got < value_len)
+		NOVA_CRASH_POINT(CP_XATTR_HALF_DEAD);
 	while (got < value_len) {
 		off = nova_xattr_next(sb, off, le16_to_cpu(e->xe_len));
 		e = nova_xattr_part(sb, off, ++part, index, value_len);
@@ -349,6 +351,7 @@ static int nova_xattr_commit(struct inode *inode, const struct nova_xattr_desc *
 	nova_xattr_account(sih, xn, 1);
 	up_write(&sih->xattr_sem);
 	if (old) {
+		NOVA_CRASH_POINT(CP_XATTR_COMMITTED);
 		nova_xattr_invalidate(sb, old->off);
 		kfree(old);
 	}
@@ -422,6 +425,16 @@ int nova_xattr_set_mode(struct inode *inode, u8 index, const char *name,
 	mutex_lock(&sih->log_mutex);
 	xn = nova_xattr_find(sih, index, name, d.name_len);
 	exists = xn && !xn->removed;
+	/*
+	 * The access ACL's group or tombstone that this change supersedes
+	 * may be the last entry that logged the mode (NOVA_XATTR_MODE):
+	 * the replay skips it once it is dead, and a fast GC may free it.
+	 * So the new one logs the current mode.
+	 */
+	if (index == NOVA_XATTR_INDEX_ACL_ACCESS && xn && !mode) {
+		d.flags |= NOVA_XATTR_MODE;
+		d.mode = inode->i_mode;
+	}
 	if ((flags & XATTR_CREATE) && exists)
 		ret = -EEXIST;
 	else if (((flags & XATTR_REPLACE) || !value) && !exists && !force)

@@ -6,7 +6,7 @@
 #   --iterations N       random mode: power cuts (default 20)
 #   --seed S             base seed (default: from the clock; printed)
 #   --profiles LIST      random mode: comma list of crashwork profiles (mixed,
-#                        write, ns, gc), used in turn (default mixed)
+#                        write, ns, gc, xattr), used in turn (default mixed)
 #   --ops N              random mode: operations per workload (default 6000,
 #                        4.5 to 7.5 s under TCG)
 #   --kill-max SEC       random mode: latest kill, seconds after the workload
@@ -14,8 +14,8 @@
 #   --points LIST        crashpoints mode: comma list of numbers or CP_ names
 #                        (default: every point of enum nova_crash_point)
 #   --workloads W        crashpoints mode: "best" (one workload per point,
-#                        default), "all" (mixed,write,ns,gc, and umount for
-#                        CP_SNAPSHOT_SAVED), or a comma list of them
+#                        default), "all" (mixed,write,ns,gc,xattr, and umount
+#                        for CP_SNAPSHOT_SAVED), or a comma list of them
 #   --results DIR        default build/crash/<stamp>
 #   --keep               keep the pmem images of passing runs too
 #   --kernel K           guest kernel: a name of qemu/kernel-version.sh (deb12,
@@ -112,7 +112,7 @@ case $mode in random | crashpoints | both) ;; *) die "bad --mode $mode" ;; esac
 [[ $seed =~ ^[0-9]+$ ]] || die "bad --seed $seed"
 [[ $smp =~ ^[1-9][0-9]*$ ]] || die "bad --smp $smp"
 for p in ${profiles//,/ }; do
-	case $p in mixed | write | ns | gc) ;; *) die "bad profile $p in --profiles" ;; esac
+	case $p in mixed | write | ns | gc | xattr) ;; *) die "bad profile $p in --profiles" ;; esac
 done
 [ -n "$recover_smp" ] || recover_smp=$smp
 [[ $recover_smp =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "bad --recover-smp $recover_smp"
@@ -455,6 +455,7 @@ declare -A best_workload=(
 	[CP_TRUNCATE_COMMITTED]=write [CP_LOG_EXTEND]=mixed [CP_FAST_GC]=gc
 	[CP_GC_LINKED]=gc [CP_GC_TAIL]=gc [CP_GC_HEAD]=gc [CP_ITABLE_EXTEND]=ns
 	[CP_EVICT]=ns [CP_SNAPSHOT_SAVED]=umount
+	[CP_XATTR_COMMITTED]=xattr [CP_XATTR_HALF_DEAD]=xattr
 )
 
 run_crashpoints() {
@@ -482,7 +483,7 @@ run_crashpoints() {
 		num=${num%% *}
 		case $workloads in
 		best) wl=${best_workload[$name]:-mixed} ;;
-		all) wl="mixed write ns gc"
+		all) wl="mixed write ns gc xattr"
 			[ "$name" != CP_SNAPSHOT_SAVED ] || wl="$wl umount" ;;
 		*) wl=${workloads//,/ } ;;
 		esac

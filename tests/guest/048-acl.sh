@@ -3,7 +3,9 @@
 # and denies, and its mask is the group bits of the mode; a directory's
 # default ACL is inherited by new files and directories (the umask does
 # not apply then, and does without one); chmod rewrites the mask; a
-# default ACL on a file is refused; everything holds after a remount.
+# default ACL on a file is refused; everything holds after a remount,
+# also the mode an ACL set after a later ACL or the ACL's removal
+# superseded the entry that logged it.
 . "$NOVA_TESTS/lib.sh"
 . "$NOVA_TESTS/nova-lib.inc"
 
@@ -66,6 +68,25 @@ expect_eq "$(stat -c %a "$MNT/moded")" "670" "a second ACL kept it"
 # removing ACLs
 expect_ok x rm "$d" system.posix_acl_default
 expect_eq "$(x getacl "$d" default)" "ENODATA" "default ACL removed"
+
+# the mode an access ACL set outlives the ACL's entry: a later ACL that
+# keeps the mode, or the ACL's removal, supersedes the entry that logged it
+k1=$MNT/keep1
+k2=$MNT/keep2
+: >"$k1"
+: >"$k2"
+chmod 600 "$k1" "$k2"
+expect_ok x setacl "$k1" "u::rw-,u:1000:r--,g::---,m::r--,o::---"
+expect_ok x setacl "$k1" "u::rw-,u:1000:r--,u:1001:r--,g::---,m::r--,o::---"
+expect_ok x setacl "$k2" "u::rw-,u:1000:r--,g::---,m::r--,o::---"
+expect_ok x rm "$k2" system.posix_acl_access
+expect_eq "$(stat -c %a "$k1") $(stat -c %a "$k2")" "640 640" "modes set by ACLs"
+nova_umount
+nova_mount
+expect_eq "$(stat -c %a "$k1")" "640" "after remount: the mode of an ACL whose entry a later ACL superseded"
+expect_eq "$(stat -c %a "$k2")" "640" "after remount: the mode of an ACL since removed"
+expect_eq "$(x getacl "$k1")" "u::rw-,u:1000:r--,u:1001:r--,g::---,m::r--,o::---" "the later ACL after remount"
+expect_eq "$(x getacl "$k2")" "ENODATA" "the removed ACL after remount"
 
 nova_umount
 expect_ok fsck.nova -fn "$PMEM"

@@ -39,8 +39,22 @@
  * range), mmap store + msync, chmod; and bursts that make the logs need
  * garbage collection: hundreds of create/unlink pairs in "churn" (half
  * the bursts keep one in eight under a new name), hundreds of overwrites
- * of "hot", mass creates in "many" (inode table growth).  Profiles weight
- * them: mixed, write, ns, gc.
+ * of "hot", mass creates in "many" (inode table growth).  Extended
+ * attributes: xset (lsetxattr of user., trusted. or security. names -
+ * only the last two on symlinks - of up to 255 bytes with the prefix,
+ * values of 0 to 64 KiB, flags 0, XATTR_CREATE or XATTR_REPLACE; several
+ * per inode, on files, directories, symlinks and "hot"), xrm
+ * (lremovexattr, ACLs too), setacl (system.posix_acl_access or _default
+ * in the binary posix_acl_xattr form, version 2).  The model follows the
+ * kernel's ACL rules exactly: an access ACL sets the mode's permission
+ * bits (group: the mask) and is not stored when the mode says it all
+ * (posix_acl_update_mode); chmod rewrites the access ACL's owner, mask
+ * and other entries (posix_acl_chmod); a file or directory created in a
+ * directory with a default ACL gets the access ACL and mode of
+ * posix_acl_create_masq() (a directory: the default ACL too).  With an
+ * access ACL a chmod is two commits in NOVA (setattr, then the ACL), so
+ * its in-flight state may be the new mode with the old ACL.  Profiles
+ * weight them: mixed, write, ns, gc, xattr (mixed: a few xattr ops).
  *
  * verify: rebuilds the operation list from SEED (each record's text must
  * match the regenerated one), replays records 1..N in an in-memory model
@@ -55,8 +69,11 @@
  * one candidate exactly: names (no unknown or missing ones), types,
  * permission bits, link counts (files: names; directories: 2 + subdirs),
  * hard links (the same inode), sizes, every byte of every file, symlink
- * targets; "..", readdir d_type, no duplicate names.  Every file is read
- * completely (a read error fails).  statfs: sane counters; the used inode
+ * targets; "..", readdir d_type, no duplicate names; every inode's
+ * extended attributes (llistxattr, lgetxattr): no unknown or missing
+ * names, every value's size and bytes (ACLs: the canonical binary form
+ * that the kernel gives back).  Every file is read completely (a read
+ * error fails).  statfs: sane counters; the used inode
  * count must equal REC 0's plus the inodes in the tree (an unreclaimed
  * orphan or leaked inode fails).  Prints PASS/FAIL lines (for a FAIL the
  * differences against the committed state and the closest candidate) and
@@ -87,6 +104,7 @@
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/xattr.h>
 #include <linux/falloc.h>
 
 #ifndef RENAME_EXCHANGE
@@ -204,6 +222,13 @@ static void fill_big(unsigned char *buf, unsigned k)
 
 enum { T_FREE, T_REG, T_DIR, T_LNK };
 
+/* One extended attribute: its full name ("user.x", "system.posix_acl_access") */
+struct mxattr {
+	char *name;
+	unsigned char *val;
+	size_t len;
+};
+
 struct dent {
 	char *name;
 	int id;
@@ -220,6 +245,8 @@ struct mnode {
 	struct dent *ents;	/* T_DIR, in insertion order */
 	int nents, capents;
 	int parent;		/* T_DIR */
+	struct mxattr *xa;	/* extended attributes (ACLs included) */
+	int nxa;
 };
 
 struct model {
@@ -259,6 +286,11 @@ static void m_release(struct model *m, int id)
 	for (i = 0; i < x->nents; i++)
 		free(x->ents[i].name);
 	free(x->ents);
+	for (i = 0; i < x->nxa; i++) {
+		free(x->xa[i].name);
+		free(x->xa[i].val);
+	}
+	free(x->xa);
 	memset(x, 0, sizeof(*x));
 	x->type = T_FREE;
 }
@@ -295,6 +327,16 @@ static void m_clone(struct model *dst, const struct model *src)
 		d->alt = NULL;
 		d->target = NULL;
 		d->ents = NULL;
+		d->xa = NULL;
+		if (s->nxa) {
+			d->xa = xmalloc(s->nxa * sizeof(*d->xa));
+			for (j = 0; j < s->nxa; j++) {
+				d->xa[j].name = xstrdup(s->xa[j].name);
+				d->xa[j].len = s->xa[j].len;
+				d->xa[j].val = xmalloc(s->xa[j].len);
+				memcpy(d->xa[j].val, s->xa[j].val, s->xa[j].len);
+			}
+		}
 		if (s->data) {
 			d->data = xmalloc(s->size);
 			memcpy(d->data, s->data, s->size);
@@ -399,6 +441,305 @@ static void m_write(struct mnode *x, uint64_t off, const unsigned char *buf, siz
 	memcpy(x->data + off, buf, len);
 }
 
+/* ------------------------------------------------------------ xattrs, ACLs */
+
+#define ACL_ACCESS	"system.posix_acl_access"
+#define ACL_DEFAULT	"system.posix_acl_default"
+#define XA_MAX_NAMES	6	/* non-ACL names per inode the workload keeps */
+
+static int x_find(const struct mnode *x, const char *name)
+{
+	int i;
+
+	for (i = 0; i < x->nxa; i++)
+		if (!strcmp(x->xa[i].name, name))
+			return i;
+	return -1;
+}
+
+static void x_set(struct mnode *x, const char *name, const unsigned char *val, size_t len)
+{
+	int i = x_find(x, name);
+
+	if (i < 0) {
+		x->xa = xrealloc(x->xa, (x->nxa + 1) * sizeof(*x->xa));
+		i = x->nxa++;
+		x->xa[i].name = xstrdup(name);
+	} else {
+		free(x->xa[i].val);
+	}
+	x->xa[i].val = xmalloc(len);
+	memcpy(x->xa[i].val, val, len);
+	x->xa[i].len = len;
+}
+
+static void x_del(struct mnode *x, const char *name)
+{
+	int i = x_find(x, name);
+
+	if (i < 0)
+		return;
+	free(x->xa[i].name);
+	free(x->xa[i].val);
+	memmove(&x->xa[i], &x->xa[i + 1], (x->nxa - i - 1) * sizeof(*x->xa));
+	x->nxa--;
+}
+
+static int is_acl_name(const char *name)
+{
+	return !strcmp(name, ACL_ACCESS) || !strcmp(name, ACL_DEFAULT);
+}
+
+/*
+ * POSIX ACLs in the VFS's xattr form (posix_acl_xattr_header: version 2,
+ * then 8-byte entries tag, perm, id; little endian), canonical: sorted by
+ * tag, the named ones by id, id -1 for the others.  That is what the
+ * kernel gives back (posix_acl_to_xattr), so the model compares bytes.
+ */
+enum {
+	A_USER_OBJ = 0x01, A_USER = 0x02, A_GROUP_OBJ = 0x04, A_GROUP = 0x08,
+	A_MASK = 0x10, A_OTHER = 0x20,
+};
+#define ACL_MAXE	16
+
+struct acl_e {
+	unsigned tag, perm;
+	uint32_t id;
+};
+
+struct acl {
+	struct acl_e e[ACL_MAXE];
+	int n;
+};
+
+/* "u::rwx,u:1001:r-x,g::r--,m::rwx,o::---" -> @a; 0 or -1 */
+static int acl_parse(const char *text, struct acl *a)
+{
+	char buf[MAXP], *save = NULL, *tok;
+
+	snprintf(buf, sizeof(buf), "%s", text);
+	a->n = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *c1 = strchr(tok, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		struct acl_e *e;
+		int named, k;
+
+		if (!c2 || strlen(c2 + 1) != 3 || a->n == ACL_MAXE)
+			return -1;
+		e = &a->e[a->n++];
+		named = c2 > c1 + 1;
+		e->id = named ? (uint32_t)strtoul(c1 + 1, NULL, 10) : 0xffffffffu;
+		e->perm = 0;
+		for (k = 0; k < 3; k++)
+			if (c2[1 + k] != '-')
+				e->perm |= 4 >> k;
+		switch (tok[0]) {
+		case 'u': e->tag = named ? A_USER : A_USER_OBJ; break;
+		case 'g': e->tag = named ? A_GROUP : A_GROUP_OBJ; break;
+		case 'm': e->tag = A_MASK; break;
+		case 'o': e->tag = A_OTHER; break;
+		default: return -1;
+		}
+	}
+	return 0;
+}
+
+static size_t acl_to_xattr(const struct acl *a, unsigned char *out)
+{
+	uint32_t v = 2;
+	int i;
+
+	memcpy(out, &v, 4);
+	for (i = 0; i < a->n; i++) {
+		uint16_t t = a->e[i].tag, p = a->e[i].perm;
+
+		memcpy(out + 4 + 8 * i, &t, 2);
+		memcpy(out + 6 + 8 * i, &p, 2);
+		memcpy(out + 8 + 8 * i, &a->e[i].id, 4);
+	}
+	return 4 + 8 * a->n;
+}
+
+static int acl_from_xattr(const unsigned char *v, size_t len, struct acl *a)
+{
+	uint32_t ver;
+	size_t i;
+
+	a->n = 0;
+	if (len < 4 || (len - 4) % 8 || (len - 4) / 8 > ACL_MAXE)
+		return -1;
+	memcpy(&ver, v, 4);
+	if (ver != 2)
+		return -1;
+	for (i = 4; i < len; i += 8) {
+		uint16_t t, p;
+		struct acl_e *e = &a->e[a->n++];
+
+		memcpy(&t, v + i, 2);
+		memcpy(&p, v + i + 2, 2);
+		memcpy(&e->id, v + i + 4, 4);
+		e->tag = t;
+		e->perm = p;
+	}
+	return 0;
+}
+
+/* An xattr value for messages: an ACL as text, else its size and first bytes */
+static void xa_describe(char *out, size_t sz, const char *name, const unsigned char *v,
+			size_t len)
+{
+	struct acl a;
+	size_t o = 0;
+	int i;
+
+	if (is_acl_name(name) && !acl_from_xattr(v, len, &a)) {
+		out[0] = 0;
+		for (i = 0; i < a.n && o + 24 < sz; i++) {
+			const struct acl_e *e = &a.e[i];
+			char t = e->tag & (A_USER_OBJ | A_USER) ? 'u' :
+				 e->tag & (A_GROUP_OBJ | A_GROUP) ? 'g' :
+				 e->tag == A_MASK ? 'm' : e->tag == A_OTHER ? 'o' : '?';
+			char id[16] = "";
+
+			if (e->tag == A_USER || e->tag == A_GROUP)
+				snprintf(id, sizeof(id), "%u", e->id);
+			o += snprintf(out + o, sz - o, "%s%c:%s:%c%c%c", i ? "," : "", t, id,
+				      e->perm & 4 ? 'r' : '-', e->perm & 2 ? 'w' : '-',
+				      e->perm & 1 ? 'x' : '-');
+		}
+		return;
+	}
+	if (len >= 8) {
+		uint64_t w;
+
+		memcpy(&w, v, 8);
+		snprintf(out, sz, "%zu bytes, data of op %llu?", len,
+			 (unsigned long long)(w >> 40));
+	} else {
+		snprintf(out, sz, "%zu bytes", len);
+	}
+}
+
+/*
+ * posix_acl_equiv_mode(): the permission bits an access ACL gives, and
+ * whether it says more than them (named entries or a mask)
+ */
+static int acl_equiv_mode(const struct acl *a, unsigned *mode)
+{
+	unsigned m = *mode & ~0777u;
+	int i, not_equiv = 0;
+
+	for (i = 0; i < a->n; i++) {
+		switch (a->e[i].tag) {
+		case A_USER_OBJ: m |= (a->e[i].perm & 7) << 6; break;
+		case A_GROUP_OBJ: m |= (a->e[i].perm & 7) << 3; break;
+		case A_OTHER: m |= a->e[i].perm & 7; break;
+		case A_MASK: m = (m & ~070u) | ((a->e[i].perm & 7) << 3); not_equiv = 1; break;
+		default: not_equiv = 1; break;
+		}
+	}
+	*mode = m;
+	return not_equiv;
+}
+
+/* setting an access ACL: posix_acl_update_mode(), then stored or dropped */
+static void m_set_access_acl(struct mnode *x, const struct acl *a)
+{
+	unsigned char buf[4 + 8 * ACL_MAXE];
+
+	if (acl_equiv_mode(a, &x->mode))
+		x_set(x, ACL_ACCESS, buf, acl_to_xattr(a, buf));
+	else
+		x_del(x, ACL_ACCESS);	/* the mode says it all */
+}
+
+/* __posix_acl_chmod(): the access ACL follows a chmod; 0 if there is none */
+static int m_acl_chmod(struct mnode *x)
+{
+	unsigned char buf[4 + 8 * ACL_MAXE];
+	struct acl a;
+	int i = x_find(x, ACL_ACCESS), k, mask = 0;
+
+	if (i < 0)
+		return 0;
+	if (acl_from_xattr(x->xa[i].val, x->xa[i].len, &a))
+		die("model: bad access ACL");
+	for (k = 0; k < a.n; k++)
+		mask |= a.e[k].tag == A_MASK;
+	for (k = 0; k < a.n; k++) {
+		struct acl_e *e = &a.e[k];
+
+		if (e->tag == A_USER_OBJ)
+			e->perm = (x->mode >> 6) & 7;
+		else if (e->tag == A_MASK || (e->tag == A_GROUP_OBJ && !mask))
+			e->perm = (x->mode >> 3) & 7;
+		else if (e->tag == A_OTHER)
+			e->perm = x->mode & 7;
+	}
+	x_set(x, ACL_ACCESS, buf, acl_to_xattr(&a, buf));
+	return 1;
+}
+
+/*
+ * posix_acl_create(): a new inode @id (mode already its create mode) in
+ * directory @pid.  With a default ACL there: posix_acl_create_masq() on
+ * a copy masks the mode and, if the copy says more than the mode, is the
+ * new inode's access ACL; a new directory inherits the default ACL.  (No
+ * umask: crashwork runs with umask 0.)
+ */
+static void m_inherit(struct model *m, int pid, int id)
+{
+	const struct mnode *dir = &m->n[pid];
+	struct mnode *x = &m->n[id];
+	unsigned char buf[4 + 8 * ACL_MAXE];
+	int i = x_find(dir, ACL_DEFAULT), k, not_equiv = 0;
+	struct acl_e *group_obj = NULL, *mask_obj = NULL;
+	unsigned mode = x->mode & 0777;
+	struct acl a;
+
+	if (i < 0 || x->type == T_LNK)
+		return;
+	if (acl_from_xattr(dir->xa[i].val, dir->xa[i].len, &a))
+		die("model: bad default ACL");
+	if (x->type == T_DIR)
+		x_set(x, ACL_DEFAULT, dir->xa[i].val, dir->xa[i].len);
+	for (k = 0; k < a.n; k++) {
+		struct acl_e *e = &a.e[k];
+
+		switch (e->tag) {
+		case A_USER_OBJ:
+			e->perm &= (mode >> 6) & 7;
+			mode &= (e->perm << 6) | ~0700u;
+			break;
+		case A_USER:
+		case A_GROUP:
+			not_equiv = 1;
+			break;
+		case A_GROUP_OBJ:
+			group_obj = e;
+			break;
+		case A_OTHER:
+			e->perm &= mode & 7;
+			mode &= e->perm | ~07u;
+			break;
+		case A_MASK:
+			mask_obj = e;
+			not_equiv = 1;
+			break;
+		}
+	}
+	if (mask_obj) {
+		mask_obj->perm &= (mode >> 3) & 7;
+		mode &= (mask_obj->perm << 3) | ~070u;
+	} else if (group_obj) {
+		group_obj->perm &= (mode >> 3) & 7;
+		mode &= (group_obj->perm << 3) | ~070u;
+	}
+	x->mode = (x->mode & ~0777u) | (mode & 0777);
+	if (not_equiv)
+		x_set(x, ACL_ACCESS, buf, acl_to_xattr(&a, buf));
+}
+
 /* Remove name @i of directory @pid; drop the inode when unreferenced */
 static void m_drop_name(struct model *m, int pid, int i)
 {
@@ -418,7 +759,7 @@ static void m_drop_name(struct model *m, int pid, int i)
 enum {
 	OP_MKDIR, OP_CREATE, OP_APPEND, OP_PWRITE, OP_BIGWRITE, OP_HOT, OP_RENAME,
 	OP_EXCHANGE, OP_UNLINK, OP_RMDIR, OP_LINK, OP_SYMLINK, OP_TRUNCATE, OP_FALLOC,
-	OP_MMAP, OP_UNLINKOPEN, OP_CHMOD,
+	OP_MMAP, OP_UNLINKOPEN, OP_CHMOD, OP_XSET, OP_XRM, OP_SETACL,
 	OP_NK,
 	/* burst starts (generator only) */
 	B_CHURN = OP_NK, B_HOT, B_MASS,
@@ -428,7 +769,7 @@ enum {
 static const char *const opname[OP_NK] = {
 	"mkdir", "create", "append", "pwrite", "bigwrite", "hot", "rename",
 	"exchange", "unlink", "rmdir", "link", "symlink", "truncate", "falloc",
-	"mmap", "unlinkopen", "chmod",
+	"mmap", "unlinkopen", "chmod", "xset", "xrm", "setacl",
 };
 
 struct op {
@@ -436,9 +777,16 @@ struct op {
 	unsigned n;
 	char a[MAXP], b[MAXP];
 	uint64_t off, len;	/* bigwrite: len = k; truncate: off = size;
-				 * chmod: off = mode */
-	int fl;			/* falloc mode */
+				 * chmod: off = mode; xset: len = value bytes */
+	int fl;			/* falloc mode; xset: XATTR_CREATE/REPLACE;
+				 * setacl: 1 default, 0 access */
+	/* xset, xrm: b = the attribute's full name; setacl: b = the ACL */
 };
+
+static const char *xflag_name(int fl)
+{
+	return fl == XATTR_CREATE ? "create" : fl == XATTR_REPLACE ? "replace" : "0";
+}
 
 static void op_text(const struct op *op, char *buf, size_t sz)
 {
@@ -480,6 +828,16 @@ static void op_text(const struct op *op, char *buf, size_t sz)
 	case OP_CHMOD:
 		snprintf(buf, sz, "%s %s mode=0%llo", k, op->a, off);
 		break;
+	case OP_XSET:
+		snprintf(buf, sz, "%s %s %s len=%llu flags=%s", k, op->a, op->b, len,
+			 xflag_name(op->fl));
+		break;
+	case OP_XRM:
+		snprintf(buf, sz, "%s %s %s", k, op->a, op->b);
+		break;
+	case OP_SETACL:
+		snprintf(buf, sz, "%s %s %s %s", k, op->a, op->fl ? "default" : "access", op->b);
+		break;
 	default:
 		snprintf(buf, sz, "?");
 	}
@@ -510,6 +868,7 @@ static void apply(struct model *m, const struct op *op, step_cb cb, void *arg)
 		pid = m_parent(m, op->a, &name);
 		id = m_alloc(m, T_DIR, 0755);
 		m->n[id].parent = pid;
+		m_inherit(m, pid, id);
 		d_add(&m->n[pid], name, id);
 		m->n[pid].nlink++;
 		step(m, cb, arg, "mkdir done");
@@ -517,6 +876,8 @@ static void apply(struct model *m, const struct op *op, step_cb cb, void *arg)
 	case OP_CREATE:
 		pid = m_parent(m, op->a, &name);
 		id = m_alloc(m, T_REG, 0644);
+		/* the inherited ACLs commit before the name: one step */
+		m_inherit(m, pid, id);
 		d_add(&m->n[pid], name, id);
 		step(m, cb, arg, "created empty");
 		if (op->len) {
@@ -588,9 +949,46 @@ static void apply(struct model *m, const struct op *op, step_cb cb, void *arg)
 		break;
 	}
 	case OP_CHMOD:
-		m->n[m_lookup(m, op->a)].mode = op->off;
-		step(m, cb, arg, "mode changed");
+		x = &m->n[m_lookup(m, op->a)];
+		x->mode = op->off;
+		if (x_find(x, ACL_ACCESS) < 0) {
+			step(m, cb, arg, "mode changed");
+			break;
+		}
+		/*
+		 * with an access ACL, NOVA's setattr commits the mode, then
+		 * posix_acl_chmod() the ACL with the new mask: two commits
+		 */
+		step(m, cb, arg, "mode changed, its access ACL not yet (two commits)");
+		m_acl_chmod(x);
+		step(m, cb, arg, "mode changed, and its access ACL");
 		break;
+	case OP_XSET:
+		x = &m->n[m_lookup(m, op->a)];
+		buf = xmalloc(op->len);
+		fill_data(buf, op->len, op->n);
+		x_set(x, op->b, buf, op->len);
+		free(buf);
+		step(m, cb, arg, "xattr set");
+		break;
+	case OP_XRM:
+		x_del(&m->n[m_lookup(m, op->a)], op->b);
+		step(m, cb, arg, "xattr removed");
+		break;
+	case OP_SETACL: {
+		unsigned char abuf[4 + 8 * ACL_MAXE];
+		struct acl a;
+
+		x = &m->n[m_lookup(m, op->a)];
+		if (acl_parse(op->b, &a))
+			die("model: bad ACL %s", op->b);
+		if (op->fl)
+			x_set(x, ACL_DEFAULT, abuf, acl_to_xattr(&a, abuf));
+		else
+			m_set_access_acl(x, &a);
+		step(m, cb, arg, op->fl ? "default ACL set" : "access ACL set (with the mode)");
+		break;
+	}
 	case OP_UNLINK:
 	case OP_UNLINKOPEN:
 	case OP_RMDIR:
@@ -670,16 +1068,20 @@ static void apply(struct model *m, const struct op *op, step_cb cb, void *arg)
 
 /* ------------------------------------------------------------ generator */
 
-enum { P_MIXED, P_WRITE, P_NS, P_GC, P_N };
-static const char *const profname[P_N] = { "mixed", "write", "ns", "gc" };
+enum { P_MIXED, P_WRITE, P_NS, P_GC, P_XATTR, P_N };
+static const char *const profname[P_N] = { "mixed", "write", "ns", "gc", "xattr" };
 
 /* weights per profile: OP_* kinds, then burst starts (bursts are long) */
 static const int weights[P_N][W_N] = {
-	/*           mkd  cre  app  pwr  big  hot  ren  exc  unl  rmd  lnk  sym  trn  fal  mma  uop  chm  CHU HOT MAS */
-	[P_MIXED] = { 40, 140,  80,  80,  60,  30,  70,  20,  70,  20,  40,  30,  50,  40,  30,  20,  20,   1,  1,  1 },
-	[P_WRITE] = { 10,  80, 120, 140, 120,  40,  10,   0,  30,   0,  10,   0, 100,  80,  60,  20,  10,   0,  2,  0 },
-	[P_NS]    = { 80, 180,  10,  10,  10,   0, 140,  50, 100,  40,  80,  50,  10,   0,   0,  30,  20,   0,  0,  3 },
-	[P_GC]    = { 10,  40,  20,  20,  20,  10,  20,  10,  20,  10,  10,  10,  10,  10,  10,  10,   0,  60, 60, 20 },
+	/*           mkd  cre  app  pwr  big  hot  ren  exc  unl  rmd  lnk  sym  trn  fal  mma  uop  chm  xse  xrm  acl  CHU HOT MAS */
+	[P_MIXED] = { 40, 140,  80,  80,  60,  30,  70,  20,  70,  20,  40,  30,  50,  40,  30,  20,  20,  12,   4,   6,   1,  1,  1 },
+	[P_WRITE] = { 10,  80, 120, 140, 120,  40,  10,   0,  30,   0,  10,   0, 100,  80,  60,  20,  10,   0,   0,   0,   0,  2,  0 },
+	[P_NS]    = { 80, 180,  10,  10,  10,   0, 140,  50, 100,  40,  80,  50,  10,   0,   0,  30,  20,   0,   0,   0,   0,  0,  3 },
+	[P_GC]    = { 10,  40,  20,  20,  20,  10,  20,  10,  20,  10,  10,  10,  10,  10,  10,  10,   0,   0,   0,   0,  60, 60, 20 },
+	/* xattrs and ACLs, with creates in directories with default ACLs,
+	 * chmod (the mask), renames, links, removals and a few hot bursts
+	 * (GC of a log that holds attributes) */
+	[P_XATTR] = { 40, 110,  10,  10,   5,   5,  30,  10,  40,  10,  20,  30,   5,   0,   0,  10,  40, 220,  60,  90,   0,  1,  0 },
 };
 
 struct gen {
@@ -821,6 +1223,132 @@ static uint64_t rnd_len(struct gen *g)
 	case 6: return PAGE * (1 + rnd(g, 8));
 	default: return 1 + rnd(g, 65536);
 	}
+}
+
+/*
+ * The inode an xattr operation targets: a file (sometimes "hot", whose
+ * log the hot bursts make the GC rewrite), a movable directory or (with
+ * @syms) a symlink.  Its path goes to op->a.
+ */
+static int xa_target(struct gen *g, const struct model *m, const struct lists *l,
+		     int syms, struct op *op, const struct mnode **x)
+{
+	const char *s;
+	uint64_t r = rnd(g, 20);
+
+	if (r < 11)
+		s = pick(g, &l->files);
+	else if (r < 16)
+		s = pick(g, &l->mdirs);
+	else if (r < 19)
+		s = syms ? pick(g, &l->syms) : pick(g, &l->files);
+	else
+		s = "hot";
+	if (!s)
+		return 0;
+	snprintf(op->a, MAXP, "%s", s);
+	*x = &m->n[m_lookup(m, s)];
+	return 1;
+}
+
+/* value sizes: empty, small, around one part, several parts, 64 KiB */
+static uint64_t xa_len(struct gen *g)
+{
+	uint64_t r = rnd(g, 20);
+
+	if (r < 2)
+		return 0;
+	if (r < 8)
+		return 1 + rnd(g, 100);
+	if (r < 13)
+		return 1 + rnd(g, 2200);
+	if (r < 17)
+		return 2000 + rnd(g, 14000);
+	if (r < 19)
+		return 16000 + rnd(g, 65536 - 16000 + 1);
+	return 65536;
+}
+
+static void xa_new_name(struct gen *g, char *out, int is_lnk)
+{
+	static const char *const ns[] = { "user.", "trusted.", "security." };
+	const char *pre = is_lnk ? ns[1 + rnd(g, 2)] :
+			  ns[rnd(g, 20) < 12 ? 0 : rnd(g, 3) ? 1 : 2];
+	size_t n, want;
+
+	n = snprintf(out, MAXP, "%sx%u", pre, g->n);
+	switch (rnd(g, 6)) {
+	case 0: want = 255; break;		/* XATTR_NAME_MAX */
+	case 1: want = n + 1 + rnd(g, 255 - n); break;
+	case 2: snprintf(out + n, MAXP - n, ".with.dots"); return;
+	default: return;
+	}
+	out[n++] = '-';
+	while (n < want) {
+		out[n] = 'a' + n % 26;
+		n++;
+	}
+	out[n] = 0;
+}
+
+/* the ACL: owner, named users and groups, mask, other */
+static void xa_acl_text(struct gen *g, char *out, int minimal)
+{
+	static const char *const p[] = { "---", "--x", "-w-", "-wx", "r--", "r-x", "rw-", "rwx" };
+	size_t n = 0;
+	int named = 0;
+
+	n += snprintf(out + n, MAXP - n, "u::%s", p[rnd(g, 8)]);
+	if (!minimal) {
+		if (rnd(g, 4))
+			n += snprintf(out + n, MAXP - n, ",u:%u:%s", 1001 + (unsigned)rnd(g, 2), p[rnd(g, 8)]), named++;
+		if (rnd(g, 3) == 0)
+			n += snprintf(out + n, MAXP - n, ",u:1003:%s", p[rnd(g, 8)]), named++;
+	}
+	n += snprintf(out + n, MAXP - n, ",g::%s", p[rnd(g, 8)]);
+	if (!minimal && (rnd(g, 3) == 0 || !named))
+		n += snprintf(out + n, MAXP - n, ",g:%u:%s", 2001 + (unsigned)rnd(g, 2), p[rnd(g, 8)]);
+	if (!minimal)
+		n += snprintf(out + n, MAXP - n, ",m::%s", p[rnd(g, 8)]);
+	snprintf(out + n, MAXP - n, ",o::%s", p[rnd(g, 8)]);
+}
+
+static int build_xattr(struct gen *g, const struct model *m, const struct lists *l,
+		       int k, struct op *op)
+{
+	const struct mnode *x;
+	int i, nx = 0, idx[64];
+
+	if (k == OP_SETACL) {
+		if (!xa_target(g, m, l, 0, op, &x))
+			return 0;
+		op->fl = x->type == T_DIR && rnd(g, 2);
+		/* an access ACL equal to a mode only sets the mode */
+		xa_acl_text(g, op->b, !op->fl && rnd(g, 4) == 0);
+		return 1;
+	}
+	if (!xa_target(g, m, l, 1, op, &x))
+		return 0;
+	for (i = 0; i < x->nxa && nx < 64; i++)
+		if (k == OP_XRM || !is_acl_name(x->xa[i].name))
+			idx[nx++] = i;
+	if (k == OP_XRM) {
+		if (!nx)
+			return 0;
+		snprintf(op->b, MAXP, "%s", x->xa[idx[rnd(g, nx)]].name);
+		return 1;
+	}
+	if (nx && (nx >= XA_MAX_NAMES || rnd(g, 2))) {
+		snprintf(op->b, MAXP, "%s", x->xa[idx[rnd(g, nx)]].name);
+		op->fl = rnd(g, 3) ? 0 : XATTR_REPLACE;
+	} else {
+		xa_new_name(g, op->b, x->type == T_LNK);
+		if (x_find(x, op->b) >= 0)
+			return 0;
+		op->fl = rnd(g, 3) ? 0 : XATTR_CREATE;
+	}
+	op->len = xa_len(g);
+	return 1;
 }
 
 /* Build an operation of kind @k; 0 when the state allows none */
@@ -988,6 +1516,10 @@ static int build(struct gen *g, const struct model *m, struct lists *l, int k,
 		op->len = 1 + rnd(g, x->size - op->off < 9000 ? x->size - op->off : 9000);
 		snprintf(op->a, MAXP, "%s", s);
 		return 1;
+	case OP_XSET:
+	case OP_XRM:
+	case OP_SETACL:
+		return build_xattr(g, m, l, k, op);
 	case OP_CHMOD: {
 		static const unsigned modes[] = { 0600, 0644, 0755, 0700, 0640, 0444 };
 
@@ -1302,6 +1834,27 @@ static int execute(const struct op *op)
 		TRY(syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE),
 		    "renameat2(RENAME_EXCHANGE)");
 		break;
+	case OP_XSET:
+		buf = xmalloc(op->len);
+		fill_data(buf, op->len, op->n);
+		TRY(lsetxattr(a, op->b, buf, op->len, op->fl), "lsetxattr");
+		break;
+	case OP_XRM:
+		TRY(lremovexattr(a, op->b), "lremovexattr");
+		break;
+	case OP_SETACL: {
+		struct acl acl;
+
+		if (acl_parse(op->b, &acl)) {
+			errno = EINVAL;
+			snprintf(what, sizeof(what), "the ACL text");
+			goto out;
+		}
+		buf = xmalloc(4 + 8 * ACL_MAXE);
+		TRY(lsetxattr(a, op->fl ? ACL_DEFAULT : ACL_ACCESS, buf,
+			      acl_to_xattr(&acl, buf), 0), "lsetxattr(ACL)");
+		break;
+	}
 	}
 #undef TRY
 	ret = 0;
@@ -1407,6 +1960,9 @@ struct snode {
 	struct snode *kids;
 	int nkids;
 	int bad;		/* read problems (reported already) */
+	struct mxattr *xa;	/* every extended attribute, sorted by name */
+	int nxa;
+	int xbad;		/* reading them failed (reported already) */
 };
 
 static int n_fail;
@@ -1436,9 +1992,73 @@ static int type_of(mode_t m)
 
 static unsigned long s_files, s_bytes;
 
+static int cmp_mxattr(const void *a, const void *b)
+{
+	return strcmp(((const struct mxattr *)a)->name, ((const struct mxattr *)b)->name);
+}
+
+/* Every extended attribute of @path (not following a symlink) */
+static void snap_xattrs(const char *path, struct snode *s)
+{
+	ssize_t n = llistxattr(path, NULL, 0), m;
+	char *list, *p;
+	int i;
+
+	if (n < 0) {
+		failf("%s: llistxattr: %s", path, strerror(errno));
+		s->xbad = 1;
+		return;
+	}
+	list = xmalloc(n + 1);
+	m = llistxattr(path, list, n);
+	if (m != n) {
+		failf("%s: llistxattr gave %zd bytes, then %zd (%s)", path, n, m,
+		      m < 0 ? strerror(errno) : "no change was going on");
+		s->xbad = 1;
+		free(list);
+		return;
+	}
+	for (p = list; p < list + n; p += strlen(p) + 1) {
+		struct mxattr *x;
+		ssize_t len, got;
+
+		if (memchr(p, 0, list + n - p) == NULL) {
+			failf("%s: llistxattr: the last name is not terminated", path);
+			s->xbad = 1;
+			break;
+		}
+		s->xa = xrealloc(s->xa, (s->nxa + 1) * sizeof(*s->xa));
+		x = &s->xa[s->nxa++];
+		x->name = xstrdup(p);
+		x->val = NULL;
+		x->len = 0;
+		len = lgetxattr(path, p, NULL, 0);
+		if (len < 0) {
+			failf("%s: listed xattr %s: lgetxattr: %s", path, p, strerror(errno));
+			s->xbad = 1;
+			continue;
+		}
+		x->val = xmalloc(len);
+		got = lgetxattr(path, p, x->val, len);
+		if (got != len) {
+			failf("%s: xattr %s: lgetxattr gave %zd bytes, its size is %zd (%s)",
+			      path, p, got, len, got < 0 ? strerror(errno) : "-");
+			s->xbad = 1;
+			continue;
+		}
+		x->len = len;
+	}
+	free(list);
+	qsort(s->xa, s->nxa, sizeof(*s->xa), cmp_mxattr);
+	for (i = 1; i < s->nxa; i++)
+		if (!strcmp(s->xa[i].name, s->xa[i - 1].name))
+			failf("%s: xattr %s is listed twice", path, s->xa[i].name);
+}
+
 /* Read the tree at @path into @s (lstat already in s) */
 static void snap(const char *path, struct snode *s, uint64_t parent_ino)
 {
+	snap_xattrs(path, s);
 	if (s->type == T_REG) {
 		int fd = open(path, O_RDONLY);
 		uint64_t got = 0;
@@ -1564,6 +2184,11 @@ static void snap_free(struct snode *s)
 	free(s->name);
 	free(s->data);
 	free(s->target);
+	for (i = 0; i < s->nxa; i++) {
+		free(s->xa[i].name);
+		free(s->xa[i].val);
+	}
+	free(s->xa);
 }
 
 /* distinct inodes of the tree and the sum of their blocks */
@@ -1702,6 +2327,56 @@ static void cmp_data(struct diffs *d, const char *path, const struct mnode *x,
 	}
 }
 
+/* The extended attributes: the same names, sizes and values exactly */
+static void cmp_xattrs(struct diffs *d, const char *path, const struct mnode *x,
+		       const struct snode *s)
+{
+	struct mxattr *mx = xmalloc((x->nxa ? x->nxa : 1) * sizeof(*mx));
+	char e[160], f[160];
+	int i = 0, j = 0;
+
+	if (x->nxa)
+		memcpy(mx, x->xa, x->nxa * sizeof(*mx));
+	qsort(mx, x->nxa, sizeof(*mx), cmp_mxattr);
+	while (i < x->nxa || j < s->nxa) {
+		int c = i == x->nxa ? 1 : j == s->nxa ? -1 : strcmp(mx[i].name, s->xa[j].name);
+
+		if (c < 0) {
+			xa_describe(e, sizeof(e), mx[i].name, mx[i].val, mx[i].len);
+			diff(d, "%s: xattr %s missing (expected %s)", path, mx[i].name, e);
+			i++;
+		} else if (c > 0) {
+			xa_describe(f, sizeof(f), s->xa[j].name, s->xa[j].val, s->xa[j].len);
+			diff(d, "%s: unexpected xattr %s (%s)", path, s->xa[j].name, f);
+			j++;
+		} else {
+			const struct mxattr *a = &mx[i], *b = &s->xa[j];
+
+			if (a->len != b->len || memcmp(a->val, b->val, a->len)) {
+				size_t k = 0, n = a->len < b->len ? a->len : b->len;
+
+				while (k < n && a->val[k] == b->val[k])
+					k++;
+				xa_describe(e, sizeof(e), a->name, a->val, a->len);
+				xa_describe(f, sizeof(f), b->name, b->val, b->len);
+				diff(d, "%s: xattr %s: found %s, expected %s (first difference at byte %zu)",
+				     path, a->name, f, e, k);
+				if (!is_acl_name(a->name) && k < n) {
+					uint64_t w = 0;
+
+					memcpy(&w, b->val + (k & ~(size_t)7),
+					       n - (k & ~(size_t)7) < 8 ? n - (k & ~(size_t)7) : 8);
+					diff(d, "%s:   xattr %s: the bytes found there look like data of op %llu",
+					     path, a->name, (unsigned long long)(w >> 40));
+				}
+			}
+			i++;
+			j++;
+		}
+	}
+	free(mx);
+}
+
 static void cmp_tree(const struct model *m, int id, const struct snode *s,
 		     const char *path, struct diffs *d)
 {
@@ -1730,6 +2405,8 @@ static void cmp_tree(const struct model *m, int id, const struct snode *s,
 		diff(d, "%s: link count %lu, expected %d", *path ? path : "/", s->nlink, x->nlink);
 	if (id && x->type != T_LNK && x->mode != s->mode)
 		diff(d, "%s: mode 0%o, expected 0%o", path, s->mode, x->mode);
+	if (!s->xbad)
+		cmp_xattrs(d, *path ? path : "/", x, s);
 	if (x->type == T_REG) {
 		cmp_data(d, path, x, s);
 	} else if (x->type == T_LNK) {
@@ -1893,7 +2570,7 @@ static int parse_profile(const char *s)
 	for (i = 0; i < P_N; i++)
 		if (!strcmp(s, profname[i]))
 			return i;
-	die("unknown profile %s (mixed, write, ns, gc)", s);
+	die("unknown profile %s (mixed, write, ns, gc, xattr)", s);
 }
 
 /* statfs checks; @inodes0: used inodes at REC 0 (-1: unknown) */
@@ -2302,7 +2979,7 @@ static void usage(void)
 		"       %s verify DIR SEED RECORDFILE [--profile P] [--ops N]\n"
 		"       %s stress DIR SEED\n"
 		"       %s list SEED OPS [--profile P]\n"
-		"profiles: mixed (default), write, ns, gc\n", prog, prog, prog, prog);
+		"profiles: mixed (default), write, ns, gc, xattr\n", prog, prog, prog, prog);
 	exit(2);
 }
 
