@@ -344,8 +344,9 @@ struct nova_mmap_entry {
  * for its name commits.  Replay applies the groups whose part 0 is live
  * and skips parts that follow a dead part 0 or that have none before
  * them.  Every part 0, live or dead, sets the inode's ctime in log
- * order; with NOVA_XATTR_MODE (a POSIX ACL that changed the mode with
- * it) it also sets the permission bits.  value_csum, in part 0, is the
+ * order; a live one with NOVA_XATTR_MODE also sets the permission bits
+ * (every access ACL entry carries the mode after it, so the newest,
+ * always live, has the right one).  value_csum, in part 0, is the
  * CRC32C of the whole value.
  */
 #define NOVA_XATTR_INDEX_USER		1

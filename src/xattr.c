@@ -425,16 +425,6 @@ int nova_xattr_set_mode(struct inode *inode, u8 index, const char *name,
 	mutex_lock(&sih->log_mutex);
 	xn = nova_xattr_find(sih, index, name, d.name_len);
 	exists = xn && !xn->removed;
-	/*
-	 * The access ACL's group or tombstone that this change supersedes
-	 * may be the last entry that logged the mode (NOVA_XATTR_MODE):
-	 * the replay skips it once it is dead, and a fast GC may free it.
-	 * So the new one logs the current mode.
-	 */
-	if (index == NOVA_XATTR_INDEX_ACL_ACCESS && xn && !mode) {
-		d.flags |= NOVA_XATTR_MODE;
-		d.mode = inode->i_mode;
-	}
 	if ((flags & XATTR_CREATE) && exists)
 		ret = -EEXIST;
 	else if (((flags & XATTR_REPLACE) || !value) && !exists && !force)
