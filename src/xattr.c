@@ -154,6 +154,19 @@ static struct nova_xattr_entry *nova_xattr_part(struct super_block *sb, u64 off,
 }
 
 /*
+ * The part after @e (at *@off, part *@part) of its group: moves *@off
+ * and *@part on; NULL if the next entry is not that part (damage).
+ */
+static struct nova_xattr_entry *nova_xattr_next_part(struct super_block *sb,
+						     u64 *off, u16 *part,
+						     const struct nova_xattr_entry *e)
+{
+	*off = nova_xattr_next(sb, *off, le16_to_cpu(e->xe_len));
+	return nova_xattr_part(sb, *off, ++*part, e->name_index,
+			       le32_to_cpu(e->value_len));
+}
+
+/*
  * Copy the value of the group at @off into @buf (value_len bytes).
  * Caller holds xattr_sem.  The group was validated by the replay or
  * written here, so a mismatch is damage found later: -EUCLEAN.
@@ -163,7 +176,6 @@ static int nova_xattr_read_value(struct super_block *sb, struct inode *inode,
 {
 	struct nova_xattr_entry *e = nova_get_block(sb, off);
 	u32 value_len = le32_to_cpu(e->value_len), got = 0;
-	u8 index = e->name_index;
 	u16 part = 0;
 	const u8 *data = e->data + e->name_len;
 
@@ -177,8 +189,7 @@ static int nova_xattr_read_value(struct super_block *sb, struct inode *inode,
 		got += n;
 		if (got == value_len)
 			return 0;
-		off = nova_xattr_next(sb, off, le16_to_cpu(e->xe_len));
-		e = nova_xattr_part(sb, off, ++part, index, value_len);
+		e = nova_xattr_next_part(sb, &off, &part, e);
 		if (!e)
 			goto bad;
 		data = e->data;
@@ -194,7 +205,6 @@ static void nova_xattr_invalidate(struct super_block *sb, u64 off)
 {
 	struct nova_xattr_entry *e = nova_get_block(sb, off);
 	u32 value_len = le32_to_cpu(e->value_len), got = le16_to_cpu(e->part_len);
-	u8 index = e->name_index;
 	u16 part = 0;
 
 	nova_invalidate_entry(sb, off);
@@ -203,8 +213,7 @@ static void nova_xattr_invalidate(struct super_block *sb, u64 off)
 	if (got < value_len)
 		NOVA_CRASH_POINT(CP_XATTR_HALF_DEAD);
 	while (got < value_len) {
-		off = nova_xattr_next(sb, off, le16_to_cpu(e->xe_len));
-		e = nova_xattr_part(sb, off, ++part, index, value_len);
+		e = nova_xattr_next_part(sb, &off, &part, e);
 		if (!e)
 			return;
 		nova_invalidate_entry(sb, off);
@@ -212,11 +221,7 @@ static void nova_xattr_invalidate(struct super_block *sb, u64 off)
 	}
 }
 
-/*
- * Build the group for (index, name, value) and append it at *@tail with
- * @append (the inode's log or a new log of a thorough GC).  @value NULL:
- * a tombstone.  Returns the offset of part 0 and the group's bytes.
- */
+/* One change: (index, name, value), @value NULL for a tombstone */
 struct nova_xattr_desc {
 	u8 index;
 	const char *name;
@@ -228,12 +233,12 @@ struct nova_xattr_desc {
 	s64 ctime;
 };
 
-typedef int (*nova_xattr_append_fn)(void *ctx, const void *entry, size_t size,
-				    u64 *off);
-
+/*
+ * Append the group of @d to @inode's log at the working tail *@tail.
+ * Returns the offset of part 0 and the group's bytes.
+ */
 static int nova_xattr_write_group(struct inode *inode, const struct nova_xattr_desc *d,
-				  nova_xattr_append_fn append, void *ctx,
-				  u64 *part0, u32 *bytes)
+				  u64 *tail, u64 *part0, u32 *bytes)
 {
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	struct nova_xattr_entry *e;
@@ -271,7 +276,7 @@ static int nova_xattr_write_group(struct inode *inode, const struct nova_xattr_d
 			memcpy(e->data + nlen, d->value + done, n);
 		e->trans_id = cpu_to_le64(sih->trans_id++);
 		nova_entry_csum(e, len);
-		ret = append(ctx, e, len, &off);
+		ret = nova_log_append(inode->i_sb, inode, e, len, tail, &off);
 		if (ret)
 			break;
 		if (!part)
@@ -283,19 +288,6 @@ static int nova_xattr_write_group(struct inode *inode, const struct nova_xattr_d
 	kfree(e);
 	*bytes = total;
 	return ret;
-}
-
-struct nova_xattr_log_ctx {
-	struct inode *inode;
-	u64 *tail;
-};
-
-static int nova_xattr_log_append(void *ctx, const void *entry, size_t size,
-				 u64 *off)
-{
-	struct nova_xattr_log_ctx *c = ctx;
-
-	return nova_log_append(c->inode->i_sb, c->inode, entry, size, c->tail, off);
 }
 
 /* The first extended attribute of a file system sets INCOMPAT_XATTR */
@@ -325,7 +317,6 @@ static int nova_xattr_commit(struct inode *inode, const struct nova_xattr_desc *
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	struct nova_xattr_node *xn, *old;
 	u64 tail = sih->log_tail, part0 = 0;
-	struct nova_xattr_log_ctx ctx = { inode, &tail };
 	u32 bytes;
 	int ret;
 
@@ -333,8 +324,7 @@ static int nova_xattr_commit(struct inode *inode, const struct nova_xattr_desc *
 	if (!xn)
 		return -ENOMEM;
 	nova_xattr_feature(sb);
-	ret = nova_xattr_write_group(inode, d, nova_xattr_log_append, &ctx,
-				     &part0, &bytes);
+	ret = nova_xattr_write_group(inode, d, &tail, &part0, &bytes);
 	if (ret) {
 		kfree(xn);
 		return ret;
@@ -594,8 +584,7 @@ int nova_xattr_gc_write(struct inode *inode, int (*append)(void *, const void *,
 			got += le16_to_cpu(buf->part_len);
 			if (ret || got >= xn->value_len)
 				break;
-			off = nova_xattr_next(sb, off, len);
-			e = nova_xattr_part(sb, off, ++part, xn->index, xn->value_len);
+			e = nova_xattr_next_part(sb, &off, &part, e);
 			if (!e) {
 				nova_error(sb, "inode %llu: extended attribute at 0x%llx is damaged",
 					   nova_ino(inode), xn->off);
