@@ -66,15 +66,18 @@ u64 nova_find_page(struct inode *inode, pgoff_t pg)
 }
 
 /*
- * Point pages [pg, pg + n) at entry @e (NULL: holes).  Replaced blocks go
- * back to the allocator when @free_old (never during a replay: there the
+ * Point pages [pg, pg + n) at entry @e (NULL: holes).  @how says what
+ * happens to the entries and blocks the pages had: NOVA_INDEX_FREE, each
+ * replaced page dies in its old entry and its block goes back to the
+ * allocator; NOVA_INDEX_MOVE, the page dies but its block stays (another
+ * entry maps it now: shift.c); NOVA_INDEX_REPLAY, nothing (a replay: the
  * allocator is rebuilt from the final state).  Returns the number of
  * blocks freed, or -ENOMEM (only possible for new indexes that were not
  * reserved).
  */
-static long nova_index_set(struct super_block *sb, struct inode *inode,
-			   pgoff_t pg, unsigned long n,
-			   struct nova_file_write_entry *e, bool free_old)
+long nova_index_set(struct super_block *sb, struct inode *inode, pgoff_t pg,
+		    unsigned long n, struct nova_file_write_entry *e,
+		    enum nova_index_how how)
 {
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	unsigned long run_start = 0, run_len = 0, i, index;
@@ -102,11 +105,13 @@ static long nova_index_set(struct super_block *sb, struct inode *inode,
 		if (!old)
 			continue;
 		sih->data_pages--;
-		if (!free_old)
+		if (how == NOVA_INDEX_REPLAY)
 			continue;
 		/* its last page gone: one live entry less (gc.c) */
 		if (nova_invalidate_pages(sb, old, 1) && sih->live_writes)
 			sih->live_writes--;
+		if (how == NOVA_INDEX_MOVE)
+			continue;
 		oblk = nova_entry_block(sb, old, pg + i) >> NOVA_BLOCK_SHIFT;
 		if (run_len && oblk == run_start + run_len) {
 			run_len++;
@@ -145,7 +150,7 @@ int nova_replay_write_entry(struct super_block *sb, struct inode *inode,
 			   nova_ino(inode), pg, n, blk);
 		return -EUCLEAN;
 	}
-	ret = nova_index_set(sb, inode, pg, n, e, false);
+	ret = nova_index_set(sb, inode, pg, n, e, NOVA_INDEX_REPLAY);
 	if (ret < 0)
 		return ret;
 	inode->i_size = le64_to_cpu(e->size);
@@ -197,7 +202,7 @@ long nova_index_truncate(struct super_block *sb, struct inode *inode,
 
 	return nova_index_set(sb, inode, first,
 			      (MAX_LFS_FILESIZE >> NOVA_BLOCK_SHIFT) + 1 - first,
-			      NULL, free_old);
+			      NULL, free_old ? NOVA_INDEX_FREE : NOVA_INDEX_REPLAY);
 }
 
 void nova_index_free(struct inode *inode)
@@ -315,10 +320,7 @@ static int nova_fill_partial(struct super_block *sb, struct inode *inode,
 }
 
 /* Reserve index slots for new pages so the post-commit update cannot fail */
-static void nova_release_pages(struct inode *inode, pgoff_t pg,
-			       unsigned long n);
-
-static int nova_reserve_pages(struct inode *inode, pgoff_t pg, unsigned long n)
+int nova_reserve_pages(struct inode *inode, pgoff_t pg, unsigned long n)
 {
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	unsigned long i;
@@ -338,8 +340,7 @@ static int nova_reserve_pages(struct inode *inode, pgoff_t pg, unsigned long n)
 }
 
 /* Give back reservations that were not used (present entries stay) */
-static void nova_release_pages(struct inode *inode, pgoff_t pg,
-			       unsigned long n)
+void nova_release_pages(struct inode *inode, pgoff_t pg, unsigned long n)
 {
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	unsigned long i;
@@ -363,7 +364,7 @@ static int nova_apply_entry(struct super_block *sb, u64 off, const void *entry,
 	if (e->entry_type != NOVA_FILE_WRITE)
 		return 0;
 	ret = nova_index_set(sb, inode, le64_to_cpu(e->pgoff),
-			     le32_to_cpu(e->num_pages), e, true);
+			     le32_to_cpu(e->num_pages), e, NOVA_INDEX_FREE);
 	return ret < 0 ? ret : 0;
 }
 
@@ -381,9 +382,14 @@ static void nova_apply_new_entries(struct super_block *sb, struct inode *inode,
 			   nova_ino(inode), ret);
 }
 
-static int nova_append_write_entry(struct inode *inode, pgoff_t pg,
-				   unsigned long n, u64 block, loff_t new_size,
-				   u64 *tail)
+/*
+ * Append a write entry mapping pages [pg, pg + n) to the blocks from
+ * offset @block (0: holes), with the file size after it; *@entry_off
+ * (if not NULL) is where it went.  Committed by the caller.
+ */
+int nova_append_write_entry(struct inode *inode, pgoff_t pg, unsigned long n,
+			    u64 block, loff_t new_size, u64 *tail,
+			    u64 *entry_off)
 {
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	struct nova_file_write_entry e = {
@@ -397,7 +403,8 @@ static int nova_append_write_entry(struct inode *inode, pgoff_t pg,
 	};
 
 	nova_entry_csum(&e, sizeof(e));
-	return nova_log_append(inode->i_sb, inode, &e, sizeof(e), tail, NULL);
+	return nova_log_append(inode->i_sb, inode, &e, sizeof(e), tail,
+			       entry_off);
 }
 
 /* Should writes to existing pages of @inode go in place? */
@@ -458,7 +465,7 @@ static int nova_wait_pinned_blocks(struct inode *inode, loff_t start,
  * wait for the invalidate lock, which the caller holds (the waits drop
  * it).  Returns 0, or -ERESTARTSYS when a signal ended a wait.
  */
-static int nova_break_layouts(struct inode *inode, loff_t start, loff_t end)
+int nova_break_layouts(struct inode *inode, loff_t start, loff_t end)
 {
 	int ret;
 
@@ -522,7 +529,7 @@ static int nova_commit_runs(struct inode *inode, struct nova_run *runs,
 		if (nova_append_write_entry(inode, runs[i].pg, runs[i].n,
 					    runs[i].blk ?
 					    nova_block_off(runs[i].blk) : 0,
-					    run_size, &tail))
+					    run_size, &tail, NULL))
 			break;
 		size = run_size;
 		done++;
@@ -900,7 +907,7 @@ int nova_append_cut_holes(struct inode *inode, loff_t size, u64 *tail)
 		xa_for_each_range(&sih->pages, index, e, start, start + U32_MAX - 1)
 			last = index;
 		ret = nova_append_write_entry(inode, start, last - start + 1, 0,
-					      size, tail);
+					      size, tail, NULL);
 		if (ret)
 			return ret;
 		next = last + 1;
@@ -1002,7 +1009,7 @@ static bool nova_falloc_keep(struct inode *inode, pgoff_t p, bool zero,
  * pages, ZERO_RANGE gives them new zeroed blocks (and fills holes), so the
  * range stays allocated.  Each is committed by one tail store, the edge
  * pages' entries with the rest: in copy-on-write mode a crash leaves the
- * whole operation or nothing.
+ * whole operation or nothing.  COLLAPSE_RANGE and INSERT_RANGE: shift.c.
  */
 long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 {
@@ -1019,6 +1026,9 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 
 	if (nova_is_shutdown(sb))
 		return -EIO;
+	/* the VFS lets neither be combined with another flag */
+	if (mode & (FALLOC_FL_COLLAPSE_RANGE | FALLOC_FL_INSERT_RANGE))
+		return nova_shift_range(file, mode, offset, len);
 	if (mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE |
 		     FALLOC_FL_ZERO_RANGE))
 		return -EOPNOTSUPP;
@@ -1212,7 +1222,7 @@ int nova_fault_alloc(struct inode *inode, pgoff_t pg, u64 *blk)
 	old_tail = tail = sih->log_tail;
 	nova_touch_mctime(inode);
 	ret = nova_append_write_entry(inode, pg, 1, nova_block_off(b),
-				      inode->i_size, &tail);
+				      inode->i_size, &tail, NULL);
 	if (ret) {
 		xa_release(&sih->pages, pg);
 		goto out_free;

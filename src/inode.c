@@ -290,10 +290,28 @@ static void nova_release_ino(struct super_block *sb, unsigned long ino)
 
 /* ---- inode flags ---- */
 
+/*
+ * FS_DAX_FL (FS_XFLAG_DAX, chattr +x) is kept and inherited as on ext4
+ * and XFS, on regular files and directories only; it changes nothing
+ * here: every NOVA file is DAX (statx reports STATX_ATTR_DAX on all).
+ */
 #define NOVA_FL_SUPPORTED (FS_APPEND_FL | FS_IMMUTABLE_FL | FS_NOATIME_FL | \
-			   FS_SYNC_FL | FS_NODUMP_FL | FS_DIRSYNC_FL)
+			   FS_SYNC_FL | FS_NODUMP_FL | FS_DIRSYNC_FL | \
+			   FS_DAX_FL)
 #define NOVA_FL_INHERITED (FS_NOATIME_FL | FS_SYNC_FL | FS_NODUMP_FL | \
-			   FS_DIRSYNC_FL)
+			   FS_DIRSYNC_FL | FS_DAX_FL)
+
+/* The inherited flags a new inode of @mode gets from @dir_flags */
+static u32 nova_inherit_flags(u32 dir_flags, umode_t mode)
+{
+	u32 f = dir_flags & NOVA_FL_INHERITED;
+
+	if (!S_ISDIR(mode))
+		f &= ~FS_DIRSYNC_FL;
+	if (!S_ISDIR(mode) && !S_ISREG(mode))
+		f &= ~FS_DAX_FL;
+	return f;
+}
 
 void nova_set_inode_flags(struct inode *inode, u32 flags)
 {
@@ -617,9 +635,8 @@ struct inode *nova_new_inode(nova_idmap_t *idmap, struct inode *dir,
 	inode->i_generation = atomic_inc_return(&sbi->next_generation);
 	inode->i_size = S_ISDIR(mode) ? NOVA_BLOCK_SIZE : 0;
 	set_nlink(inode, S_ISDIR(mode) ? 2 : 1);
-	nova_set_inode_flags(inode, NOVA_I(dir)->header.flags &
-			     NOVA_FL_INHERITED &
-			     (S_ISDIR(mode) ? ~0U : ~FS_DIRSYNC_FL));
+	nova_set_inode_flags(inode, nova_inherit_flags(NOVA_I(dir)->header.flags,
+						       mode));
 
 	pi_off = nova_inode_off(sb, ino);
 	sih = &NOVA_I(inode)->header;
@@ -727,8 +744,10 @@ int nova_getattr(nova_idmap_t *idmap, const struct path *path,
 		stat->attributes |= STATX_ATTR_IMMUTABLE;
 	if (sih->flags & FS_NODUMP_FL)
 		stat->attributes |= STATX_ATTR_NODUMP;
+	/* every file is accessed directly (DAX), whatever FS_DAX_FL says */
+	stat->attributes |= STATX_ATTR_DAX;
 	stat->attributes_mask |= STATX_ATTR_APPEND | STATX_ATTR_IMMUTABLE |
-				 STATX_ATTR_NODUMP;
+				 STATX_ATTR_NODUMP | STATX_ATTR_DAX;
 	return 0;
 }
 
@@ -948,6 +967,9 @@ int nova_fileattr_set(nova_idmap_t *idmap,
 	if (fa->flags & ~NOVA_FL_SUPPORTED)
 		return -EOPNOTSUPP;
 	if (!S_ISDIR(inode->i_mode) && (fa->flags & FS_DIRSYNC_FL))
+		return -EINVAL;
+	if (!S_ISDIR(inode->i_mode) && !S_ISREG(inode->i_mode) &&
+	    (fa->flags & FS_DAX_FL))
 		return -EINVAL;
 
 	mutex_lock(&sih->log_mutex);

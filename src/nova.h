@@ -447,6 +447,21 @@ extern const struct address_space_operations nova_dax_aops;
 extern const struct iomap_ops nova_iomap_ops;
 
 /* dax.c */
+enum nova_index_how {
+	NOVA_INDEX_REPLAY,	/* a log replay: old pages just leave */
+	NOVA_INDEX_FREE,	/* old pages die, their blocks are freed */
+	NOVA_INDEX_MOVE,	/* old pages die, their blocks stay (moved) */
+};
+
+long nova_index_set(struct super_block *sb, struct inode *inode, pgoff_t pg,
+		    unsigned long n, struct nova_file_write_entry *e,
+		    enum nova_index_how how);
+int nova_reserve_pages(struct inode *inode, pgoff_t pg, unsigned long n);
+void nova_release_pages(struct inode *inode, pgoff_t pg, unsigned long n);
+int nova_append_write_entry(struct inode *inode, pgoff_t pg, unsigned long n,
+			    u64 block, loff_t new_size, u64 *tail,
+			    u64 *entry_off);
+int nova_break_layouts(struct inode *inode, loff_t start, loff_t end);
 u64 nova_find_page(struct inode *inode, pgoff_t pg);
 int nova_index_check_used(struct super_block *sb, struct inode *inode);
 void nova_zero_past_eof(struct inode *inode);
@@ -464,6 +479,9 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len);
 ssize_t nova_dax_read_iter(struct kiocb *iocb, struct iov_iter *to);
 ssize_t nova_dax_write_iter(struct kiocb *iocb, struct iov_iter *from);
 int nova_fault_alloc(struct inode *inode, pgoff_t pg, u64 *blk);
+
+/* shift.c */
+long nova_shift_range(struct file *file, int mode, loff_t offset, loff_t len);
 
 /* symlink.c */
 extern const struct inode_operations nova_symlink_inode_operations;

@@ -2,7 +2,8 @@
 # Randomized data-path exerciser (tests/guest/src/fsx_nova.c): a random mix
 # of write/pwrite/pwritev, reads through two descriptors, O_APPEND writes
 # through a third, truncate up and down, mmap reads and writes, fallocate
-# (default, KEEP_SIZE, PUNCH_HOLE, ZERO_RANGE +/- KEEP_SIZE) and fsync,
+# (default, KEEP_SIZE, PUNCH_HOLE, ZERO_RANGE +/- KEEP_SIZE, COLLAPSE_RANGE,
+# INSERT_RANGE) and fsync,
 # every result compared with an in-memory model of the file.  Runs seed 1
 # and a random seed in the default (copy-on-write) mode, then again after
 # a remount with inplace_data_updates=1.  After each run the file is

@@ -23,7 +23,8 @@
  * a third (O_APPEND) descriptor, ftruncate up and down, mmap reads and
  * writes (the file extended with ftruncate first when a mapped write goes
  * past EOF), fallocate (default, KEEP_SIZE, PUNCH_HOLE, ZERO_RANGE with
- * and without KEEP_SIZE), fsync/fdatasync and reopening.  After every
+ * and without KEEP_SIZE, COLLAPSE_RANGE, INSERT_RANGE, and shifts that
+ * must fail with EINVAL), fsync/fdatasync and reopening.  After every
  * operation st_size and the bytes around the touched range are compared
  * with the model, the whole file every -c operations and at the end
  * (through a freshly opened descriptor).  On a mismatch or an unexpected
@@ -54,13 +55,15 @@
 enum op {
 	OP_WRITE, OP_PWRITE, OP_WRITEV, OP_READ, OP_READ2, OP_APPEND,
 	OP_TRUNCATE, OP_MAPREAD, OP_MAPWRITE, OP_FALLOC, OP_FALLOC_KEEP,
-	OP_PUNCH, OP_ZERO, OP_ZERO_KEEP, OP_FSYNC, OP_REOPEN, OP_NR
+	OP_PUNCH, OP_ZERO, OP_ZERO_KEEP, OP_COLLAPSE, OP_INSERT, OP_FSYNC,
+	OP_REOPEN, OP_NR
 };
 
 static const char *const op_names[OP_NR] = {
 	"write", "pwrite", "pwritev", "pread", "read(fd2)", "append(fd3)",
 	"truncate", "mapread", "mapwrite", "falloc", "falloc_keep",
-	"punch_hole", "zero_range", "zero_keep", "fsync", "reopen",
+	"punch_hole", "zero_range", "zero_keep", "collapse", "insert",
+	"fsync", "reopen",
 };
 
 /* relative weights of the operations */
@@ -68,8 +71,8 @@ static int weight[OP_NR] = {
 	[OP_WRITE] = 12, [OP_PWRITE] = 12, [OP_WRITEV] = 5, [OP_READ] = 10,
 	[OP_READ2] = 8, [OP_APPEND] = 6, [OP_TRUNCATE] = 7, [OP_MAPREAD] = 8,
 	[OP_MAPWRITE] = 8, [OP_FALLOC] = 3, [OP_FALLOC_KEEP] = 3,
-	[OP_PUNCH] = 4, [OP_ZERO] = 3, [OP_ZERO_KEEP] = 2, [OP_FSYNC] = 2,
-	[OP_REOPEN] = 1,
+	[OP_PUNCH] = 4, [OP_ZERO] = 3, [OP_ZERO_KEEP] = 2, [OP_COLLAPSE] = 2,
+	[OP_INSERT] = 2, [OP_FSYNC] = 2, [OP_REOPEN] = 1,
 };
 
 struct logent {
@@ -680,6 +683,62 @@ static void do_falloc(enum op op)
 	check_op(old, off, end);
 }
 
+/*
+ * COLLAPSE_RANGE / INSERT_RANGE of whole blocks: the rest of the file
+ * moves down or up.  One in eight is a call the file system must refuse
+ * with EINVAL (an unaligned range; a collapse reaching EOF, an insert
+ * at or past it), leaving the file as it was.
+ */
+static void do_shift(enum op op)
+{
+	int collapse = op == OP_COLLAPSE;
+	int mode = collapse ? FALLOC_FL_COLLAPSE_RANGE : FALLOC_FL_INSERT_RANGE;
+	long long lastb = fsize ? (fsize - 1) / BS : -1; /* block of the last byte */
+	long long maxb = maxoplen / BS, nb, ob, off, len, old = fsize;
+	struct logent *e;
+
+	if (!maxb)
+		maxb = 1;
+	if (collapse)
+		nb = lastb < maxb ? lastb : maxb;		/* off + len <= lastb */
+	else
+		nb = (maxlen - fsize) / BS < maxb ? (maxlen - fsize) / BS : maxb;
+	if (nb < 1 || lastb < 0 || rnd() % 8 == 0) {
+		/* refused: unaligned, or past the limits */
+		off = rnd() % 2 ? BS + 1 + rndr(BS - 1) : (lastb + 1) * BS;
+		len = BS;
+		e = log_op(op, off, len);
+		snprintf(e->note, sizeof(e->note), "expect EINVAL");
+		if (fallocate(fd, mode, off, len) == 0)
+			die(off, "fallocate(%s, off %lld, len %lld) succeeded: EINVAL expected",
+			    op_names[op], off, len);
+		if (errno != EINVAL)
+			die(off, "fallocate(%s, off %lld, len %lld): %s, EINVAL expected",
+			    op_names[op], off, len, errname(errno));
+		e->size1 = fsize;
+		check_size();
+		return;
+	}
+	len = (1 + rndr(nb)) * BS;
+	ob = collapse ? rndr(lastb - len / BS + 1) : rndr(lastb + 1);
+	off = ob * BS;
+	e = log_op(op, off, len);
+	if (fallocate(fd, mode, off, len))
+		die(off, "fallocate(%s, off %lld, len %lld): %s", op_names[op],
+		    off, len, errname(errno));
+	if (collapse) {
+		memmove(model + off, model + off + len, fsize - off - len);
+		memset(model + fsize - len, 0, len);
+		fsize -= len;
+	} else {
+		memmove(model + off + len, model + off, fsize - off);
+		memset(model + off, 0, len);
+		fsize += len;
+	}
+	e->size1 = fsize;
+	check_op(old, off, fsize > old ? fsize : old);
+}
+
 static void do_fsync(void)
 {
 	int data = (int)(rnd() & 1);
@@ -723,10 +782,18 @@ static void probe_fallocate(void)
 		{ OP_ZERO, FALLOC_FL_ZERO_RANGE, "FALLOC_FL_ZERO_RANGE" },
 		{ OP_ZERO_KEEP, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE,
 		  "FALLOC_FL_ZERO_RANGE|FALLOC_FL_KEEP_SIZE" },
+		{ OP_COLLAPSE, FALLOC_FL_COLLAPSE_RANGE,
+		  "FALLOC_FL_COLLAPSE_RANGE" },
+		{ OP_INSERT, FALLOC_FL_INSERT_RANGE, "FALLOC_FL_INSERT_RANGE" },
 	};
 
+	/* a file of two blocks: a collapse or insert of the first is valid */
+	if (ftruncate(fd, 2 * BS))
+		die(-1, "ftruncate(%lld): %s", 2 * BS, errname(errno));
 	for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) {
-		if (fallocate(fd, p[i].mode, 0, 1) == 0)
+		int shift = p[i].op == OP_COLLAPSE || p[i].op == OP_INSERT;
+
+		if (fallocate(fd, p[i].mode, 0, shift ? BS : 1) == 0)
 			continue;
 		if (errno != EOPNOTSUPP)
 			die(-1, "fallocate(%s) probe: %s", p[i].name,
@@ -852,6 +919,9 @@ int main(int argc, char **argv)
 		case OP_FALLOC: case OP_FALLOC_KEEP: case OP_PUNCH:
 		case OP_ZERO: case OP_ZERO_KEEP:
 			do_falloc(cur_op);
+			break;
+		case OP_COLLAPSE: case OP_INSERT:
+			do_shift(cur_op);
 			break;
 		case OP_FSYNC:
 			do_fsync();

@@ -9,6 +9,12 @@
  *   nova-fsctl keepsize PATH OFF LEN  fallocate(FALLOC_FL_KEEP_SIZE)
  *   nova-fsctl punch PATH OFF LEN     fallocate(PUNCH_HOLE | KEEP_SIZE)
  *   nova-fsctl zero PATH OFF LEN      fallocate(FALLOC_FL_ZERO_RANGE)
+ *   nova-fsctl collapse|insert PATH OFF LEN
+ *                                     fallocate(COLLAPSE_RANGE, INSERT_RANGE)
+ *   nova-fsctl dax PATH [+|-]         print "xflag=0|1 statx=0|1"
+ *                                     (FS_XFLAG_DAX, STATX_ATTR_DAX); with
+ *                                     + or -: set or clear FS_XFLAG_DAX
+ *                                     (FS_IOC_FSSETXATTR, as xfs_io chattr)
  *   nova-fsctl freeze|thaw PATH       FIFREEZE, FITHAW
  *   nova-fsctl shutdown PATH FLAGS    FS_IOC_SHUTDOWN (0 default, 1 logflush,
  *                                     2 nologflush)
@@ -45,6 +51,43 @@ static int fail(const char *what)
 
 	printf("error %s: %s (errno %d)\n", what, strerror(e), e);
 	return 1;
+}
+
+#ifndef STATX_ATTR_DAX
+#define STATX_ATTR_DAX 0x00200000
+#endif
+
+/* FS_XFLAG_DAX and STATX_ATTR_DAX of @path; @how "+"/"-": set/clear it */
+static int dax_flag(const char *path, const char *how)
+{
+	struct fsxattr fa;
+	struct statx stx;
+	int fd = open(path, O_RDONLY | O_NONBLOCK);
+
+	if (fd < 0)
+		return fail("open");
+	if (ioctl(fd, FS_IOC_FSGETXATTR, &fa))
+		return fail("FS_IOC_FSGETXATTR");
+	if (how) {
+		if (strcmp(how, "+") && strcmp(how, "-")) {
+			fprintf(stderr, "nova-fsctl dax: + or -, not %s\n", how);
+			return 2;
+		}
+		if (*how == '+')
+			fa.fsx_xflags |= FS_XFLAG_DAX;
+		else
+			fa.fsx_xflags &= ~FS_XFLAG_DAX;
+		if (ioctl(fd, FS_IOC_FSSETXATTR, &fa))
+			return fail("FS_IOC_FSSETXATTR");
+		close(fd);
+		return 0;
+	}
+	if (syscall(SYS_statx, AT_FDCWD, path, 0, STATX_BASIC_STATS, &stx))
+		return fail("statx");
+	printf("xflag=%d statx=%d\n", !!(fa.fsx_xflags & FS_XFLAG_DAX),
+	       !!(stx.stx_attributes & STATX_ATTR_DAX));
+	close(fd);
+	return 0;
 }
 
 /* Read @path (list it if a directory) @n times, fsync after each if @sync */
@@ -91,7 +134,8 @@ int main(int argc, char **argv)
 	if (argc < 3) {
 		fprintf(stderr, "usage: nova-fsctl getlabel|setlabel|statfs PATH [LABEL]\n"
 			"       nova-fsctl exchange PATH1 PATH2\n"
-			"       nova-fsctl keepsize|punch|zero PATH OFF LEN\n"
+			"       nova-fsctl keepsize|punch|zero|collapse|insert PATH OFF LEN\n"
+			"       nova-fsctl dax PATH [+|-]\n"
 			"       nova-fsctl freeze|thaw PATH\n"
 			"       nova-fsctl shutdown PATH FLAGS\n"
 			"       nova-fsctl readnoatime PATH\n"
@@ -108,14 +152,21 @@ int main(int argc, char **argv)
 			return fail("renameat2(RENAME_EXCHANGE)");
 		return 0;
 	}
+	if (!strcmp(argv[1], "dax") && (argc == 3 || argc == 4))
+		return dax_flag(argv[2], argc == 4 ? argv[3] : NULL);
 	if ((!strcmp(argv[1], "keepsize") || !strcmp(argv[1], "punch") ||
-	     !strcmp(argv[1], "zero")) && argc == 5) {
+	     !strcmp(argv[1], "zero") || !strcmp(argv[1], "collapse") ||
+	     !strcmp(argv[1], "insert")) && argc == 5) {
 		int mode = FALLOC_FL_KEEP_SIZE;
 
 		if (!strcmp(argv[1], "punch"))
 			mode = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE;
 		else if (!strcmp(argv[1], "zero"))
 			mode = FALLOC_FL_ZERO_RANGE;
+		else if (!strcmp(argv[1], "collapse"))
+			mode = FALLOC_FL_COLLAPSE_RANGE;
+		else if (!strcmp(argv[1], "insert"))
+			mode = FALLOC_FL_INSERT_RANGE;
 		fd = open(argv[2], O_WRONLY);
 		if (fd < 0)
 			return fail("open");
