@@ -15,6 +15,7 @@
  * (-EUCLEAN).
  */
 #include <linux/module.h>
+#include <linux/blkdev.h>
 #include <linux/vmalloc.h>
 #include <linux/bitmap.h>
 #include "nova.h"
@@ -217,8 +218,13 @@ static int nova_scan_inode(struct nova_scan *sc, struct nova_inode *pi,
 			goto out;
 	}
 	if (!sc->links && ino != NOVA_ROOT_INO) {
-		/* unlinked while still open at a crash: reclaim it */
-		if (!sb_rdonly(sc->sb)) {
+		/*
+		 * Unlinked while still open at a crash: reclaim it, on a
+		 * read-only mount too unless the device is read-only (as
+		 * ext4 and the journals, super.c): a later remount
+		 * read-write must not find it valid with its blocks free.
+		 */
+		if (!bdev_read_only(sc->sb->s_bdev)) {
 			pi->i_valid = NOVA_INODE_FREE;
 			nova_persist(pi, sizeof(*pi));
 		}
@@ -381,7 +387,10 @@ int nova_rebuild_allocator(struct super_block *sb)
 		goto out;
 	ret = nova_build_free_lists_from_bitmap(sb, main.used);
 	atomic64_set(&sbi->inodes_used, inodes);
-	if (orphans)
+	if (orphans && bdev_read_only(sb->s_bdev))
+		pr_info("NOVA (%s): %lu unlinked inodes left for a writable device\n",
+			sb->s_id, orphans);
+	else if (orphans)
 		pr_info("NOVA (%s): reclaimed %lu unlinked inodes\n", sb->s_id,
 			orphans);
 	pr_info("NOVA (%s): recovery scan: %lu inodes, %u stripes (largest %lu), %s, %llu us\n",
