@@ -781,6 +781,10 @@ ssize_t nova_dax_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	if (nova_is_shutdown(inode->i_sb))
 		return -EIO;
 	inode_lock(inode);
+	/* chattr +i after the open (as ext4) */
+	ret = -EPERM;
+	if (IS_IMMUTABLE(inode))
+		goto out;
 	ret = generic_write_checks(iocb, from);
 	if (ret <= 0)
 		goto out;

@@ -205,6 +205,9 @@ static vm_fault_t nova_dax_huge_fault(struct vm_fault *vmf,
 
 	if (nova_is_shutdown(inode->i_sb))
 		return VM_FAULT_SIGBUS;
+	/* a mapping made before chattr +i (as ext4's page_mkwrite) */
+	if (write && IS_IMMUTABLE(inode))
+		return VM_FAULT_SIGBUS;
 	if (write) {
 		sb_start_pagefault(inode->i_sb);
 		/*

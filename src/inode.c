@@ -878,6 +878,16 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 
 	if (nova_is_shutdown(inode->i_sb))
 		return -EIO;
+	/*
+	 * As ext4: the VFS checks these flags for path calls and some
+	 * attributes, not for a size change through a descriptor opened
+	 * before chattr
+	 */
+	if (IS_IMMUTABLE(inode))
+		return -EPERM;
+	if (IS_APPEND(inode) &&
+	    (attr->ia_valid & (ATTR_MODE | ATTR_UID | ATTR_GID | ATTR_TIMES_SET)))
+		return -EPERM;
 	ret = setattr_prepare(idmap, dentry, attr);
 	if (ret)
 		return ret;

@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -3158,6 +3159,49 @@ static void t_flags_immutable(void)
 	CHECK_DIR(".", "x");
 }
 
+/*
+ * A descriptor opened before chattr +i cannot change the file either
+ * (as ext4): write, ftruncate, fallocate, fchmod fail with EPERM, and a
+ * store through a shared mapping made before gets SIGBUS at its fault.
+ */
+static void t_flags_immutable_open_fd(void)
+{
+	int fl, fd, status;
+	char *p;
+	pid_t pid;
+
+	MKFILE("f", 0644);
+	fd = (int)OK(open("f", O_RDWR));
+	OK(ftruncate(fd, 8192));
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	CHECK(p != MAP_FAILED);
+	fl = GETFLAGS("f");
+	SETFLAGS("f", fl | FS_IMMUTABLE_FL);
+	ERR(write(fd, "x", 1), EPERM);
+	ERR(pwrite(fd, "x", 1, 100), EPERM);
+	ERR(ftruncate(fd, 0), EPERM);
+	ERR(ftruncate(fd, 100000), EPERM);
+	ERR(fallocate(fd, 0, 0, 4096), EPERM);
+	ERR(fchmod(fd, 0600), EPERM);
+	ERR(futimens(fd, NULL), EPERM);
+	CHECK_EQ(FST(fd).st_size, 8192);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		signal(SIGBUS, SIG_DFL);
+		p[0] = 1;
+		_exit(0);
+	}
+	CHECK(pid > 0);
+	CHECK_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS);
+	SETFLAGS("f", fl);
+	OK(ftruncate(fd, 0));
+	OK(munmap(p, 4096));
+	OK(close(fd));
+	OK(unlink("f"));
+}
+
 static void t_flags_immutable_dir(void)
 {
 	int fl;
@@ -3560,6 +3604,7 @@ static const struct tcase cases[] = {
 	T(flags_noatime),
 	T(flags_append),
 	T(flags_immutable),
+	T(flags_immutable_open_fd),
 	T(flags_immutable_dir),
 	T(flags_append_dir),
 	T(setgid_dir_inherit),
