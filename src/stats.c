@@ -180,7 +180,13 @@ static ssize_t nova_io_write(struct file *file, const char __user *buf,
 	return len;
 }
 
-/* Writing an inode number runs a thorough GC of its log */
+/*
+ * Writing an inode number runs a thorough GC of its log.  It writes like
+ * any other change: never on a read-only or frozen file system.  A
+ * remount, freeze or unmount in progress (s_umount held for writing:
+ * an unmount waits for this write to end) or a frozen file system gives
+ * EBUSY rather than a wait.
+ */
 static ssize_t nova_gc_write(struct file *file, const char __user *buf,
 			     size_t len, loff_t *ppos)
 {
@@ -194,11 +200,19 @@ static ssize_t nova_gc_write(struct file *file, const char __user *buf,
 		return ret;
 	if (ino != NOVA_ROOT_INO && ino < NOVA_NORMAL_INODE_START)
 		return -ENOENT;
+	if (!down_read_trylock(&sb->s_umount))
+		return -EBUSY;
+	ret = -EROFS;
 	if (sb_rdonly(sb))
-		return -EROFS;
+		goto out_umount;
+	ret = -EBUSY;
+	if (!sb_start_write_trylock(sb))
+		goto out_umount;
 	inode = nova_iget(sb, ino);
-	if (IS_ERR(inode))
-		return PTR_ERR(inode) == -ESTALE ? -ENOENT : PTR_ERR(inode);
+	if (IS_ERR(inode)) {
+		ret = PTR_ERR(inode) == -ESTALE ? -ENOENT : PTR_ERR(inode);
+		goto out_write;
+	}
 	inode_lock(inode);
 	if (S_ISREG(inode->i_mode))
 		filemap_invalidate_lock(inode->i_mapping);
@@ -209,6 +223,10 @@ static ssize_t nova_gc_write(struct file *file, const char __user *buf,
 		filemap_invalidate_unlock(inode->i_mapping);
 	inode_unlock(inode);
 	iput(inode);
+out_write:
+	sb_end_write(sb);
+out_umount:
+	up_read(&sb->s_umount);
 	return ret ? ret : len;
 }
 

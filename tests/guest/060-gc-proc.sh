@@ -1,7 +1,8 @@
 #!/bin/sh
 # /proc/fs/NOVA statistics, measure_timing, and log garbage collection
 # (fast GC of dead pages, thorough GC by log rewrite, manual GC through the
-# gc file), with the file system unchanged across a remount.
+# gc file; refused on a frozen or read-only file system), with the file
+# system unchanged across a remount.
 . "$NOVA_TESTS/lib.sh"
 . "$NOVA_TESTS/nova-lib.inc"
 
@@ -76,6 +77,20 @@ expect_fail sh -c "echo abc > $P/gc"
 expect_fail sh -c "echo 99999999 > $P/gc"
 expect_fail sh -c "echo 5 > $P/gc"
 expect_ok cmp /tmp/hot.ref "$MNT/hot"
+# a frozen file system is not written: the GC request is refused (EBUSY)
+# and runs nothing; after the thaw it works again
+before=$(awk '$1 == "thorough_gc_runs" { print $2 }' "$P/gc")
+expect_ok nova-fsctl freeze "$MNT"
+sh -c "echo $(stat -c %i "$MNT/hot") > $P/gc" 2>/tmp/gc.err &&
+	{ nova-fsctl thaw "$MNT"; fail "a GC request on a frozen file system succeeded"; }
+expect_ok nova-fsctl thaw "$MNT"
+grep -qi "busy" /tmp/gc.err || fail "GC on a frozen file system: $(cat /tmp/gc.err), EBUSY expected"
+expect_eq "$(awk '$1 == "thorough_gc_runs" { print $2 }' "$P/gc")" "$before" "GC runs while frozen"
+expect_ok sh -c "echo $(stat -c %i "$MNT/hot") > $P/gc"
+# nor a read-only one
+expect_ok mount -o remount,ro "$MNT"
+expect_fail sh -c "echo $(stat -c %i "$MNT/hot") > $P/gc"
+expect_ok mount -o remount,rw "$MNT"
 touch "$MNT/churn/after-gc"
 expect_ok mv "$MNT/churn/keep1" "$MNT/churn/keep1-renamed"
 
