@@ -396,7 +396,7 @@ int nova_rebuild_allocator(struct super_block *sb)
 	pr_info("NOVA (%s): recovery scan: %lu inodes, %u stripes (largest %lu), %s, %llu us\n",
 		sb->s_id, inodes, sbi->stripes, largest,
 		serial ? "serial" : "parallel", div_u64(ktime_get_ns() - t0, 1000));
-	nova_dbgv("rebuilt allocator: %lu inodes, %lu free blocks\n",
+	nova_dbgv(sb, "rebuilt allocator: %lu inodes, %lu free blocks\n",
 		  inodes, nova_count_free_blocks(sb));
 	NOVA_TIMER_END(sbi, T_REBUILD, t);
 out:

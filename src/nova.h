@@ -46,10 +46,13 @@ extern unsigned int nova_dbgmask;
 extern int measure_timing;
 extern int inplace_data_updates;
 
-#define nova_dbgv(fmt, ...)						\
+/* Verbose output for @sb's mount: its dbgmask= option or the parameter */
+#define nova_dbgv(sb, fmt, ...)						\
 	do {								\
-		if (nova_dbgmask & NOVA_DBGMASK_VERBOSE)		\
-			pr_info("NOVA: " fmt, ##__VA_ARGS__);		\
+		if ((NOVA_SB(sb)->dbgmask | READ_ONCE(nova_dbgmask)) &	\
+		    NOVA_DBGMASK_VERBOSE)					\
+			pr_info("NOVA (%s): " fmt, (sb)->s_id,		\
+				##__VA_ARGS__);				\
 	} while (0)
 
 /* A free range of blocks, [low, high] inclusive */
@@ -73,6 +76,7 @@ struct nova_free_list {
 
 struct nova_sb_info {
 	struct super_block *sb;
+	unsigned int dbgmask;		/* dbgmask= of this mount */
 	struct dax_device *s_dax_dev;
 	u64 s_dax_part_off;
 	void *virt_addr;		/* kernel mapping of the device */
@@ -430,6 +434,7 @@ struct inode *nova_new_inode(nova_idmap_t *idmap, struct inode *dir,
 void nova_evict_inode(struct inode *inode);
 int nova_append_link_change(struct inode *inode, u64 *tail);
 void nova_link_change_committed(struct inode *inode);
+int nova_append_dead_dir_mark(struct inode *inode, u64 *tail);
 int nova_log_attr(struct inode *inode, bool cut);
 int nova_write_attr(struct inode *inode);
 int nova_write_inode(struct inode *inode, struct writeback_control *wbc);

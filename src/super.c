@@ -18,7 +18,7 @@
 
 unsigned int nova_dbgmask;
 module_param(nova_dbgmask, uint, 0644);
-MODULE_PARM_DESC(nova_dbgmask, "Debug output mask (see dbgmask= mount option)");
+MODULE_PARM_DESC(nova_dbgmask, "Debug output mask of every mount (dbgmask= adds to it for one)");
 
 int measure_timing;
 
@@ -556,7 +556,7 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 	if (!(sbi->s_mount_opt & NOVA_MOUNT_ERRORS_MASK))
 		sbi->s_mount_opt |= NOVA_MOUNT_ERRORS_CONT;
 	if (ctx->set & NOVA_SET_DBGMASK)
-		nova_dbgmask = ctx->dbgmask;
+		sbi->dbgmask = ctx->dbgmask;
 
 	if (!sb_set_blocksize(sb, NOVA_BLOCK_SIZE))
 		return invalfc(fc, "%s: cannot use a 4096-byte block size",
@@ -753,8 +753,8 @@ static int nova_show_options(struct seq_file *seq, struct dentry *root)
 		seq_puts(seq, ",errors=panic");
 	else
 		seq_puts(seq, ",errors=continue");
-	if (nova_dbgmask)
-		seq_printf(seq, ",dbgmask=%u", nova_dbgmask);
+	if (sbi->dbgmask)
+		seq_printf(seq, ",dbgmask=%u", sbi->dbgmask);
 	if (nova_test_opt(sbi, INPLACE))
 		seq_puts(seq, ",inplace_data_updates=1");
 	if (nova_test_opt(sbi, NOACL))
@@ -803,7 +803,7 @@ static int nova_reconfigure(struct fs_context *fc)
 		sbi->s_mount_opt |= ctx->mount_opt & NOVA_MOUNT_ERRORS_MASK;
 	}
 	if (ctx->set & NOVA_SET_DBGMASK)
-		nova_dbgmask = ctx->dbgmask;
+		sbi->dbgmask = ctx->dbgmask;
 	if (ctx->set & NOVA_SET_INPLACE) {
 		sbi->s_mount_opt &= ~NOVA_MOUNT_INPLACE;
 		sbi->s_mount_opt |= ctx->mount_opt & NOVA_MOUNT_INPLACE;

@@ -1,7 +1,18 @@
 #!/bin/sh
 # Remount read-only and back, change errors=, and refuse what cannot change.
+# dbgmask= belongs to one mount, not to every mount of the module.
 . "$NOVA_TESTS/lib.sh"
 . "$NOVA_TESTS/nova-lib.inc"
+
+[ -n "${PMEM2:-}" ] || fail "this test needs the scratch device (--scratch)"
+nova_format
+expect_ok mount -t NOVA -o init,dbgmask=16 "$PMEM2" "$MNT2"
+grep " $MNT2 " /proc/mounts | grep -q "dbgmask=16" || fail "dbgmask=16 not shown"
+grep " $MNT " /proc/mounts | grep -q "dbgmask" && fail "dbgmask= of one mount shows on another: $(grep " $MNT " /proc/mounts)"
+expect_ok mount -o remount,dbgmask=0 "$MNT2"
+grep " $MNT2 " /proc/mounts | grep -q "dbgmask" && fail "dbgmask=0 after a remount still shown"
+expect_ok umount "$MNT2"
+nova_umount
 
 nova_format "errors=continue"
 grep " $MNT " /proc/mounts | grep -q "errors=continue" || fail "errors=continue not shown"
