@@ -712,6 +712,20 @@ int nova_append_link_change(struct inode *inode, u64 *tail)
 			       &sih->pending_lc);
 }
 
+/*
+ * A directory removed while open ends its log with the link-change entry
+ * of the rmdir (links 0): the crash scan reads only the last entry of a
+ * directory's log (bbuild.c).  A change logged later through a
+ * descriptor (fchmod, fsetxattr, a new atime) appends another one behind
+ * it, committed with it; the caller calls nova_link_change_committed().
+ */
+int nova_append_dead_dir_mark(struct inode *inode, u64 *tail)
+{
+	if (!S_ISDIR(inode->i_mode) || inode->i_nlink)
+		return 0;
+	return nova_append_link_change(inode, tail);
+}
+
 /* After the commit: the new link-change entry supersedes the previous */
 void nova_link_change_committed(struct inode *inode)
 {
@@ -790,10 +804,13 @@ int nova_log_attr(struct inode *inode, bool cut)
 	nova_entry_csum(&e, sizeof(e));
 
 	ret = nova_log_append(inode->i_sb, inode, &e, sizeof(e), &tail, &off);
+	if (!ret)
+		ret = nova_append_dead_dir_mark(inode, &tail);
 	if (ret)
 		goto fail;
 	/* one tail store commits the hole entries and the new attributes */
 	nova_log_commit(inode->i_sb, inode, tail);
+	nova_link_change_committed(inode);
 	/* a superseded entry dies, unless it cut the file (see gc.c) */
 	if (sih->last_sa && !sih->last_sa_cut)
 		nova_invalidate_entry(inode->i_sb, sih->last_sa);
@@ -802,6 +819,8 @@ int nova_log_attr(struct inode *inode, bool cut)
 	return 0;
 fail:
 	/* nothing logged: times still waiting stay marked */
+	if (S_ISDIR(inode->i_mode) && !inode->i_nlink)
+		sih->pending_lc = 0;	/* a dead directory's mark, if any */
 	if (dirty)
 		WRITE_ONCE(sih->attr_dirty, true);
 	return ret;

@@ -325,11 +325,16 @@ static int nova_xattr_commit(struct inode *inode, const struct nova_xattr_desc *
 		return -ENOMEM;
 	nova_xattr_feature(sb);
 	ret = nova_xattr_write_group(inode, d, &tail, &part0, &bytes);
+	if (!ret)
+		ret = nova_append_dead_dir_mark(inode, &tail);
 	if (ret) {
+		if (S_ISDIR(inode->i_mode) && !inode->i_nlink)
+			NOVA_I(inode)->header.pending_lc = 0;
 		kfree(xn);
 		return ret;
 	}
 	nova_log_commit(sb, inode, tail);
+	nova_link_change_committed(inode);
 
 	xn->off = part0;
 	xn->value_len = d->size;

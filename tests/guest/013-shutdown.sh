@@ -6,7 +6,8 @@
 # unlinked while open is reclaimed), everything that was written before
 # is there and fsck.nova finds the file system clean.  A read-only mount
 # after a shutdown reclaims the orphan too (as ext4, when the device is
-# writable): fsck.nova is clean after it (xfstests generic/417).
+# writable): fsck.nova is clean after it (xfstests generic/417).  So is a
+# directory removed while open and changed through its descriptor.
 . "$NOVA_TESTS/lib.sh"
 . "$NOVA_TESTS/nova-lib.inc"
 
@@ -88,3 +89,25 @@ for how in ro ro-rw; do
 	fi
 	expect_no_dmesg 'Oops|BUG|WARNING|general protection' "$how: no kernel errors"
 done
+
+# A directory removed while open and changed through its descriptor
+# (fchmod, fsetxattr, fchown) when the file system goes down: the mount
+# that recovers reclaims it like any orphan, its log pages too.
+used_inodes() { echo $(($(nova_statfs files) - $(nova_statfs ffree))); }
+# free blocks, plus the root directory's log pages (mkdir gives it its first)
+free_blocks() { echo $(($(nova_statfs bfree) + $(t_gc loginfo "$MNT" | sed -n 's/^log_pages=//p'))); }
+nova_format
+used0=$(used_inodes)
+free0=$(free_blocks)
+expect_ok mkdir "$MNT/d"
+expect_ok nova-fsctl deaddir "$MNT/d" "$MNT"
+nova_umount
+dmesg_mark
+nova_mount
+expect_dmesg "reclaimed 1 unlinked inodes" "the removed directory is reclaimed"
+expect_eq "$(used_inodes)" "$used0" "inodes in use after recovering a removed directory"
+expect_eq "$(free_blocks)" "$free0" "free blocks after recovering a removed directory"
+nova_umount
+fsck.nova -fn "$PMEM" >/tmp/fsck.out 2>&1 ||
+	{ head -40 /tmp/fsck.out; fail "fsck.nova -fn after recovering a removed directory"; }
+expect_no_dmesg 'Oops|BUG|WARNING|general protection' "no kernel errors"

@@ -11,6 +11,13 @@
  *   nova-fsctl zero PATH OFF LEN      fallocate(FALLOC_FL_ZERO_RANGE)
  *   nova-fsctl collapse|insert PATH OFF LEN
  *                                     fallocate(COLLAPSE_RANGE, INSERT_RANGE)
+ *   nova-fsctl deaddir DIR MNT        open DIR, rmdir it, then through the
+ *                                     descriptor fchmod, fsetxattr user.k
+ *                                     and fchown; then shut MNT down
+ *                                     (NOLOGFLUSH) with DIR still open: the
+ *                                     next mount recovers a removed
+ *                                     directory whose last entries are not
+ *                                     its removal
  *   nova-fsctl dax PATH [+|-]         print "xflag=0|1 statx=0|1"
  *                                     (FS_XFLAG_DAX, STATX_ATTR_DAX); with
  *                                     + or -: set or clear FS_XFLAG_DAX
@@ -38,6 +45,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 #include <linux/fs.h>
 
@@ -90,6 +98,32 @@ static int dax_flag(const char *path, const char *how)
 	return 0;
 }
 
+/* deaddir: changes to a removed directory through its descriptor, then a shutdown */
+static int dead_dir(const char *dir, const char *mnt)
+{
+	unsigned int flags = 2;	/* FS_SHUTDOWN_FLAGS_NOLOGFLUSH */
+	int fd = open(dir, O_RDONLY | O_DIRECTORY), m;
+
+	if (fd < 0)
+		return fail("open");
+	if (rmdir(dir))
+		return fail("rmdir");
+	if (fchmod(fd, 0700))
+		return fail("fchmod");
+	if (fsetxattr(fd, "user.k", "v", 1, 0))
+		return fail("fsetxattr");
+	if (fchown(fd, 1, 1))
+		return fail("fchown");
+	m = open(mnt, O_RDONLY | O_DIRECTORY);
+	if (m < 0)
+		return fail("open mount point");
+	if (ioctl(m, _IOR('X', 125, unsigned int), &flags))
+		return fail("FS_IOC_SHUTDOWN");
+	close(m);
+	close(fd);
+	return 0;
+}
+
 /* Read @path (list it if a directory) @n times, fsync after each if @sync */
 static int read_times(const char *path, int flags, long n, int sync)
 {
@@ -136,6 +170,7 @@ int main(int argc, char **argv)
 			"       nova-fsctl exchange PATH1 PATH2\n"
 			"       nova-fsctl keepsize|punch|zero|collapse|insert PATH OFF LEN\n"
 			"       nova-fsctl dax PATH [+|-]\n"
+			"       nova-fsctl deaddir DIR MNT\n"
 			"       nova-fsctl freeze|thaw PATH\n"
 			"       nova-fsctl shutdown PATH FLAGS\n"
 			"       nova-fsctl readnoatime PATH\n"
@@ -152,6 +187,8 @@ int main(int argc, char **argv)
 			return fail("renameat2(RENAME_EXCHANGE)");
 		return 0;
 	}
+	if (!strcmp(argv[1], "deaddir") && argc == 4)
+		return dead_dir(argv[2], argv[3]);
 	if (!strcmp(argv[1], "dax") && (argc == 3 || argc == 4))
 		return dax_flag(argv[2], argc == 4 ? argv[3] : NULL);
 	if ((!strcmp(argv[1], "keepsize") || !strcmp(argv[1], "punch") ||
