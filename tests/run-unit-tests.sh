@@ -1,6 +1,7 @@
 #!/bin/bash
-# Host unit tests (no guest): the on-pmem format header and the tools,
-# and a short fuzz run of fsck.nova (tests/fuzz/run-fuzz-fsck.sh).
+# Host unit tests (no guest): the on-pmem format header and the tools
+# (test_names.sh: the names they print from an image are escaped), and a
+# short fuzz run of fsck.nova (tests/fuzz/run-fuzz-fsck.sh).
 # Prints PASS/FAIL lines and "N passed, N failed"; exits non-zero on failure.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,11 +26,13 @@ rc=0
 	"$out/mkfs" | tee "$out/test_mkfs.log" || rc=$?
 "$root/tests/unit/test_fsck.sh" "$root/src/tools" "$out/nova_image" \
 	"$out/fsck" | tee "$out/test_fsck.log" || rc=$?
+"$root/tests/unit/test_names.sh" "$root/src/tools" "$out/nova_image" \
+	"$out/names" | tee "$out/test_names.log" || rc=$?
 # fsck.nova fuzzing, short (make fuzz-fsck: the long run)
 "$root/tests/fuzz/run-fuzz-fsck.sh" "${NOVA_FUZZ_UNIT_SECS:-60}" |
 	tee "$out/fuzz_fsck.log" || rc=$?
 logs=("$out/test_format.log" "$out/test_xattr.log" "$out/test_mkfs.log"
-      "$out/test_fsck.log" "$out/fuzz_fsck.log")
+      "$out/test_fsck.log" "$out/test_names.log" "$out/fuzz_fsck.log")
 passed=$(cat "${logs[@]}" | grep -c '^PASS ' || true)
 failed=$(cat "${logs[@]}" | grep -c '^FAIL ' || true)
 skipped=$(cat "${logs[@]}" | grep -c '^SKIP ' || true)

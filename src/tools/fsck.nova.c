@@ -361,12 +361,26 @@ static const char *type_str(uint32_t m)
 	return "inode";
 }
 
-/* The path of @ino through first names, for messages */
+/*
+ * A name read from the image, for messages: its control characters
+ * escaped (nova_safe_str()).  One of 8 buffers is used in turn, so one
+ * message can show several (ipath() uses none of them).
+ */
+static const char *pname(const char *name)
+{
+	static char buf[8][NOVA_SAFE_SIZE(NOVA_NAME_LEN)];
+	static unsigned int k;
+
+	return nova_safe_str(buf[k++ & 7], sizeof(buf[0]), name, strlen(name));
+}
+
+/* The path of @ino through first names, for messages (escaped) */
 static const char *ipath(uint64_t ino)
 {
 	static char buf[4][PATH_MAX];
 	static int k;
 	char *b = buf[k++ & 3], tmp[PATH_MAX];
+	char esc[NOVA_SAFE_SIZE(NOVA_NAME_LEN)];
 	int depth = 0;
 
 	if (ino == NOVA_ROOT_INO)
@@ -381,7 +395,9 @@ static const char *ipath(uint64_t ino)
 			snprintf(b, PATH_MAX, "%s", tmp);
 			return b;
 		}
-		snprintf(tmp, sizeof(tmp), "/%s%s", ni[ino].nname, b);
+		nova_safe_str(esc, sizeof(esc), ni[ino].nname,
+			      strlen(ni[ino].nname));
+		snprintf(tmp, sizeof(tmp), "/%s%s", esc, b);
 		snprintf(b, PATH_MAX, "%s", tmp);
 		ino = ni[ino].ndir;
 	}
@@ -823,7 +839,10 @@ static bool same_state(struct nv_inode_state *a, struct nv_inode_state *b,
 				continue;
 			f = nv_dir_lookup(&a->dir, e->name, e->len);
 			if (!f || f->ino != e->ino || f->ftype != e->ftype) {
-				snprintf(what, len, "name '%.*s' lost", e->len, e->name);
+				char esc[100];	/* cut to fit @what */
+
+				nova_safe_str(esc, sizeof(esc), e->name, e->len);
+				snprintf(what, len, "name '%s' lost", esc);
 				return false;
 			}
 		}
@@ -1072,7 +1091,7 @@ static int neutralize(uint64_t ino, struct nv_inode_state *st, uint64_t off)
 /* -v: an inode's extended attributes, one a line */
 static void list_xattrs(struct nv_inode_state *st)
 {
-	char name[NOVA_XATTR_NAME_MAX + 32], val[48];
+	char name[NOVA_SAFE_SIZE(NOVA_XATTR_NAME_MAX) + 32], val[48];
 	uint8_t v[40];
 	size_t i, k;
 
@@ -1082,9 +1101,6 @@ static void list_xattrs(struct nv_inode_state *st)
 
 		nv_xattr_fullname(name, sizeof(name), x->index, x->name,
 				  x->name_len);
-		for (k = 0; name[k]; k++)
-			if ((unsigned char)name[k] < 0x20 || name[k] == 0x7f)
-				name[k] = '?';
 		if (text)
 			nv_xattr_read(&fs, x, v);
 		for (k = 0; text && k < x->value_len; k++)
@@ -1610,33 +1626,33 @@ static bool ns_entries(void)
 				why = "an unreadable inode";
 			if (why) {
 				if (problem(false, "directory %llu (%s): entry '%s' points to %s (%llu)",
-					    (unsigned long long)d, ipath(d), e->name, why,
+					    (unsigned long long)d, ipath(d), pname(e->name), why,
 					    (unsigned long long)e->ino)) {
 					if (remove_name(d, e->name, e->off)) {
 						fixed("directory %llu: entry '%s' removed",
-						      (unsigned long long)d, e->name);
+						      (unsigned long long)d, pname(e->name));
 						changed = true;
 					} else {
 						not_fixed("directory %llu: no space to remove '%s'",
-							  (unsigned long long)d, e->name);
+							  (unsigned long long)d, pname(e->name));
 					}
 				}
 				continue;
 			}
 			if (e->ftype != nv_dtype(ni[e->ino].mode)) {
 				if (problem(true, "directory %llu (%s): entry '%s' has file type %u, but inode %llu is a %s",
-					    (unsigned long long)d, ipath(d), e->name,
+					    (unsigned long long)d, ipath(d), pname(e->name),
 					    e->ftype, (unsigned long long)e->ino,
 					    type_str(ni[e->ino].mode))) {
 					if (readd_name(d, e->name, e->ino,
 						       nv_dtype(ni[e->ino].mode), e->off)) {
 						fixed("directory %llu: entry '%s' rewritten with file type %u",
-						      (unsigned long long)d, e->name,
+						      (unsigned long long)d, pname(e->name),
 						      nv_dtype(ni[e->ino].mode));
 						changed = true;
 					} else {
 						not_fixed("directory %llu: no space to rewrite '%s'",
-							  (unsigned long long)d, e->name);
+							  (unsigned long long)d, pname(e->name));
 					}
 				}
 			}
@@ -1654,15 +1670,15 @@ static bool ns_entries(void)
 			if (e->cookie != byck[i - 1]->cookie)
 				continue;
 			if (problem(false, "directory %llu (%s): entries '%s' and '%s' have the same readdir cookie %llu",
-				    (unsigned long long)d, ipath(d), byck[i - 1]->name,
-				    e->name, (unsigned long long)e->cookie)) {
+				    (unsigned long long)d, ipath(d), pname(byck[i - 1]->name),
+				    pname(e->name), (unsigned long long)e->cookie)) {
 				if (readd_name(d, e->name, e->ino, e->ftype, e->off)) {
 					fixed("directory %llu: entry '%s' rewritten with a new cookie",
-					      (unsigned long long)d, e->name);
+					      (unsigned long long)d, pname(e->name));
 					changed = true;
 				} else {
 					not_fixed("directory %llu: no space to rewrite '%s'",
-						  (unsigned long long)d, e->name);
+						  (unsigned long long)d, pname(e->name));
 				}
 			}
 		}
@@ -1690,15 +1706,15 @@ static bool ns_dir_links(void)
 			if (ni[t].ndir == d && !strcmp(ni[t].nname, e->name))
 				continue;	/* the name that stays */
 			if (problem(false, "directory %llu has %u names: '%s' in directory %llu (%s) is an extra one",
-				    (unsigned long long)t, ni[t].dirnames, e->name,
+				    (unsigned long long)t, ni[t].dirnames, pname(e->name),
 				    (unsigned long long)d, ipath(d))) {
 				if (remove_name(d, e->name, e->off)) {
 					fixed("directory %llu: entry '%s' removed",
-					      (unsigned long long)d, e->name);
+					      (unsigned long long)d, pname(e->name));
 					changed = true;
 				} else {
 					not_fixed("directory %llu: no space to remove '%s'",
-						  (unsigned long long)d, e->name);
+						  (unsigned long long)d, pname(e->name));
 				}
 			}
 		}
@@ -1877,7 +1893,7 @@ static bool ns_connect(void)
 		if (p != t)
 			continue;
 		if (problem(false, "directory %llu ('%s' in directory %llu) is in a cycle of directories unreachable from the root",
-			    (unsigned long long)t, ni[t].nname,
+			    (unsigned long long)t, pname(ni[t].nname),
 			    (unsigned long long)ni[t].ndir)) {
 			uint64_t off = 0;
 

@@ -1120,11 +1120,14 @@ void nv_xattr_fullname(char *buf, size_t len, uint8_t index, const char *name,
 		       size_t name_len)
 {
 	const char *p = nv_xattr_prefix(index);
+	int n;
 
 	if (p)
-		snprintf(buf, len, "%s%.*s", p, (int)name_len, name);
+		n = snprintf(buf, len, "%s", p);
 	else
-		snprintf(buf, len, "index%u.%.*s", index, (int)name_len, name);
+		n = snprintf(buf, len, "index%u.", index);
+	if (n >= 0 && (size_t)n < len)
+		nova_safe_str(buf + n, len - n, name, name_len);
 }
 
 static long xattr_find(const struct nv_inode_state *st, uint8_t index,

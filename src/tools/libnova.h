@@ -348,7 +348,11 @@ const char *nv_xattr_prefix(uint8_t index);
  * NOVA_XATTR_NAME_MAX bytes after the prefix)
  */
 uint8_t nv_xattr_index_of(const char *full, const char **name);
-/* @index's prefix and @name, at most @len bytes with the NUL */
+/*
+ * @index's prefix and @name (@name_len bytes), at most @len bytes with the
+ * NUL, for messages: the name's control characters escaped by
+ * nova_safe_str() (up to NOVA_SAFE_SIZE(name_len) bytes after the prefix)
+ */
 void nv_xattr_fullname(char *buf, size_t len, uint8_t index, const char *name,
 		       size_t name_len);
 struct nv_xattr *nv_xattr_lookup(struct nv_inode_state *st, uint8_t index,

@@ -382,10 +382,11 @@ static int check_existing(int fd, const char *dev)
 
 	which = nova_read_super(fd, &sb, &why);
 	if (which >= 0) {
-		char lbl[NOVA_LABEL_LEN + 1];
+		char lbl[NOVA_SAFE_SIZE(NOVA_LABEL_LEN)];
 
-		memcpy(lbl, sb.s_label, NOVA_LABEL_LEN);
-		lbl[NOVA_LABEL_LEN] = '\0';
+		/* NUL-padded, not always NUL-terminated; escaped */
+		nova_safe_str(lbl, sizeof(lbl), sb.s_label,
+			      strnlen(sb.s_label, NOVA_LABEL_LEN));
 		nova_uuid_str(sb.s_uuid, uuid);
 		if (lbl[0])
 			err("%s contains a NOVA file system labelled '%s' (UUID %s)",
@@ -420,10 +421,14 @@ static int check_existing(int fd, const char *dev)
 		blkid_probe_lookup_value(pr, "TYPE", &type, NULL);
 		blkid_probe_lookup_value(pr, "LABEL", &label, NULL);
 		blkid_probe_lookup_value(pr, "PTTYPE", &pttype, NULL);
-		if (type && label && *label)
+		if (type && label && *label) {
+			/* as libblkid read it from the device: escaped */
+			char lbl[NOVA_SAFE_SIZE(256)];
+
+			nova_safe_str(lbl, sizeof(lbl), label, strnlen(label, 256));
 			err("%s contains a %s file system labelled '%s'", dev,
-			    type, label);
-		else if (type)
+			    type, lbl);
+		} else if (type)
 			err("%s contains a %s file system", dev, type);
 		else if (pttype)
 			err("%s contains a partition table (%s)", dev, pttype);

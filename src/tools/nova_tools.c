@@ -65,3 +65,33 @@ void nova_uuid_str(const __u8 u[16], char out[37])
 		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
 		 u[10], u[11], u[12], u[13], u[14], u[15]);
 }
+
+char *nova_safe_str(char *buf, size_t size, const char *s, size_t len)
+{
+	size_t o = 0, i;
+
+	if (!size)
+		return buf;
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char f[4];
+		size_t n = 0;
+
+		if (c >= 0x80) {
+			f[n++] = 'M';
+			f[n++] = '-';
+			c -= 0x80;
+		}
+		if (c < 0x20 || c == 0x7f) {
+			f[n++] = '^';
+			c ^= 0x40;	/* ^@, ^A, ... ^_; ^? for DEL */
+		}
+		f[n++] = (char)c;
+		if (o + n >= size)
+			break;
+		memcpy(buf + o, f, n);
+		o += n;
+	}
+	buf[o] = '\0';
+	return buf;
+}

@@ -3,6 +3,7 @@
 #ifndef NOVA_TOOLS_H
 #define NOVA_TOOLS_H
 
+#include <stddef.h>
 #include "../nova_format.h"
 
 /* Size in bytes of a block device or regular file, or -1 */
@@ -20,5 +21,18 @@ int nova_read_super(int fd, struct nova_super_block *sb, const char **why);
 
 /* Format a UUID as 36 characters plus NUL */
 void nova_uuid_str(const __u8 uuid[16], char out[37]);
+
+/*
+ * @len bytes of @s, a string read from an image (a name, a path, an xattr
+ * name, a label), in a form safe to print on a terminal, as e2fsck prints
+ * names (safe_print() in e2fsprogs' e2fsck/message.c): a byte of 0x80 or
+ * more as "M-" and the form of its low 7 bits, a control character as
+ * ^@ .. ^_, DEL as ^?; every byte, a NUL too, up to @len.  Into @buf of
+ * @size bytes, NUL terminated; what does not fit is cut, never in the
+ * middle of a byte's form.  Returns @buf.
+ */
+char *nova_safe_str(char *buf, size_t size, const char *s, size_t len);
+/* A buffer that holds any @len bytes in nova_safe_str()'s form */
+#define NOVA_SAFE_SIZE(len)	(4 * (len) + 1)
 
 #endif

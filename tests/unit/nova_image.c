@@ -1157,7 +1157,8 @@ static int xset(struct nv_fs *fs, const char *path, const char *full,
  * A malformed xattr group of KIND appended to PATH's log, then (but for
  * "end") a link-change entry that changes nothing
  */
-static int xbad(struct nv_fs *fs, const char *path, const char *kind)
+static int xbad(struct nv_fs *fs, const char *path, const char *kind,
+		const char *name)
 {
 	struct nv_inode_state st;
 	struct nv_wlog w;
@@ -1170,6 +1171,10 @@ static int xbad(struct nv_fs *fs, const char *path, const char *kind)
 	e[0] = (struct xent){ .index = NOVA_XATTR_INDEX_USER, .name = "bad",
 			      .name_len = 3, .fill = 'v', .part_len = 4,
 			      .value_len = 4, .value_csum = fill_csum('v', 4) };
+	if (name) {	/* the user.* name, instead of "bad" */
+		e[0].name = name;
+		e[0].name_len = strlen(name);
+	}
 	if (!strcmp(kind, "index")) {
 		e[0].index = 9;
 	} else if (!strcmp(kind, "acl-name")) {
@@ -1303,9 +1308,10 @@ static int xdead(struct nv_fs *fs, const char *path, const char *full)
  *                                             all its pages superseded
  *   gc-selfck DIR NAME                        NAME re-logged with its
  *                                             own cookie
- *   xattr-bad PATH KIND                       a malformed xattr group
- *                                             (xbad() above), then a
- *                                             link-change entry
+ *   xattr-bad PATH KIND [NAME]                a malformed xattr group
+ *                                             (xbad() above; user.NAME,
+ *                                             user.bad by default), then
+ *                                             a link-change entry
  *   xattr-dead PATH NAME                      NAME's live group dead
  *   clear-feature                             super block without
  *                                             NOVA_FEATURE_INCOMPAT_XATTR
@@ -1664,7 +1670,7 @@ int inject(int argc, char **argv)
 	} else if (argc >= 4 && !strcmp(kind, "xattr-remove")) {
 		ret = xset(&fs, argv[2], argv[3], NULL, true, false);
 	} else if (argc >= 4 && !strcmp(kind, "xattr-bad")) {
-		ret = xbad(&fs, argv[2], argv[3]);
+		ret = xbad(&fs, argv[2], argv[3], argc >= 5 ? argv[4] : NULL);
 	} else if (argc >= 4 && !strcmp(kind, "xattr-dead")) {
 		ret = xdead(&fs, argv[2], argv[3]);
 	} else if (argc >= 3 && !strcmp(kind, "xattr-orphans")) {

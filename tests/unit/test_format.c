@@ -506,6 +506,46 @@ static void test_probe(const char *probe)
 	unlink(img);
 }
 
+/* nova_safe_str(): names from an image printed as e2fsck prints them */
+static void test_safe_str(void)
+{
+	char b[64];
+
+	CHECK("safe_str: printable ASCII unchanged",
+	      !strcmp(nova_safe_str(b, sizeof(b), "a-Z ~'\"\\^", 9), "a-Z ~'\"\\^"));
+	CHECK("safe_str: ESC, newline, tab, BEL as ^X",
+	      !strcmp(nova_safe_str(b, sizeof(b), "\033[31m\n\t\a", 8), "^[[31m^J^I^G"));
+	CHECK("safe_str: DEL as ^?, NUL as ^@ (the length counts, not the NUL)",
+	      !strcmp(nova_safe_str(b, sizeof(b), "\x7f\0x", 3), "^?^@x"));
+	CHECK("safe_str: 8-bit bytes as M- (0x80, 0x9b, 0xc3 0xa9, 0xff)",
+	      !strcmp(nova_safe_str(b, sizeof(b), "\x80\x9b\xc3\xa9\xff", 5),
+		      "M-^@M-^[M-CM-)M-^?"));
+	CHECK("safe_str: only @len bytes", !strcmp(nova_safe_str(b, sizeof(b), "abc", 2), "ab"));
+	CHECK("safe_str: empty", !strcmp(nova_safe_str(b, sizeof(b), "abc", 0), ""));
+	/* cut where it does not fit, never inside a byte's form */
+	CHECK("safe_str: cut before a form that does not fit",
+	      !strcmp(nova_safe_str(b, 6, "ab\x9b", 3), "ab"));
+	CHECK("safe_str: a form that just fits",
+	      !strcmp(nova_safe_str(b, 7, "ab\x9b", 3), "abM-^["));
+	CHECK("safe_str: a 1-byte buffer holds the NUL",
+	      !strcmp(nova_safe_str(b, 1, "\033", 1), ""));
+	memset(b, 'z', sizeof(b));
+	nova_safe_str(b, 0, "x", 1);
+	CHECK("safe_str: a 0-byte buffer is not written", b[0] == 'z');
+	{
+		char all[256], out[NOVA_SAFE_SIZE(256)];
+		size_t i, bad = 0;
+
+		for (i = 0; i < 256; i++)
+			all[i] = (char)i;
+		nova_safe_str(out, sizeof(out), all, 256);
+		for (i = 0; out[i]; i++)
+			bad += (unsigned char)out[i] < 0x20 || (unsigned char)out[i] >= 0x7f;
+		CHECK("safe_str: every byte value: printable ASCII out, NOVA_SAFE_SIZE holds it",
+		      !bad && strlen(out) == 32 * 2 + 95 + 2 + 32 * 4 + 95 * 3 + 4);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	test_crc();
@@ -514,6 +554,7 @@ int main(int argc, char **argv)
 	test_check_super();
 	test_compute_layout();
 	test_replica_search();
+	test_safe_str();
 	test_probe(argc > 1 ? argv[1] : "../../src/tools/nova-probe");
 	printf("format: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
