@@ -36,10 +36,15 @@
  * (within/across directories, over files and empty directories),
  * RENAME_EXCHANGE, unlink, unlink of an open file, mkdir, rmdir, link,
  * symlink, truncate, fallocate (allocate, keep size, punch hole, zero
- * range), mmap store + msync, chmod; and bursts that make the logs need
- * garbage collection: hundreds of create/unlink pairs in "churn" (half
- * the bursts keep one in eight under a new name), hundreds of overwrites
- * of "hot", mass creates in "many" (inode table growth).  Extended
+ * range), shift (fallocate COLLAPSE_RANGE or INSERT_RANGE of whole pages,
+ * within ext4's rules so that it always succeeds: a collapsed range ends
+ * before EOF, an insert starts before it), tmpfile (open O_TMPFILE, one
+ * write, then half of them linked with linkat, the others closed: an
+ * orphan that must vanish), mmap store + msync, chmod; and bursts that
+ * make the logs need garbage collection: hundreds of create/unlink pairs
+ * in "churn" (half the bursts keep one in eight under a new name),
+ * hundreds of overwrites of "hot", mass creates in "many" (inode table
+ * growth).  Extended
  * attributes: xset (lsetxattr of user., trusted. or security. names -
  * only the last two on symlinks - of up to 255 bytes with the prefix,
  * values of 0 to 64 KiB, flags 0, XATTR_CREATE or XATTR_REPLACE; several
@@ -53,8 +58,11 @@
  * directory with a default ACL gets the access ACL and mode of
  * posix_acl_create_masq() (a directory: the default ACL too).  With an
  * access ACL a chmod is two commits in NOVA (setattr, then the ACL), so
- * its in-flight state may be the new mode with the old ACL.  Profiles
- * weight them: mixed, write, ns, gc, xattr (mixed: a few xattr ops).
+ * its in-flight state may be the new mode with the old ACL.  A tmpfile
+ * gets its mode and ACLs from the directory it is made in, wherever it
+ * is linked.  Profiles weight them: mixed, write, ns, gc, xattr (mixed: a
+ * few xattr, shift and tmpfile ops; write: shifts; xattr: tmpfiles; ns
+ * and gc: neither, their operation lists are those from before).
  *
  * verify: rebuilds the operation list from SEED (each record's text must
  * match the regenerated one), replays records 1..N in an in-memory model
@@ -65,8 +73,13 @@
  * of the range may be old or new.  Punch hole and zero range are one
  * step: in the copy-on-write mode (the module's default, the only one
  * these tests use) their partial edge pages get new blocks, committed
- * with the rest.  The whole tree under DIR must equal
- * one candidate exactly: names (no unknown or missing ones), types,
+ * with the rest.  A shift is one step too (NOVA commits the new mapping
+ * of every page that moves with one tail store).  A tmpfile's one step
+ * is its link, with all its data (written before); an unlinked one
+ * changes nothing, and its inode must be gone (the inode count below:
+ * recovery reclaims an orphan left by a power cut).  The whole tree
+ * under DIR must equal one candidate exactly: names (no unknown or
+ * missing ones), types,
  * permission bits, link counts (files: names; directories: 2 + subdirs),
  * hard links (the same inode), sizes, every byte of every file, symlink
  * targets; "..", readdir d_type, no duplicate names; every inode's
@@ -759,7 +772,8 @@ static void m_drop_name(struct model *m, int pid, int i)
 enum {
 	OP_MKDIR, OP_CREATE, OP_APPEND, OP_PWRITE, OP_BIGWRITE, OP_HOT, OP_RENAME,
 	OP_EXCHANGE, OP_UNLINK, OP_RMDIR, OP_LINK, OP_SYMLINK, OP_TRUNCATE, OP_FALLOC,
-	OP_MMAP, OP_UNLINKOPEN, OP_CHMOD, OP_XSET, OP_XRM, OP_SETACL,
+	OP_MMAP, OP_UNLINKOPEN, OP_CHMOD, OP_XSET, OP_XRM, OP_SETACL, OP_SHIFT,
+	OP_TMPFILE,
 	OP_NK,
 	/* burst starts (generator only) */
 	B_CHURN = OP_NK, B_HOT, B_MASS,
@@ -769,7 +783,8 @@ enum {
 static const char *const opname[OP_NK] = {
 	"mkdir", "create", "append", "pwrite", "bigwrite", "hot", "rename",
 	"exchange", "unlink", "rmdir", "link", "symlink", "truncate", "falloc",
-	"mmap", "unlinkopen", "chmod", "xset", "xrm", "setacl",
+	"mmap", "unlinkopen", "chmod", "xset", "xrm", "setacl", "shift",
+	"tmpfile",
 };
 
 struct op {
@@ -777,10 +792,15 @@ struct op {
 	unsigned n;
 	char a[MAXP], b[MAXP];
 	uint64_t off, len;	/* bigwrite: len = k; truncate: off = size;
-				 * chmod: off = mode; xset: len = value bytes */
-	int fl;			/* falloc mode; xset: XATTR_CREATE/REPLACE;
-				 * setacl: 1 default, 0 access */
-	/* xset, xrm: b = the attribute's full name; setacl: b = the ACL */
+				 * chmod, tmpfile: off = mode;
+				 * xset: len = value bytes */
+	int fl;			/* falloc, shift: mode; xset: XATTR_CREATE/REPLACE;
+				 * setacl: 1 default, 0 access; tmpfile: 1 linked */
+	/*
+	 * xset, xrm: b = the attribute's full name; setacl: b = the ACL;
+	 * tmpfile: a = the directory ("" the root), b = the name it is
+	 * linked under
+	 */
 };
 
 static const char *xflag_name(int fl)
@@ -837,6 +857,18 @@ static void op_text(const struct op *op, char *buf, size_t sz)
 		break;
 	case OP_SETACL:
 		snprintf(buf, sz, "%s %s %s %s", k, op->a, op->fl ? "default" : "access", op->b);
+		break;
+	case OP_SHIFT:
+		snprintf(buf, sz, "%s %s %s off=%llu len=%llu", k, op->a,
+			 op->fl == FALLOC_FL_COLLAPSE_RANGE ? "collapse" : "insert", off, len);
+		break;
+	case OP_TMPFILE:
+		if (op->fl)
+			snprintf(buf, sz, "%s %s len=%llu mode=0%llo link=%s", k,
+				 *op->a ? op->a : ".", len, off, op->b);
+		else
+			snprintf(buf, sz, "%s %s len=%llu mode=0%llo unlinked", k,
+				 *op->a ? op->a : ".", len, off);
 		break;
 	default:
 		snprintf(buf, sz, "?");
@@ -948,6 +980,46 @@ static void apply(struct model *m, const struct op *op, step_cb cb, void *arg)
 		step(m, cb, arg, "fallocate committed");
 		break;
 	}
+	case OP_SHIFT: {
+		size_t old;
+
+		/* one step: NOVA commits the new mapping with one tail store */
+		x = &m->n[m_lookup(m, op->a)];
+		old = x->size;
+		if (op->fl == FALLOC_FL_COLLAPSE_RANGE) {
+			memmove(x->data + op->off, x->data + op->off + op->len,
+				old - op->off - op->len);
+			m_setsize(x, old - op->len);
+		} else {
+			m_setsize(x, old + op->len);
+			memmove(x->data + op->off + op->len, x->data + op->off, old - op->off);
+			memset(x->data + op->off, 0, op->len);
+		}
+		step(m, cb, arg, op->fl == FALLOC_FL_COLLAPSE_RANGE ? "range collapsed" :
+			   "range inserted");
+		break;
+	}
+	case OP_TMPFILE:
+		if (!op->fl) {
+			/* an orphan from start to end: no visible change */
+			step(m, cb, arg, "tmpfile closed unlinked (no change)");
+			break;
+		}
+		/*
+		 * the data is written before the link: the name comes with
+		 * all of it, and the mode and ACLs of the directory it was
+		 * made in
+		 */
+		id = m_alloc(m, T_REG, op->off);
+		m_inherit(m, m_lookup(m, op->a), id);
+		buf = xmalloc(op->len);
+		fill_data(buf, op->len, op->n);
+		m_write(&m->n[id], 0, buf, op->len);
+		free(buf);
+		pid = m_parent(m, op->b, &name);
+		d_add(&m->n[pid], name, id);
+		step(m, cb, arg, "tmpfile linked (with its data)");
+		break;
 	case OP_CHMOD:
 		x = &m->n[m_lookup(m, op->a)];
 		x->mode = op->off;
@@ -1071,17 +1143,22 @@ static void apply(struct model *m, const struct op *op, step_cb cb, void *arg)
 enum { P_MIXED, P_WRITE, P_NS, P_GC, P_XATTR, P_N };
 static const char *const profname[P_N] = { "mixed", "write", "ns", "gc", "xattr" };
 
-/* weights per profile: OP_* kinds, then burst starts (bursts are long) */
+/*
+ * weights per profile: OP_* kinds, then burst starts (bursts are long).
+ * A kind of weight 0 leaves a profile's pick as it was: the operation
+ * lists of ns and gc are those from before shift and tmpfile existed.
+ */
 static const int weights[P_N][W_N] = {
-	/*           mkd  cre  app  pwr  big  hot  ren  exc  unl  rmd  lnk  sym  trn  fal  mma  uop  chm  xse  xrm  acl  CHU HOT MAS */
-	[P_MIXED] = { 40, 140,  80,  80,  60,  30,  70,  20,  70,  20,  40,  30,  50,  40,  30,  20,  20,  12,   4,   6,   1,  1,  1 },
-	[P_WRITE] = { 10,  80, 120, 140, 120,  40,  10,   0,  30,   0,  10,   0, 100,  80,  60,  20,  10,   0,   0,   0,   0,  2,  0 },
-	[P_NS]    = { 80, 180,  10,  10,  10,   0, 140,  50, 100,  40,  80,  50,  10,   0,   0,  30,  20,   0,   0,   0,   0,  0,  3 },
-	[P_GC]    = { 10,  40,  20,  20,  20,  10,  20,  10,  20,  10,  10,  10,  10,  10,  10,  10,   0,   0,   0,   0,  60, 60, 20 },
-	/* xattrs and ACLs, with creates in directories with default ACLs,
-	 * chmod (the mask), renames, links, removals and a few hot bursts
-	 * (GC of a log that holds attributes) */
-	[P_XATTR] = { 40, 110,  10,  10,   5,   5,  30,  10,  40,  10,  20,  30,   5,   0,   0,  10,  40, 220,  60,  90,   0,  1,  0 },
+	/*           mkd  cre  app  pwr  big  hot  ren  exc  unl  rmd  lnk  sym  trn  fal  mma  uop  chm  xse  xrm  acl  shf  tmp  CHU HOT MAS */
+	[P_MIXED] = { 40, 140,  80,  80,  60,  30,  70,  20,  70,  20,  40,  30,  50,  40,  30,  20,  20,  12,   4,   6,  10,  10,   1,  1,  1 },
+	/* data: writes, truncates, fallocate (collapse and insert too) */
+	[P_WRITE] = { 10,  80, 120, 140, 120,  40,  10,   0,  30,   0,  10,   0, 100,  80,  60,  20,  10,   0,   0,   0,  40,   0,   0,  2,  0 },
+	[P_NS]    = { 80, 180,  10,  10,  10,   0, 140,  50, 100,  40,  80,  50,  10,   0,   0,  30,  20,   0,   0,   0,   0,   0,   0,  0,  3 },
+	[P_GC]    = { 10,  40,  20,  20,  20,  10,  20,  10,  20,  10,  10,  10,  10,  10,  10,  10,   0,   0,   0,   0,   0,   0,  60, 60, 20 },
+	/* xattrs and ACLs, with creates (tmpfiles too) in directories with
+	 * default ACLs, chmod (the mask), renames, links, removals and a few
+	 * hot bursts (GC of a log that holds attributes) */
+	[P_XATTR] = { 40, 110,  10,  10,   5,   5,  30,  10,  40,  10,  20,  30,   5,   0,   0,  10,  40, 220,  60,  90,   0,  10,   0,  1,  0 },
 };
 
 struct gen {
@@ -1516,6 +1593,52 @@ static int build(struct gen *g, const struct model *m, struct lists *l, int k,
 		op->len = 1 + rnd(g, x->size - op->off < 9000 ? x->size - op->off : 9000);
 		snprintf(op->a, MAXP, "%s", s);
 		return 1;
+	case OP_SHIFT: {
+		uint64_t pages;
+
+		s = pick(g, &l->files);
+		if (!s)
+			return 0;
+		x = &m->n[m_lookup(m, s)];
+		if (!x->size)
+			return 0;
+		/* whole pages before the page of the last byte */
+		pages = (x->size - 1) / PAGE;
+		if (rnd(g, 2)) {
+			/* collapse: the range ends before EOF (strictly) */
+			if (!pages)
+				return 0;
+			op->fl = FALLOC_FL_COLLAPSE_RANGE;
+			op->len = 1 + rnd(g, pages < 8 ? pages : 8);
+			op->off = rnd(g, pages - op->len + 1);
+		} else {
+			/* insert: from a page that starts before EOF */
+			op->fl = FALLOC_FL_INSERT_RANGE;
+			op->len = 1 + rnd(g, rnd(g, 4) ? 4 : 16);
+			op->off = rnd(g, pages + 1);
+			if (x->size + op->len * PAGE > FILE_CAP)
+				return 0;
+		}
+		op->off *= PAGE;
+		op->len *= PAGE;
+		snprintf(op->a, MAXP, "%s", s);
+		return 1;
+	}
+	case OP_TMPFILE: {
+		static const unsigned modes[] = { 0644, 0600, 0640, 0664 };
+
+		s = pick(g, &l->dirs);
+		snprintf(op->a, MAXP, "%s", s ? s : "");
+		op->off = modes[rnd(g, 4)];
+		op->len = rnd_len(g);
+		op->fl = rnd(g, 2);
+		if (op->fl) {
+			/* mostly into the directory it was made in */
+			t = rnd(g, 3) ? op->a : pick(g, &l->dirs);
+			new_name(g, op->b, t ? t : "", "t");
+		}
+		return 1;
+	}
 	case OP_XSET:
 	case OP_XRM:
 	case OP_SETACL:
@@ -1803,6 +1926,37 @@ static int execute(const struct op *op)
 	case OP_FALLOC:
 		TRY(fd = open(a, O_WRONLY), "open");
 		TRY(fallocate(fd, op->fl, op->off, op->len), "fallocate");
+		break;
+	case OP_SHIFT:
+		TRY(fd = open(a, O_WRONLY), "open");
+		TRY(fallocate(fd, op->fl, op->off, op->len),
+		    op->fl == FALLOC_FL_COLLAPSE_RANGE ? "fallocate(COLLAPSE_RANGE)" :
+		    "fallocate(INSERT_RANGE)");
+		break;
+	case OP_TMPFILE:
+		TRY(fd = open(a, O_TMPFILE | O_RDWR, op->off), "open(O_TMPFILE)");
+		if (op->len) {
+			buf = xmalloc(op->len);
+			fill_data(buf, op->len, op->n);
+			TRY(write_all(fd, buf, op->len, 0, 0), "write");
+		}
+		if (!op->fl)
+			break;	/* close: the inode goes at eviction */
+		/*
+		 * AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH (ENOENT without);
+		 * /proc/self/fd is the unprivileged way
+		 */
+		if (linkat(fd, "", AT_FDCWD, b, AT_EMPTY_PATH) < 0) {
+			char proc[64];
+
+			if (errno != ENOENT && errno != EPERM) {
+				snprintf(what, sizeof(what), "linkat(AT_EMPTY_PATH)");
+				goto out;
+			}
+			snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+			TRY(linkat(AT_FDCWD, proc, AT_FDCWD, b, AT_SYMLINK_FOLLOW),
+			    "linkat(/proc/self/fd, AT_SYMLINK_FOLLOW)");
+		}
 		break;
 	case OP_CHMOD:
 		TRY(chmod(a, op->off), "chmod");
