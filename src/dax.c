@@ -1024,7 +1024,8 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 	loff_t end = offset + len, new_size;
 	struct nova_run *runs = NULL;
 	int nr = 0, cap = 0;
-	bool head_edge = false, tail_edge = false;
+	bool head_edge = false, tail_edge = false, committed = false;
+	struct timespec64 mtime, ctime;
 	pgoff_t tp = 0;
 	long ret;
 
@@ -1160,6 +1161,8 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 		if (ret)
 			goto out_free;
 	}
+	mtime = nova_get_mtime(inode);
+	ctime = nova_get_ctime(inode);
 	nova_touch_mctime(inode);
 	if (nr) {
 		int done = nova_commit_runs(inode, runs, nr, new_size, false);
@@ -1168,6 +1171,7 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 			ret = done;
 		else if (done < nr)
 			ret = -ENOSPC;
+		committed = done > 0;
 	} else if (new_size != inode->i_size ||
 		   (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE))) {
 		loff_t old_size = inode->i_size;
@@ -1177,10 +1181,17 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 		ret = nova_log_attr(inode, false);
 		if (ret)
 			inode->i_size = old_size;	/* not in the log */
+		committed = !ret;
 		mutex_unlock(&sih->log_mutex);
 	} else {
 		/* nothing to commit: the new times are logged at writeback */
 		mark_inode_dirty_sync(inode);
+		committed = true;
+	}
+	if (!committed) {
+		/* nothing logged: no other entry may log these times */
+		nova_set_mtime(inode, mtime);
+		nova_set_ctime(inode, ctime);
 	}
 	i_size_write(inode, inode->i_size);
 	goto out;

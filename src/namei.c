@@ -21,6 +21,12 @@
  */
 #include "nova.h"
 
+/* Times an operation changes, put back if it fails before its commit */
+struct nova_op_times {
+	struct inode *inode;
+	struct timespec64 mtime, ctime;
+};
+
 /* The inodes one operation touches and their working log tails */
 struct nova_op {
 	struct inode *inode[4];
@@ -28,7 +34,38 @@ struct nova_op {
 	int n;
 	u64 valid_word;		/* new inode's word 0, 0 if none */
 	struct inode *new_inode;
+	struct nova_op_times saved[4];
+	int nsaved;
 };
+
+/* Remember @inode's times before the operation changes them */
+static void nova_op_save_times(struct nova_op *op, struct inode *inode)
+{
+	int i;
+
+	for (i = 0; i < op->nsaved; i++)
+		if (op->saved[i].inode == inode)
+			return;
+	if (WARN_ON_ONCE(op->nsaved == ARRAY_SIZE(op->saved)))
+		return;
+	op->saved[op->nsaved++] = (struct nova_op_times){
+		.inode = inode,
+		.mtime = nova_get_mtime(inode),
+		.ctime = nova_get_ctime(inode),
+	};
+}
+
+/* A failed operation: the times it changed in DRAM go back */
+static void nova_op_restore_times(struct nova_op *op)
+{
+	while (op->nsaved--) {
+		struct nova_op_times *t = &op->saved[op->nsaved];
+
+		nova_set_mtime(t->inode, t->mtime);
+		nova_set_ctime(t->inode, t->ctime);
+	}
+	op->nsaved = 0;
+}
 
 static u64 *nova_op_tail(struct nova_op *op, struct inode *inode)
 {
@@ -121,9 +158,19 @@ static struct dentry *nova_lookup(struct inode *dir, struct dentry *dentry,
 	return d_splice_alias(inode, dentry);
 }
 
-static void nova_touch_dir(struct inode *dir)
+/* New mtime and ctime of a directory the operation changes */
+static void nova_touch_dir(struct nova_op *op, struct inode *dir)
 {
+	nova_op_save_times(op, dir);
 	nova_touch_mctime(dir);
+}
+
+/* A new ctime of @inode, @ts */
+static void nova_op_set_ctime(struct nova_op *op, struct inode *inode,
+			      struct timespec64 ts)
+{
+	nova_op_save_times(op, inode);
+	nova_set_ctime(inode, ts);
 }
 
 /* The new object's own initial log: "." and ".." or a symlink target */
@@ -190,7 +237,7 @@ static int nova_create_object(nova_idmap_t *idmap, struct inode *dir,
 
 	if (S_ISDIR(mode))
 		inc_nlink(dir);
-	nova_touch_dir(dir);
+	nova_touch_dir(&op, dir);
 	ret = nova_append_dentry(dir, &dentry->d_name, inode->i_ino, mode,
 				 nova_op_tail(&op, dir), &de_off, &cookie);
 	if (!ret)
@@ -199,6 +246,7 @@ static int nova_create_object(nova_idmap_t *idmap, struct inode *dir,
 					 fs_umode_to_dtype(mode), cookie, de_off);
 	if (ret) {
 		nova_op_abort(&op);
+		nova_op_restore_times(&op);
 		if (S_ISDIR(mode))
 			drop_nlink(dir);
 		goto fail;
@@ -319,9 +367,9 @@ static int __nova_link(struct dentry *old_dentry, struct inode *dir,
 
 	if (dentry->d_name.len > NOVA_NAME_LEN)
 		return -ENAMETOOLONG;
-	nova_set_ctime_current(inode);
+	nova_touch_dir(&op, dir);
+	nova_op_set_ctime(&op, inode, nova_get_ctime(dir));
 	inc_nlink(inode);
-	nova_touch_dir(dir);
 	ret = nova_append_dentry(dir, &dentry->d_name, inode->i_ino,
 				 inode->i_mode, nova_op_tail(&op, dir), &de_off,
 				 &cookie);
@@ -334,6 +382,7 @@ static int __nova_link(struct dentry *old_dentry, struct inode *dir,
 					 cookie, de_off);
 	if (ret) {
 		nova_op_abort(&op);
+		nova_op_restore_times(&op);
 		drop_nlink(inode);
 		return ret;
 	}
@@ -363,8 +412,8 @@ static int nova_remove(struct inode *dir, struct dentry *dentry)
 	if (isdir && NOVA_I(inode)->header.dir_entries)
 		return -ENOTEMPTY;
 
-	nova_touch_dir(dir);
-	nova_set_ctime(inode, nova_get_ctime(dir));
+	nova_touch_dir(&op, dir);
+	nova_op_set_ctime(&op, inode, nova_get_ctime(dir));
 	if (isdir) {
 		drop_nlink(dir);
 		clear_nlink(inode);
@@ -382,6 +431,7 @@ static int nova_remove(struct inode *dir, struct dentry *dentry)
 	NOVA_I(inode)->header.use_reserve = false;
 	if (ret) {
 		nova_op_abort(&op);
+		nova_op_restore_times(&op);
 		set_nlink(inode, old_nlink);
 		if (isdir)
 			inc_nlink(dir);
@@ -474,11 +524,11 @@ static int __nova_rename(nova_idmap_t *idmap,
 	}
 
 	/* link counts and times as they are after the rename */
-	nova_touch_dir(old_dir);
-	nova_touch_dir(new_dir);
-	nova_set_ctime(old, nova_get_ctime(old_dir));
+	nova_touch_dir(&op, old_dir);
+	nova_touch_dir(&op, new_dir);
+	nova_op_set_ctime(&op, old, nova_get_ctime(old_dir));
 	if (new)
-		nova_set_ctime(new, nova_get_ctime(old_dir));
+		nova_op_set_ctime(&op, new, nova_get_ctime(old_dir));
 	if (old_dir != new_dir) {
 		if (old_isdir) {
 			drop_nlink(old_dir);
@@ -542,6 +592,7 @@ static int __nova_rename(nova_idmap_t *idmap,
 	if (ret) {
 		/* nothing committed: put the DRAM state back */
 		nova_op_abort(&op);
+		nova_op_restore_times(&op);
 		set_nlink(old_dir, nl_old_dir);
 		set_nlink(new_dir, nl_new_dir);
 		if (new)

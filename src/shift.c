@@ -176,6 +176,8 @@ static int nova_shift_commit(struct nova_shift *s, loff_t new_size)
 	struct inode *inode = s->inode;
 	struct super_block *sb = inode->i_sb;
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	struct timespec64 mtime = nova_get_mtime(inode);
+	struct timespec64 ctime = nova_get_ctime(inode);
 	u64 tail = sih->log_tail;
 	int i, ret;
 
@@ -192,8 +194,12 @@ static int nova_shift_commit(struct nova_shift *s, loff_t new_size)
 
 		ret = nova_append_write_entry(inode, t->pg, t->n, t->blk,
 					      new_size, &tail, &t->off);
-		if (ret)
+		if (ret) {
+			/* nothing committed: no other entry may log the times */
+			nova_set_mtime(inode, mtime);
+			nova_set_ctime(inode, ctime);
 			goto out;
+		}
 	}
 	NOVA_CRASH_POINT(CP_WRITE_ENTRIES);
 	nova_log_commit(sb, inode, tail);

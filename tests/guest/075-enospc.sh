@@ -1,7 +1,8 @@
 #!/bin/sh
 # A full device: ENOSPC for new data, new files and directories; deleting
 # still works when the device is full (also after a rename cut short by
-# ENOSPC); afterwards the free space returns
+# ENOSPC); a link cut short by ENOSPC leaves times and link counts as they
+# were; afterwards the free space returns
 # exactly to where it started; nothing is corrupted (remount compares).
 . "$NOVA_TESTS/lib.sh"
 . "$NOVA_TESTS/nova-lib.inc"
@@ -68,6 +69,15 @@ expect_fail mv "$MNT/d/a" "$MNT/d/b"
 expect_ok rm "$MNT/d/a" "$MNT/d/b" "$MNT/d/two" "$MNT/d/big"
 expect_eq "$(nova_statfs bfree)" "$start" "free blocks after a rename cut short by ENOSPC"
 expect_eq "$(cat "$MNT/keep/file")" "precious" "other data intact"
+
+# 5. a link cut short by ENOSPC changes no time and no link count
+expect_ok touch "$MNT/d/t"
+expect_ok mkdir "$MNT/d/l"
+dd if=/dev/zero of="$MNT/d/big" bs=1M count=64 2>/dev/null && fail "64 MiB fit in 24 MiB"
+out=$(nova-fsctl linkfull "$MNT/d/t" "$MNT/d/l") || fail "$out"
+info "$out"
+expect_ok rm -r "$MNT/d/l" "$MNT/d/t" "$MNT/d/big"
+expect_eq "$(nova_statfs bfree)" "$start" "free blocks after links cut short by ENOSPC"
 expect_ok umount "$MNT"
 expect_ok mount -t NOVA "$DEV" "$MNT"
 expect_eq "$(nova_statfs bfree)" "$start" "free blocks after remount"

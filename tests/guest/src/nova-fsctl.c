@@ -18,6 +18,24 @@
  *                                     next mount recovers a removed
  *                                     directory whose last entries are not
  *                                     its removal
+ *   nova-fsctl linkfull FILE DIR      on a full device: link FILE into DIR
+ *                                     under new names until one fails
+ *                                     (ENOSPC: the directory's log needs a
+ *                                     page), 20 ms apart; then the failed
+ *                                     link must have left DIR's mtime and
+ *                                     ctime and FILE's ctime as they were
+ *                                     (prints "links=N times kept", exit 1
+ *                                     otherwise)
+ *   nova-fsctl sparsefill FILE N      write pages 0, 2, 4, ... 2N-2 of FILE
+ *                                     (4 KiB each, byte k of page p is
+ *                                     (p + k) & 0xff): N extents
+ *   nova-fsctl suidgc FILE N          N times: make FILE set-user-ID, store
+ *                                     into a hole through a shared mapping
+ *                                     (a fault that logs a block), punch
+ *                                     the page again (fallocate must drop
+ *                                     set-user-ID first: a setattr that may
+ *                                     run a GC); run as the file's owner
+ *                                     without CAP_FSETID
  *   nova-fsctl dax PATH [+|-]         print "xflag=0|1 statx=0|1"
  *                                     (FS_XFLAG_DAX, STATX_ATTR_DAX); with
  *                                     + or -: set or clear FS_XFLAG_DAX
@@ -37,11 +55,13 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -96,6 +116,111 @@ static int dax_flag(const char *path, const char *how)
 	       !!(stx.stx_attributes & STATX_ATTR_DAX));
 	close(fd);
 	return 0;
+}
+
+/* suidgc: fallocate on a set-user-ID file whose log wants a GC */
+static int suid_gc(const char *file, long n)
+{
+	const long pages = 64;
+	struct stat st;
+	char *p;
+	long i;
+	int fd = open(file, O_RDWR | O_CREAT, 0755);
+
+	if (fd < 0)
+		return fail("open");
+	if (ftruncate(fd, pages * 4096))
+		return fail("ftruncate");
+	p = mmap(NULL, pages * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return fail("mmap");
+	for (i = 0; i < n; i++) {
+		long pg = i % pages;
+
+		if (fchmod(fd, 04755))
+			return fail("fchmod");
+		p[pg * 4096] = 1;
+		if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			      pg * 4096, 4096))
+			return fail("fallocate");
+		if (fstat(fd, &st))
+			return fail("fstat");
+		if (st.st_mode & S_ISUID) {
+			printf("iteration %ld: still set-user-ID after fallocate\n", i);
+			return 1;
+		}
+	}
+	munmap(p, pages * 4096);
+	close(fd);
+	printf("suidgc: %ld iterations\n", n);
+	return 0;
+}
+
+/* sparsefill: every other page written, N extents with holes between */
+static int sparse_fill(const char *file, long n)
+{
+	unsigned char buf[4096];
+	int fd = open(file, O_WRONLY | O_CREAT, 0644);
+	long i;
+	int k;
+
+	if (fd < 0)
+		return fail("open");
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < 4096; k++)
+			buf[k] = (unsigned char)(2 * i + k);
+		if (pwrite(fd, buf, sizeof(buf), 2 * i * 4096) != sizeof(buf))
+			return fail("pwrite");
+	}
+	close(fd);
+	return 0;
+}
+
+static int same_ts(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+/* linkfull: a link that fails for want of space changes no time */
+static int link_full(const char *file, const char *dir)
+{
+	struct timespec pause = { 0, 20 * 1000 * 1000 };
+	struct stat d0, f0, d1, f1;
+	char name[PATH_MAX];
+	int n;
+
+	for (n = 0; n < 100000; n++) {
+		if (stat(dir, &d0) || stat(file, &f0))
+			return fail("stat");
+		nanosleep(&pause, NULL);
+		snprintf(name, sizeof(name), "%s/l%d", dir, n);
+		if (!link(file, name))
+			continue;
+		if (errno != ENOSPC)
+			return fail("link");
+		if (stat(dir, &d1) || stat(file, &f1))
+			return fail("stat");
+		if (!same_ts(&d0.st_mtim, &d1.st_mtim) ||
+		    !same_ts(&d0.st_ctim, &d1.st_ctim) ||
+		    !same_ts(&f0.st_ctim, &f1.st_ctim) ||
+		    d0.st_nlink != d1.st_nlink || f0.st_nlink != f1.st_nlink) {
+			printf("links=%d failed link (ENOSPC) changed times or link counts:"
+			       " dir mtime %ld.%09ld -> %ld.%09ld, ctime %ld.%09ld -> %ld.%09ld;"
+			       " file ctime %ld.%09ld -> %ld.%09ld, nlink %lu -> %lu\n", n,
+			       (long)d0.st_mtim.tv_sec, d0.st_mtim.tv_nsec,
+			       (long)d1.st_mtim.tv_sec, d1.st_mtim.tv_nsec,
+			       (long)d0.st_ctim.tv_sec, d0.st_ctim.tv_nsec,
+			       (long)d1.st_ctim.tv_sec, d1.st_ctim.tv_nsec,
+			       (long)f0.st_ctim.tv_sec, f0.st_ctim.tv_nsec,
+			       (long)f1.st_ctim.tv_sec, f1.st_ctim.tv_nsec,
+			       (unsigned long)f0.st_nlink, (unsigned long)f1.st_nlink);
+			return 1;
+		}
+		printf("links=%d times kept\n", n);
+		return 0;
+	}
+	printf("links=%d: no link failed\n", n);
+	return 1;
 }
 
 /* deaddir: changes to a removed directory through its descriptor, then a shutdown */
@@ -171,6 +296,9 @@ int main(int argc, char **argv)
 			"       nova-fsctl keepsize|punch|zero|collapse|insert PATH OFF LEN\n"
 			"       nova-fsctl dax PATH [+|-]\n"
 			"       nova-fsctl deaddir DIR MNT\n"
+			"       nova-fsctl linkfull FILE DIR\n"
+			"       nova-fsctl sparsefill FILE N\n"
+			"       nova-fsctl suidgc FILE N\n"
 			"       nova-fsctl freeze|thaw PATH\n"
 			"       nova-fsctl shutdown PATH FLAGS\n"
 			"       nova-fsctl readnoatime PATH\n"
@@ -187,6 +315,12 @@ int main(int argc, char **argv)
 			return fail("renameat2(RENAME_EXCHANGE)");
 		return 0;
 	}
+	if (!strcmp(argv[1], "suidgc") && argc == 4)
+		return suid_gc(argv[2], strtol(argv[3], NULL, 0));
+	if (!strcmp(argv[1], "sparsefill") && argc == 4)
+		return sparse_fill(argv[2], strtol(argv[3], NULL, 0));
+	if (!strcmp(argv[1], "linkfull") && argc == 4)
+		return link_full(argv[2], argv[3]);
 	if (!strcmp(argv[1], "deaddir") && argc == 4)
 		return dead_dir(argv[2], argv[3]);
 	if (!strcmp(argv[1], "dax") && (argc == 3 || argc == 4))
