@@ -29,6 +29,7 @@
  * before write() returns.
  */
 #include <linux/uio.h>
+#include <linux/pagemap.h>
 #include <linux/slab.h>
 #include <linux/falloc.h>
 #include "nova.h"
@@ -465,7 +466,8 @@ static int nova_wait_pinned_blocks(struct inode *inode, loff_t start,
  * wait for the invalidate lock, which the caller holds (the waits drop
  * it).  Returns 0, or -ERESTARTSYS when a signal ended a wait.
  */
-int nova_break_layouts(struct inode *inode, loff_t start, loff_t end)
+static int __nova_break_layouts(struct inode *inode, loff_t start, loff_t end,
+				bool flush)
 {
 	int ret;
 
@@ -477,9 +479,27 @@ int nova_break_layouts(struct inode *inode, loff_t start, loff_t end)
 		if (!ret)
 			ret = nova_wait_pinned_blocks(inode, start, end);
 	} while (ret == 1);
+	/* unmapped, and no fault can come: nothing is dirtied again */
+	if (!ret && flush)
+		ret = filemap_write_and_wait_range(inode->i_mapping, start, end);
 	if (!ret)
 		truncate_pagecache_range(inode, start, end);
 	return ret;
+}
+
+int nova_break_layouts(struct inode *inode, loff_t start, loff_t end)
+{
+	return __nova_break_layouts(inode, start, end, false);
+}
+
+/*
+ * The same when the blocks stay in the file at other offsets (shift.c):
+ * stores made through the mappings are written back (their cache lines
+ * flushed) before the DAX entries that track them are dropped.
+ */
+int nova_break_layouts_flush(struct inode *inode, loff_t start, loff_t end)
+{
+	return __nova_break_layouts(inode, start, end, true);
 }
 
 /* A run of new blocks filled by a copy-on-write write */
@@ -1049,6 +1069,14 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 	if (ret)
 		goto out_inode;
 	/*
+	 * Before the invalidate lock: dropping set-user-ID is a setattr,
+	 * which may run a GC that takes that lock.  The times:
+	 * nova_touch_mctime() below, logged with the commit.
+	 */
+	ret = file_remove_privs(file);
+	if (ret)
+		goto out_inode;
+	/*
 	 * PUNCH_HOLE and ZERO_RANGE free or replace the blocks of the range
 	 * (edge pages included): first wait until none of them is pinned,
 	 * before anything changes, and keep page faults out until the commit.
@@ -1060,10 +1088,6 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 		if (ret)
 			goto out;
 	}
-	/* the times: nova_touch_mctime() below, logged with the commit */
-	ret = file_remove_privs(file);
-	if (ret)
-		goto out;
 	new_size = keep ? inode->i_size : max_t(loff_t, inode->i_size, end);
 
 	/* runs in page order: head edge, whole pages, tail edge */

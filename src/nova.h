@@ -467,6 +467,7 @@ int nova_append_write_entry(struct inode *inode, pgoff_t pg, unsigned long n,
 			    u64 block, loff_t new_size, u64 *tail,
 			    u64 *entry_off);
 int nova_break_layouts(struct inode *inode, loff_t start, loff_t end);
+int nova_break_layouts_flush(struct inode *inode, loff_t start, loff_t end);
 u64 nova_find_page(struct inode *inode, pgoff_t pg);
 int nova_index_check_used(struct super_block *sb, struct inode *inode);
 void nova_zero_past_eof(struct inode *inode);

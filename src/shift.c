@@ -20,7 +20,7 @@
  * changes the mapping meanwhile; index slots of new pages are reserved
  * first, so applying them cannot fail.
  */
-#include <linux/pagemap.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/falloc.h>
 #include "nova.h"
@@ -94,12 +94,18 @@ static int nova_shift_add(struct nova_shift *s, pgoff_t p, u64 blk)
 		return 0;
 	}
 	if (s->nr == s->cap) {
-		int cap = s->cap ? s->cap * 2 : 16;
+		/* a fragmented file has many: past kmalloc's limit, vmalloc */
+		int cap = s->cap > INT_MAX / 2 ? 0 : s->cap ? s->cap * 2 : 16;
 		struct nova_shift_ent *n;
 
-		n = krealloc_array(s->ents, cap, sizeof(*n), GFP_KERNEL);
+		if (!cap)
+			return -ENOMEM;
+		n = kvmalloc_array(cap, sizeof(*n), GFP_KERNEL);
 		if (!n)
 			return -ENOMEM;
+		if (s->nr)
+			memcpy(n, s->ents, s->nr * sizeof(*n));
+		kvfree(s->ents);
 		s->ents = n;
 		s->cap = cap;
 	}
@@ -264,13 +270,13 @@ long nova_shift_range(struct file *file, int mode, loff_t offset, loff_t len)
 		new_size = inode->i_size + len;
 	}
 
+	/* a setattr, which may run a GC: before the invalidate lock */
+	ret = file_remove_privs(file);
+	if (ret)
+		goto out_inode;
 	filemap_invalidate_lock(inode->i_mapping);
-	/* stores through mappings: durable before the pages move */
-	ret = filemap_write_and_wait_range(inode->i_mapping, offset, LLONG_MAX);
-	if (!ret)
-		ret = nova_break_layouts(inode, offset, LLONG_MAX);
-	if (!ret)
-		ret = file_remove_privs(file);
+	/* stores through mappings are made durable before the pages move */
+	ret = nova_break_layouts_flush(inode, offset, LLONG_MAX);
 	if (ret)
 		goto out;
 	mutex_lock(&sih->log_mutex);
@@ -280,7 +286,7 @@ long nova_shift_range(struct file *file, int mode, loff_t offset, loff_t len)
 		i_size_write(inode, new_size);
 out:
 	filemap_invalidate_unlock(inode->i_mapping);
-	kfree(s.ents);
+	kvfree(s.ents);
 out_inode:
 	inode_unlock(inode);
 	return ret;
