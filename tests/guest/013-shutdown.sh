@@ -20,6 +20,7 @@ for flags in 0 1 2; do
 	expect_ok t_xattr set "$MNT/d/f" user.k v
 	sync
 	free0=$(nova_statfs bfree)
+	big_ino=$(stat -c %i "$MNT/big")
 	# a file unlinked while open: an orphan at the shutdown
 	dd if=/dev/zero of="$MNT/orphan" bs=64k count=32 2>/dev/null
 	exec 3<"$MNT/orphan"
@@ -36,6 +37,8 @@ for flags in 0 1 2; do
 	expect_fail touch "$MNT/d/f"
 	expect_eq "$(t_xattr get "$MNT/d/f" user.k)" "EIO" "flags $flags: getxattr fails"
 	expect_fail mount -o remount,ro "$MNT"
+	# nor does a GC request write
+	expect_fail sh -c "echo $big_ino > /proc/fs/NOVA/pmem0/gc"
 	nova_statfs bfree >/dev/null || fail "statfs after a shutdown"
 	exec 3<&-
 	nova_umount
