@@ -387,12 +387,15 @@ int nova_rebuild_allocator(struct super_block *sb)
 		goto out;
 	ret = nova_build_free_lists_from_bitmap(sb, main.used);
 	atomic64_set(&sbi->inodes_used, inodes);
-	if (orphans && bdev_read_only(sb->s_bdev))
+	if (orphans && bdev_read_only(sb->s_bdev)) {
+		/* free in DRAM, still valid in pmem: no remount read-write */
+		sbi->orphans_left = orphans;
 		pr_info("NOVA (%s): %lu unlinked inodes left for a writable device\n",
 			sb->s_id, orphans);
-	else if (orphans)
+	} else if (orphans) {
 		pr_info("NOVA (%s): reclaimed %lu unlinked inodes\n", sb->s_id,
 			orphans);
+	}
 	pr_info("NOVA (%s): recovery scan: %lu inodes, %u stripes (largest %lu), %s, %llu us\n",
 		sb->s_id, inodes, sbi->stripes, largest,
 		serial ? "serial" : "parallel", div_u64(ktime_get_ns() - t0, 1000));

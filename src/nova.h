@@ -108,6 +108,7 @@ struct nova_sb_info {
 	struct nova_stats stats;
 	struct proc_dir_entry *s_proc;
 	bool shutdown;			/* FS_IOC_SHUTDOWN: no more pmem writes */
+	unsigned long orphans_left;	/* not reclaimed: the device was read-only */
 };
 
 /*

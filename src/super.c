@@ -794,6 +794,15 @@ static int nova_reconfigure(struct fs_context *fc)
 	}
 	if (ctx->mount_opt & NOVA_MOUNT_FORMAT)
 		return invalfc(fc, "init is not allowed on remount");
+	/*
+	 * Orphans a mount of a read-only device could not reclaim: their
+	 * blocks are free in DRAM while their inodes still hold them
+	 */
+	if (!(fc->sb_flags & SB_RDONLY) && sb_rdonly(sb) && sbi->orphans_left) {
+		errorfc(fc, "%s: %lu unlinked inodes were left when the device was read-only: unmount and mount it read-write",
+			sb->s_id, sbi->orphans_left);
+		return -EROFS;
+	}
 	if (ctx->set & (NOVA_SET_MODE | NOVA_SET_UID | NOVA_SET_GID))
 		return invalfc(fc, "mode=, uid= and gid= cannot be changed on remount");
 

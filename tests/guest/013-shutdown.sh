@@ -7,7 +7,8 @@
 # is there and fsck.nova finds the file system clean.  A read-only mount
 # after a shutdown reclaims the orphan too (as ext4, when the device is
 # writable): fsck.nova is clean after it (xfstests generic/417).  So is a
-# directory removed while open and changed through its descriptor.
+# directory removed while open and changed through its descriptor.  On a
+# read-only device the orphan stays, and a remount read-write is refused.
 . "$NOVA_TESTS/lib.sh"
 . "$NOVA_TESTS/nova-lib.inc"
 
@@ -113,4 +114,32 @@ expect_eq "$(free_blocks)" "$free0" "free blocks after recovering a removed dire
 nova_umount
 fsck.nova -fn "$PMEM" >/tmp/fsck.out 2>&1 ||
 	{ head -40 /tmp/fsck.out; fail "fsck.nova -fn after recovering a removed directory"; }
+expect_no_dmesg 'Oops|BUG|WARNING|general protection' "no kernel errors"
+
+# On a read-only device the mount cannot reclaim an orphan: it says so,
+# and a remount read-write after the device became writable is refused
+# (its blocks are free in DRAM but the inode still owns them in pmem);
+# a fresh read-write mount reclaims it.
+nova_format
+dd if=/dev/zero of="$MNT/orphan" bs=64k count=8 2>/dev/null
+exec 3<"$MNT/orphan"
+rm "$MNT/orphan"
+expect_ok nova-fsctl shutdown "$MNT" 2
+exec 3<&-
+nova_umount
+expect_ok blockdev --setro "$PMEM"
+dmesg_mark
+nova_mount ro
+expect_dmesg "1 unlinked inodes left for a writable device" "a read-only device keeps the orphan"
+expect_ok blockdev --setrw "$PMEM"
+dmesg_mark
+expect_fail mount -o remount,rw "$MNT"
+expect_dmesg "NOVA.*unlinked inodes" "the refused remount says why"
+nova_umount
+dmesg_mark
+nova_mount
+expect_dmesg "reclaimed 1 unlinked inodes" "a read-write mount reclaims it"
+nova_umount
+fsck.nova -fn "$PMEM" >/tmp/fsck.out 2>&1 ||
+	{ head -40 /tmp/fsck.out; fail "fsck.nova -fn after the read-only device"; }
 expect_no_dmesg 'Oops|BUG|WARNING|general protection' "no kernel errors"
