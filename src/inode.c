@@ -11,6 +11,7 @@
  * a chain of blocks whose last 8 bytes point to the next block.
  */
 #include <linux/slab.h>
+#include <linux/pagemap.h>
 #include <linux/cred.h>
 #include <linux/random.h>
 #include "nova.h"
@@ -1000,6 +1001,16 @@ int nova_fileattr_set(nova_idmap_t *idmap,
 	if (!S_ISDIR(inode->i_mode) && !S_ISREG(inode->i_mode) &&
 	    (fa->flags & FS_DAX_FL))
 		return -EINVAL;
+	/*
+	 * Becoming immutable (as ext4): the writeback write-protects the
+	 * pages mapped writable, so a later store faults and is refused
+	 */
+	if (S_ISREG(inode->i_mode) && (fa->flags & FS_IMMUTABLE_FL) &&
+	    !(old & FS_IMMUTABLE_FL)) {
+		ret = filemap_write_and_wait(inode->i_mapping);
+		if (ret)
+			return ret;
+	}
 
 	mutex_lock(&sih->log_mutex);
 	tail = sih->log_tail;

@@ -3162,21 +3162,42 @@ static void t_flags_immutable(void)
 /*
  * A descriptor opened before chattr +i cannot change the file either
  * (as ext4): write, ftruncate, fallocate, fchmod fail with EPERM, and a
- * store through a shared mapping made before gets SIGBUS at its fault.
+ * store through a shared mapping made before gets SIGBUS, also to a page
+ * already written through it (chattr +i write-protects it, as ext4).
  */
 static void t_flags_immutable_open_fd(void)
 {
 	int fl, fd, status;
-	char *p;
 	pid_t pid;
 
 	MKFILE("f", 0644);
 	fd = (int)OK(open("f", O_RDWR));
 	OK(ftruncate(fd, 8192));
-	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	CHECK(p != MAP_FAILED);
 	fl = GETFLAGS("f");
-	SETFLAGS("f", fl | FS_IMMUTABLE_FL);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		/*
+		 * A page this process already stores to (writable in its page
+		 * table), then chattr +i, then a store to it: SIGBUS
+		 */
+		char *q = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED,
+			       fd, 0);
+		int f2 = fl | FS_IMMUTABLE_FL;
+
+		signal(SIGBUS, SIG_DFL);
+		if (q == MAP_FAILED)
+			_exit(2);
+		q[1] = 1;
+		if (ioctl(fd, FS_IOC_SETFLAGS, &f2))
+			_exit(3);
+		q[0] = 1;
+		_exit(0);
+	}
+	CHECK(pid > 0);
+	CHECK_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS);
+	CHECK(GETFLAGS("f") & FS_IMMUTABLE_FL);
 	ERR(write(fd, "x", 1), EPERM);
 	ERR(pwrite(fd, "x", 1, 100), EPERM);
 	ERR(ftruncate(fd, 0), EPERM);
@@ -3185,19 +3206,8 @@ static void t_flags_immutable_open_fd(void)
 	ERR(fchmod(fd, 0600), EPERM);
 	ERR(futimens(fd, NULL), EPERM);
 	CHECK_EQ(FST(fd).st_size, 8192);
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		signal(SIGBUS, SIG_DFL);
-		p[0] = 1;
-		_exit(0);
-	}
-	CHECK(pid > 0);
-	CHECK_EQ(waitpid(pid, &status, 0), pid);
-	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS);
 	SETFLAGS("f", fl);
 	OK(ftruncate(fd, 0));
-	OK(munmap(p, 4096));
 	OK(close(fd));
 	OK(unlink("f"));
 }
