@@ -10,6 +10,8 @@
 
 as() { _u=$1; shift; t_xattr asuser "$_u" "$_u" "$@"; }
 
+[ -e /proc/self/ns/user ] ||
+	fail "this kernel has no user namespaces (CONFIG_USER_NS): idmapped mounts cannot be tested"
 nova_format
 I=/mnt/idmapped
 mkdir -p "$I"
