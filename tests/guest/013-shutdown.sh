@@ -56,6 +56,17 @@ for flags in 0 1 2; do
 	nova_umount
 done
 
+# a file unlinked while open, a shutdown (nologflush), then the unmount:
+# the next mount finds one orphan
+orphan_then_shutdown() {
+	dd if=/dev/zero of="$MNT/orphan" bs=64k count=8 2>/dev/null
+	exec 3<"$MNT/orphan"
+	rm "$MNT/orphan"
+	expect_ok nova-fsctl shutdown "$MNT" 2
+	exec 3<&-
+	nova_umount
+}
+
 # A read-only mount after a shutdown recovers as ext4 does (journals and
 # orphans, when the device is writable): an orphan left by the shutdown is
 # reclaimed, so fsck.nova is clean after that mount, and after a remount
@@ -63,12 +74,7 @@ done
 for how in ro ro-rw; do
 	nova_format
 	echo kept >"$MNT/f"
-	dd if=/dev/zero of="$MNT/orphan" bs=64k count=8 2>/dev/null
-	exec 3<"$MNT/orphan"
-	rm "$MNT/orphan"
-	expect_ok nova-fsctl shutdown "$MNT" 2
-	exec 3<&-
-	nova_umount
+	orphan_then_shutdown
 	dmesg_mark
 	nova_mount ro
 	expect_dmesg "reclaimed 1 unlinked inodes" "$how: a read-only mount reclaims the orphan"
@@ -121,12 +127,7 @@ expect_no_dmesg 'Oops|BUG|WARNING|general protection' "no kernel errors"
 # (its blocks are free in DRAM but the inode still owns them in pmem);
 # a fresh read-write mount reclaims it.
 nova_format
-dd if=/dev/zero of="$MNT/orphan" bs=64k count=8 2>/dev/null
-exec 3<"$MNT/orphan"
-rm "$MNT/orphan"
-expect_ok nova-fsctl shutdown "$MNT" 2
-exec 3<&-
-nova_umount
+orphan_then_shutdown
 expect_ok blockdev --setro "$PMEM"
 dmesg_mark
 nova_mount ro
