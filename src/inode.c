@@ -727,6 +727,13 @@ int nova_append_dead_dir_mark(struct inode *inode, u64 *tail)
 	return nova_append_link_change(inode, tail);
 }
 
+/* Nothing committed: forget a dead directory's mark appended above */
+void nova_drop_dead_dir_mark(struct inode *inode)
+{
+	if (S_ISDIR(inode->i_mode) && !inode->i_nlink)
+		NOVA_I(inode)->header.pending_lc = 0;
+}
+
 /* After the commit: the new link-change entry supersedes the previous */
 void nova_link_change_committed(struct inode *inode)
 {
@@ -820,8 +827,7 @@ int nova_log_attr(struct inode *inode, bool cut)
 	return 0;
 fail:
 	/* nothing logged: times still waiting stay marked */
-	if (S_ISDIR(inode->i_mode) && !inode->i_nlink)
-		sih->pending_lc = 0;	/* a dead directory's mark, if any */
+	nova_drop_dead_dir_mark(inode);
 	if (dirty)
 		WRITE_ONCE(sih->attr_dirty, true);
 	return ret;

@@ -436,6 +436,7 @@ void nova_evict_inode(struct inode *inode);
 int nova_append_link_change(struct inode *inode, u64 *tail);
 void nova_link_change_committed(struct inode *inode);
 int nova_append_dead_dir_mark(struct inode *inode, u64 *tail);
+void nova_drop_dead_dir_mark(struct inode *inode);
 int nova_log_attr(struct inode *inode, bool cut);
 int nova_write_attr(struct inode *inode);
 int nova_write_inode(struct inode *inode, struct writeback_control *wbc);

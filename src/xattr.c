@@ -328,8 +328,7 @@ static int nova_xattr_commit(struct inode *inode, const struct nova_xattr_desc *
 	if (!ret)
 		ret = nova_append_dead_dir_mark(inode, &tail);
 	if (ret) {
-		if (S_ISDIR(inode->i_mode) && !inode->i_nlink)
-			NOVA_I(inode)->header.pending_lc = 0;
+		nova_drop_dead_dir_mark(inode);
 		kfree(xn);
 		return ret;
 	}
