@@ -14,8 +14,10 @@
  *   3. the caller does its in-place updates, each made durable;
  *   4. nova_journal_commit(): store journal_head = journal_tail durably.
  *
- * Recovery (nova_journal_recover(), at mount) writes the recorded old
- * values back, newest first, for every stripe whose head != tail.
+ * Recovery at mount: nova_journal_check() validates every journal, even
+ * when the device is read-only; then nova_journal_recover() writes the
+ * recorded old values back, newest first, for every stripe whose
+ * head != tail.  A mount that must roll back but cannot write is refused.
  */
 #include "nova.h"
 
@@ -118,8 +120,70 @@ static bool nova_journal_target_ok(struct nova_sb_info *sbi, u64 addr)
 	return nova_range_valid(sbi, addr, 8);
 }
 
-/* Roll back every uncommitted transaction; called before any rebuild */
-int nova_journal_recover(struct super_block *sb)
+/*
+ * Check stripe @s's journal pointers and its uncommitted entries, without
+ * writing anything.  Returns the number of entries to roll back, or
+ * -EUCLEAN (logged) for a damaged journal.
+ */
+static int nova_journal_check_stripe(struct super_block *sb, unsigned int s)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_journal_ptr *jp = nova_journal_ptr(sb, s);
+	u64 head = le64_to_cpu(jp->journal_head);
+	u64 tail = le64_to_cpu(jp->journal_tail);
+	u64 base = head & ~(u64)(NOVA_BLOCK_SIZE - 1);
+	int n = 0;
+
+	if (!nova_range_valid(sbi, base, NOVA_BLOCK_SIZE) ||
+	    (tail & ~(u64)(NOVA_BLOCK_SIZE - 1)) != base ||
+	    head % sizeof(struct nova_journal_entry) ||
+	    tail % sizeof(struct nova_journal_entry)) {
+		nova_error(sb, "stripe %u: bad journal pointers 0x%llx/0x%llx",
+			   s, head, tail);
+		return -EUCLEAN;
+	}
+	while (tail != head) {
+		struct nova_journal_entry *e;
+
+		tail = nova_journal_prev(base, tail);
+		e = nova_get_block(sb, tail);
+		if (le64_to_cpu(e->type) != NOVA_JOURNAL_ENTRY ||
+		    le32_to_cpu(e->e_csum) !=
+		    nova_crc32c(e, offsetof(typeof(*e), e_csum)) ||
+		    !nova_journal_target_ok(sbi, le64_to_cpu(e->data1)) ||
+		    ++n > NOVA_JOURNAL_SLOTS) {
+			nova_error(sb, "stripe %u: corrupt journal entry at 0x%llx",
+				   s, tail);
+			return -EUCLEAN;
+		}
+	}
+	return n;
+}
+
+/*
+ * Check every journal (always, even when nothing can be written).
+ * Returns the number of uncommitted entries in all stripes, or -EUCLEAN.
+ */
+int nova_journal_check(struct super_block *sb)
+{
+	unsigned int s;
+	int pending = 0;
+
+	for (s = 0; s < NOVA_SB(sb)->stripes; s++) {
+		int n = nova_journal_check_stripe(sb, s);
+
+		if (n < 0)
+			return n;
+		pending += n;
+	}
+	return pending;
+}
+
+/*
+ * Roll back every uncommitted transaction; called before any rebuild,
+ * after nova_journal_check() accepted the journals.
+ */
+void nova_journal_recover(struct super_block *sb)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	unsigned int s;
@@ -131,32 +195,14 @@ int nova_journal_recover(struct super_block *sb)
 		u64 base = head & ~(u64)(NOVA_BLOCK_SIZE - 1);
 		unsigned int n = 0;
 
-		if (!nova_range_valid(sbi, base, NOVA_BLOCK_SIZE) ||
-		    (tail & ~(u64)(NOVA_BLOCK_SIZE - 1)) != base ||
-		    head % sizeof(struct nova_journal_entry) ||
-		    tail % sizeof(struct nova_journal_entry)) {
-			nova_error(sb, "stripe %u: bad journal pointers 0x%llx/0x%llx",
-				   s, head, tail);
-			return -EUCLEAN;
-		}
 		while (tail != head) {
 			struct nova_journal_entry *e;
-			u64 addr;
 
 			tail = nova_journal_prev(base, tail);
 			e = nova_get_block(sb, tail);
-			addr = le64_to_cpu(e->data1);
-			if (le64_to_cpu(e->type) != NOVA_JOURNAL_ENTRY ||
-			    le32_to_cpu(e->e_csum) !=
-			    nova_crc32c(e, offsetof(typeof(*e), e_csum)) ||
-			    !nova_journal_target_ok(sbi, addr) ||
-			    ++n > NOVA_JOURNAL_SLOTS) {
-				nova_error(sb, "stripe %u: corrupt journal entry at 0x%llx",
-					   s, tail);
-				return -EUCLEAN;
-			}
-			nova_store_le64(nova_get_block(sb, addr),
+			nova_store_le64(nova_get_block(sb, le64_to_cpu(e->data1)),
 					le64_to_cpu(e->data2));
+			n++;
 		}
 		if (n) {
 			pr_info("NOVA (%s): rolled back %u journal entries of stripe %u\n",
@@ -164,5 +210,4 @@ int nova_journal_recover(struct super_block *sb)
 			nova_store_le64(&jp->journal_head, le64_to_cpu(jp->journal_tail));
 		}
 	}
-	return 0;
 }

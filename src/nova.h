@@ -416,7 +416,8 @@ void nova_journal_add(struct super_block *sb, struct nova_tx *tx,
 		      const __le64 *addr);
 void nova_journal_start(struct super_block *sb, struct nova_tx *tx);
 void nova_journal_commit(struct super_block *sb, struct nova_tx *tx);
-int nova_journal_recover(struct super_block *sb);
+int nova_journal_check(struct super_block *sb);
+void nova_journal_recover(struct super_block *sb);
 
 /* inode.c */
 int nova_init_inode_cache(void);

@@ -588,13 +588,22 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 			ret = nova_journal_init(sb);
 		if (ret)
 			return ret;
-		/* like ext4, a read-only mount still rolls journals back */
-		if (!bdev_read_only(sb->s_bdev)) {
-			ret = nova_journal_recover(sb);
-			if (ret)
-				return invalfc(fc, "%s: cannot recover the journals, run fsck.nova",
-					       sb->s_id);
+		ret = nova_journal_check(sb);
+		if (ret < 0)
+			return invalfc(fc, "%s: cannot recover the journals, run fsck.nova",
+				       sb->s_id);
+		/*
+		 * Like ext4, a read-only mount still rolls journals back; on
+		 * a read-only device it cannot, and a half-done operation
+		 * must not show: refuse, as ext4 does
+		 */
+		if (ret && bdev_read_only(sb->s_bdev)) {
+			errorfc(fc, "%s: %d journal entries need recovery but the device is read-only",
+				sb->s_id, ret);
+			return -EROFS;
 		}
+		if (ret)
+			nova_journal_recover(sb);
 		ret = -EUCLEAN;
 		if (le32_to_cpu(sbi->s_super.s_state) & NOVA_STATE_CLEAN) {
 			ret = nova_restore_snapshot(sb);

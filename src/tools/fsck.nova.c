@@ -2319,6 +2319,26 @@ static void pass_snapshot(void)
 
 /* ---------------------------------------------------------- running */
 
+/*
+ * A clean file system's journals are empty, with valid pointers.  Checked
+ * before the clean state skips the check, as e2fsck checks the journal
+ * first: the kernel refuses a mount with damaged journal pointers.
+ */
+static bool journals_quiet(void)
+{
+	unsigned int s;
+
+	for (s = 0; s < fs.stripes; s++) {
+		uint64_t jo = nv_journal_ptr_off(s);
+		uint64_t head = nv_get64(&fs, jo), tail = nv_get64(&fs, jo + 8);
+
+		if (head != tail || head % sizeof(struct nova_journal_entry) ||
+		    !nv_page_valid(&fs, head & ~(uint64_t)(NOVA_BLOCK_SIZE - 1)))
+			return false;
+	}
+	return true;
+}
+
 static void run_check(void)
 {
 	uint64_t b, used = 0;
@@ -2582,7 +2602,7 @@ static int fsck(int argc, char **argv)
 	pass_super();
 	state = le32_to_cpu(fs.sb.s_state);
 	if (!force && !sb_problems && (state & NOVA_STATE_CLEAN) &&
-	    !(state & NOVA_STATE_ERROR)) {
+	    !(state & NOVA_STATE_ERROR) && journals_quiet()) {
 		printf("%s: clean, %llu blocks, %u stripes (use -f to force a check)\n",
 		       dev, (unsigned long long)fs.nblocks, fs.stripes);
 		finish(FSCK_OK);

@@ -5,6 +5,8 @@
 # ships the records of the cut boot as $NOVA_TESTS/rec.txt.
 #
 #   fsck.nova -n (if present)   exit 0 or 1 required ("FSCK-RC n")
+#   mount -o ro, device ro      refused (EROFS) if a journal transaction is
+#                               open, else crashwork verify accepts it
 #   mount (crash recovery)      "RECOVERY: ..." lines: what the kernel logged
 #   crashwork verify            against the records: the state after the
 #                               completed ops, the in-flight op all or nothing
@@ -45,22 +47,6 @@ fsck_clean() {
 		fi
 	fi
 }
-dmesg_mark
-if command -v fsck.nova >/dev/null 2>&1; then
-	frc=0
-	fsck.nova -n "$PMEM" >/tmp/fsck.out 2>&1 || frc=$?
-	sed 's/^/fsck: /' /tmp/fsck.out | head -n 60
-	echo "FSCK-RC $frc"
-	case $frc in
-	0 | 1) ;;
-	*) bad "fsck.nova -n after the power cut: exit status $frc (0 or 1 expected)" ;;
-	esac
-fi
-
-expect_ok mount -t NOVA "$PMEM" "$MNT"
-dmesg_since_mark | grep -E 'NOVA' | grep -vE 'NOVA-MARK' | sed 's/^\[[ 0-9.]*\] //' |
-	sed 's/^/RECOVERY: /'
-
 # verify_as NAME: crashwork verify; prints the matched state in $matched
 verify_as() {
 	_rc=0
@@ -74,6 +60,51 @@ verify_as() {
 	[ "$_rc" -eq 0 ] || bad "crashwork verify ($1) exit status $_rc"
 	matched=$(sed -n 's/^verify: matched //p' /tmp/verify.out)
 }
+
+dmesg_mark
+if command -v fsck.nova >/dev/null 2>&1; then
+	frc=0
+	fsck.nova -n "$PMEM" >/tmp/fsck.out 2>&1 || frc=$?
+	sed 's/^/fsck: /' /tmp/fsck.out | head -n 60
+	echo "FSCK-RC $frc"
+	case $frc in
+	0 | 1) ;;
+	*) bad "fsck.nova -n after the power cut: exit status $frc (0 or 1 expected)" ;;
+	esac
+fi
+
+# A read-only device first (as ext4): a journal that must be rolled back
+# refuses the mount with EROFS - a half-done operation must not show -
+# and without one the read-only mount shows a state the records accept.
+# fsck.nova -n says whether a transaction is open.
+pending=$(grep -c 'uncommitted journal transaction' /tmp/fsck.out 2>/dev/null || :)
+expect_ok blockdev --setro "$PMEM"
+rorc=0
+mount -t NOVA -o ro "$PMEM" "$MNT" >/tmp/romount.out 2>&1 || rorc=$?
+if [ "${pending:-0}" -gt 0 ]; then
+	if [ "$rorc" = 0 ]; then
+		bad "read-only device with an open journal transaction: the mount succeeded"
+		verify_as "read-only device"
+		umount "$MNT"
+	else
+		dmesg_since_mark | grep -q 'need recovery but the device is read-only' ||
+			bad "the refused read-only device mount does not say why"
+		echo "RO-DEVICE: refused, $pending open journal transaction(s)"
+	fi
+elif [ "$rorc" != 0 ]; then
+	cat /tmp/romount.out
+	bad "read-only device without an open journal transaction: mount failed"
+else
+	verify_as "read-only device"
+	echo "RO-DEVICE: mounted, matched $matched"
+	expect_ok umount "$MNT"
+fi
+expect_ok blockdev --setrw "$PMEM"
+dmesg_mark
+
+expect_ok mount -t NOVA "$PMEM" "$MNT"
+dmesg_since_mark | grep -E 'NOVA' | grep -vE 'NOVA-MARK' | sed 's/^\[[ 0-9.]*\] //' |
+	sed 's/^/RECOVERY: /'
 
 verify_as first
 first=$matched
