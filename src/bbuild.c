@@ -42,6 +42,7 @@ struct nova_scan {
 	u32 links;
 	u64 size;			/* file size so far in the walk */
 	struct xarray pages;		/* live page -> block number */
+	unsigned long npages;		/* pages in @pages */
 };
 
 /* Mark [off, off + len) used; it must be a valid, unclaimed range */
@@ -129,8 +130,10 @@ static int nova_scan_entry(struct super_block *sb, u64 off, const void *entry,
 		}
 		sc->size = le64_to_cpu(sa->size);
 		pg = DIV_ROUND_UP(le64_to_cpu(sa->size), NOVA_BLOCK_SIZE);
-		xa_for_each_start(&sc->pages, index, old, pg)
+		xa_for_each_start(&sc->pages, index, old, pg) {
 			xa_erase(&sc->pages, index);
+			sc->npages--;
+		}
 		break;
 	case NOVA_FILE_WRITE:
 		if (nova_entry_is_invalid(entry))
@@ -147,8 +150,10 @@ static int nova_scan_entry(struct super_block *sb, u64 off, const void *entry,
 			return -EUCLEAN;
 		}
 		if (!blk) {
-			xa_for_each_range(&sc->pages, index, old, pg, pg + n - 1)
+			xa_for_each_range(&sc->pages, index, old, pg, pg + n - 1) {
 				xa_erase(&sc->pages, index);
+				sc->npages--;
+			}
 			break;
 		}
 		blk >>= NOVA_BLOCK_SHIFT;
@@ -157,6 +162,14 @@ static int nova_scan_entry(struct super_block *sb, u64 off, const void *entry,
 				       GFP_KERNEL);
 			if (xa_is_err(old))
 				return xa_err(old);
+			/* each page has a block of its own (dax.c) */
+			if (!old && ++sc->npages > NOVA_SB(sb)->num_blocks) {
+				nova_error(sb, "inode %lu: its log maps more pages than the device has blocks",
+					   sc->ino);
+				return -EUCLEAN;
+			}
+			if (!(i & 1023))
+				cond_resched();
 		}
 		break;
 	}
@@ -203,6 +216,7 @@ static int nova_scan_inode(struct nova_scan *sc, struct nova_inode *pi,
 	sc->links = le32_to_cpu(pi->i_links_count);
 	sc->size = le64_to_cpu(pi->i_size);
 	xa_init(&sc->pages);
+	sc->npages = 0;
 	/* the chain first: a loop must not make the walk below spin */
 	ret = nova_log_check_chain(sc->sb, ino, head, tail);
 	if (ret < 0)
@@ -236,6 +250,8 @@ static int nova_scan_inode(struct nova_scan *sc, struct nova_inode *pi,
 				     NOVA_BLOCK_SIZE, "data", ino);
 		if (ret)
 			goto out;
+		if (!(index & 1023))
+			cond_resched();
 	}
 	ret = nova_scan_log_pages(sc, pi, ino);
 	if (ret)

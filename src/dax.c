@@ -73,8 +73,9 @@ u64 nova_find_page(struct inode *inode, pgoff_t pg)
  * allocator; NOVA_INDEX_MOVE, the page dies but its block stays (another
  * entry maps it now: shift.c); NOVA_INDEX_REPLAY, nothing (a replay: the
  * allocator is rebuilt from the final state).  Returns the number of
- * blocks freed, or -ENOMEM (only possible for new indexes that were not
- * reserved).
+ * blocks freed, -ENOMEM (only possible for new indexes that were not
+ * reserved) or -EUCLEAN (more pages mapped than the device has blocks:
+ * only a damaged log being replayed can do that).
  */
 long nova_index_set(struct super_block *sb, struct inode *inode, pgoff_t pg,
 		    unsigned long n, struct nova_file_write_entry *e,
@@ -101,11 +102,21 @@ long nova_index_set(struct super_block *sb, struct inode *inode, pgoff_t pg,
 			old = xa_store(&sih->pages, pg + i, e, GFP_KERNEL);
 			if (xa_is_err(old))
 				return xa_err(old);
-			sih->data_pages++;
+			/*
+			 * Every mapped page has a block of its own: a log
+			 * that maps more pages than the device has blocks
+			 * is damaged (and would exhaust memory)
+			 */
+			if (!old && ++sih->data_pages > NOVA_SB(sb)->num_blocks)
+				return -EUCLEAN;
 		}
+		/* one entry may map a whole device: let others run */
+		if (!(i & 1023))
+			cond_resched();
 		if (!old)
 			continue;
-		sih->data_pages--;
+		if (hole)
+			sih->data_pages--;
 		if (how == NOVA_INDEX_REPLAY)
 			continue;
 		/* its last page gone: one live entry less (gc.c) */
@@ -152,6 +163,9 @@ int nova_replay_write_entry(struct super_block *sb, struct inode *inode,
 		return -EUCLEAN;
 	}
 	ret = nova_index_set(sb, inode, pg, n, e, NOVA_INDEX_REPLAY);
+	if (ret == -EUCLEAN)
+		nova_error(sb, "inode %llu: its log maps more pages than the device has blocks",
+			   nova_ino(inode));
 	if (ret < 0)
 		return ret;
 	inode->i_size = le64_to_cpu(e->size);

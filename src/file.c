@@ -18,6 +18,35 @@
 #include <linux/writeback.h>
 #include "nova.h"
 
+/*
+ * The first page at or after @index that is a hole or at or past @size.
+ * A file may map as many pages as the device has blocks: walk the index
+ * in order, yielding the CPU now and then.
+ */
+static unsigned long nova_next_hole(struct nova_inode_info_header *sih,
+				    unsigned long index, loff_t size)
+{
+	XA_STATE(xas, &sih->pages, index);
+	unsigned long n = 0;
+	void *e;
+
+	rcu_read_lock();
+	xas_for_each(&xas, e, ULONG_MAX) {
+		if (xas.xa_index != index ||
+		    ((loff_t)index << NOVA_BLOCK_SHIFT) >= size)
+			break;
+		index++;
+		if (!(++n & 1023)) {
+			xas_pause(&xas);
+			rcu_read_unlock();
+			cond_resched();
+			rcu_read_lock();
+		}
+	}
+	rcu_read_unlock();
+	return index;
+}
+
 static loff_t nova_seek_data_hole(struct file *file, loff_t offset, int whence)
 {
 	struct inode *inode = file_inode(file);
@@ -41,9 +70,7 @@ static loff_t nova_seek_data_hole(struct file *file, loff_t offset, int whence)
 			offset = max_t(loff_t, offset,
 				       (loff_t)index << NOVA_BLOCK_SHIFT);
 	} else {
-		while (xa_load(&sih->pages, index) &&
-		       ((loff_t)index << NOVA_BLOCK_SHIFT) < size)
-			index++;
+		index = nova_next_hole(sih, index, size);
 		offset = min_t(loff_t, size,
 			       max_t(loff_t, offset, (loff_t)index << NOVA_BLOCK_SHIFT));
 	}

@@ -2872,11 +2872,57 @@ static int selftest(const char *path, long n)
 	return 0;
 }
 
+/*
+ * bigmap DEV INO: a hostile image for issue #20 finding 11.  Every live
+ * write entry of regular file INO is made to map the whole dynamic area,
+ * each at its own file offset, checksums fixed: the log then maps far
+ * more pages than the device has blocks.
+ */
+static int bigmap(const char *dev, u64 ino)
+{
+	struct cat c;
+	u8 *img;
+	u64 first = NOVA_HEAD_RESERVED_BLOCKS, n, k = 0;
+	int i, ii = -1;
+
+	g_dev = dev;
+	g_size = dev_size();
+	img = img_alloc();
+	dev_io(img, false);
+	cat_build(&c, "dev", img, true);
+	for (i = 0; i < c.nin; i++)
+		if (c.in[i].ino == ino)
+			ii = i;
+	if (ii < 0 || !S_ISREG(c.in[ii].mode))
+		die("inode %llu: not a regular file of %s", (unsigned long long)ino, dev);
+	n = c.nblocks - NOVA_TAIL_RESERVED_BLOCKS - first;
+	for (i = c.in[ii].first_entry; i < c.in[ii].first_entry + c.in[ii].nentries; i++) {
+		struct nova_file_write_entry *e = (void *)(img + c.en[i].off);
+
+		if (c.en[i].type != NOVA_FILE_WRITE || e->reassigned)
+			continue;
+		e->block = htole64(first * BS);
+		e->num_pages = htole32((u32)n);
+		e->pgoff = htole64(k++ * n);
+		e->invalid_pages = 0;
+		entry_fix((u8 *)e, c.en[i].size);
+	}
+	if (!k)
+		die("inode %llu has no live write entries", (unsigned long long)ino);
+	dev_io(img, true);
+	printf("bigmap: %llu write entries of inode %llu map %llu pages each (%llu blocks)\n",
+	       (unsigned long long)k, (unsigned long long)ino,
+	       (unsigned long long)n, (unsigned long long)c.nblocks);
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: nova_fuzz run -d DEV -m MNT [-n ITERS] [-s SEED] [-t SECS] [-w WSEED] [-v] [--strict]\n"
 		"       nova_fuzz replay SEED -d DEV -m MNT [-w WSEED]\n"
+		"       nova_fuzz bigmap DEV INO   (one hostile image: every write entry\n"
+		"                                   of file INO maps the whole device)\n"
 		"  DEV: a small DAX block device (e.g. a 16 MiB partition of /dev/pmem0)\n"
 		"  -n ITERS   images to try (default 100)\n"
 		"  -s SEED    run seed (default: from the clock; printed)\n"
@@ -2905,6 +2951,8 @@ int main(int argc, char **argv)
 		usage();
 	if (!strcmp(argv[1], "selftest") && argc >= 4)
 		return selftest(argv[2], strtol(argv[3], NULL, 0));
+	if (!strcmp(argv[1], "bigmap") && argc == 4)
+		return bigmap(argv[2], strtoull(argv[3], NULL, 0));
 	is_replay = !strcmp(argv[1], "replay");
 	if (!is_replay && strcmp(argv[1], "run"))
 		usage();
