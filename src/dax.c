@@ -27,6 +27,12 @@
  * has the new data with the times of its last logged change - as with
  * other file systems' timestamps before fsync; sizes are still logged
  * before write() returns.
+ *
+ * Bytes past EOF are no file data, but blocks may hold some there:
+ * stores through a mapping into the last page, in-place writes into
+ * preallocated pages whose size commit failed or was cut by a crash.
+ * Whatever grows a file (write, truncate, fallocate) zeroes them between
+ * the old and the new EOF before it commits the new size.
  */
 #include <linux/uio.h>
 #include <linux/pagemap.h>
@@ -318,6 +324,40 @@ static int nova_fill_partial(struct super_block *sb, struct inode *inode,
 	if (to > from)
 		nova_memcpy_nt(dst + from, zeros, to - from);
 	return 0;
+}
+
+/*
+ * Before the file grows from @old to @new: bytes past EOF are not file
+ * data, yet the blocks of the file may hold something there - stores
+ * through a mapping past EOF in the last page, an in-place write past
+ * EOF into preallocated pages (fallocate KEEP_SIZE) whose size commit
+ * failed (a full log) or was cut by a crash.  Zero, in place and
+ * durably, whatever the blocks hold in [old, new), so that the commit of
+ * the larger size (after the fence of nova_log_commit()) exposes zeros
+ * only; a crash before it leaves them past EOF.  Only nonzero bytes are
+ * written.  Caller holds the inode lock.
+ */
+static void nova_zero_grow(struct inode *inode, loff_t old, loff_t new)
+{
+	struct super_block *sb = inode->i_sb;
+	struct nova_file_write_entry *e;
+	unsigned long index, n = 0;
+
+	if (new <= old)
+		return;
+	xa_for_each_range(&NOVA_I(inode)->header.pages, index, e,
+			  old >> NOVA_BLOCK_SHIFT, (new - 1) >> NOVA_BLOCK_SHIFT) {
+		loff_t ps = (loff_t)index << NOVA_BLOCK_SHIFT;
+		size_t from = max(old, ps) - ps;
+		size_t to = min_t(loff_t, new - ps, NOVA_BLOCK_SIZE);
+		u64 blk = nova_entry_block(sb, e, index);
+		char *p = nova_get_block(sb, blk);
+
+		if (blk && memchr_inv(p + from, 0, to - from))
+			nova_memset_persist(p + from, 0, to - from);
+		if (!(++n % 512))
+			cond_resched();
+	}
 }
 
 /* Reserve index slots for new pages so the post-commit update cannot fail */
@@ -708,6 +748,8 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 	struct timespec64 old_mtime = nova_get_mtime(inode);
 	struct timespec64 old_ctime = nova_get_ctime(inode);
 
+	/* a gap past EOF reads as zeros, whatever its blocks held */
+	nova_zero_grow(inode, inode->i_size, pos);
 	nova_touch_mctime(inode);
 	while (written < count) {
 		loff_t p = pos + written;
@@ -857,16 +899,14 @@ void nova_zero_past_eof(struct inode *inode)
 }
 
 /*
- * Truncate, before the new size is committed: growing zeroes the old
- * last page's bytes past the old size, so no stale bytes ever become
- * part of the file (a crash before the commit leaves them past EOF).
+ * Truncate, before the new size is committed: growing zeroes what the
+ * blocks hold between the old size and the new one (the old last page's
+ * tail, preallocated pages), so no stale bytes ever become part of the
+ * file (a crash before the commit leaves them past EOF).
  */
 void nova_truncate_prepare(struct inode *inode, loff_t size)
 {
-	loff_t old = inode->i_size;
-
-	if (size > old && (old & (NOVA_BLOCK_SIZE - 1)))
-		nova_zero_in_page(inode, old, round_up(old, NOVA_BLOCK_SIZE));
+	nova_zero_grow(inode, inode->i_size, size);
 }
 
 /*
@@ -1089,6 +1129,14 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 			goto out;
 	}
 	new_size = keep ? inode->i_size : max_t(loff_t, inode->i_size, end);
+	/*
+	 * Growing: pages the range keeps (preallocated past EOF) and the
+	 * old last page may hold bytes past the old EOF; ZERO_RANGE zeroes
+	 * its own range
+	 */
+	nova_zero_grow(inode, inode->i_size,
+		       (mode & FALLOC_FL_ZERO_RANGE) ? min(offset, new_size) :
+		       new_size);
 
 	/* runs in page order: head edge, whole pages, tail edge */
 	if (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) {
