@@ -216,6 +216,13 @@ static vm_fault_t nova_dax_huge_fault(struct vm_fault *vmf,
 		 * writeback or eviction
 		 */
 		file_update_time(vmf->vma->vm_file);
+		/*
+		 * Before a page becomes writable: a copy-on-write write
+		 * that read the page's old bytes earlier copies them again
+		 * at its commit (dax.c: nova_refill_edges())
+		 */
+		atomic_inc(&NOVA_I(inode)->header.write_faults);
+		smp_mb__after_atomic();
 	}
 	filemap_invalidate_lock_shared(inode->i_mapping);
 	ret = dax_iomap_fault(vmf, pe_size, &pfn, NULL, &nova_iomap_ops);
