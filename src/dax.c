@@ -628,10 +628,9 @@ static int nova_refill_edges(struct inode *inode, struct nova_run *runs,
  * them with one tail store, then switch the index (which frees replaced
  * blocks).  Runs whose entry does not fit in the log (ENOSPC) are dropped
  * with their blocks.  A write passes @wf (see nova_refill_edges()),
- * fallocate NULL.  Returns the number of runs
- * committed, or an error when none was: -ERESTARTSYS when a signal ended
- * the wait (the blocks of @runs freed).  Caller holds the inode and
- * invalidate locks.
+ * fallocate NULL.  Returns the number of runs committed, or an error
+ * when none was: -ERESTARTSYS when a signal ended the wait (the blocks
+ * of @runs freed).  Caller holds the inode and invalidate locks.
  */
 static int nova_commit_runs(struct inode *inode, struct nova_run *runs,
 			    int nr, loff_t keep_size, bool extend,
