@@ -830,12 +830,12 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 	struct timespec64 old_mtime = nova_get_mtime(inode);
 	struct timespec64 old_ctime = nova_get_ctime(inode);
 
+	wf.seq = atomic_read(&NOVA_I(inode)->header.write_faults);
 	/*
 	 * The write fault count before the mapping is looked at: a fault
 	 * that makes a page of a file that is not mapped now writable
-	 * counts after this (file.c, nova_refill_edges())
+	 * counts after this (pairs with nova_dax_huge_fault()'s barrier)
 	 */
-	wf.seq = atomic_read(&NOVA_I(inode)->header.write_faults);
 	smp_rmb();
 	wf.mapped = mapping_mapped(inode->i_mapping);
 	inplace = nova_write_inplace_mode(inode);
