@@ -19,7 +19,7 @@
 
 nova_make_partition 16
 for mode in 0 1 1i 1ie; do
-	inplace=${mode%%i*} inter= ext=
+	inplace=${mode%%i*} inter='' ext=''
 	[ "$mode" = "$inplace" ] || inter=interleave
 	[ "$mode" = "${mode%e}" ] || ext=1
 	expect_ok mount -t NOVA -o init,noatime,inplace_data_updates="$inplace" "$DEV" "$MNT"
