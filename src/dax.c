@@ -14,7 +14,13 @@
  * blocks), the write entries of all runs are appended, then one fence and
  * one durable 8-byte log_tail store commit the whole write: after a crash
  * a file shows all of a write or none of it.  Only then are the replaced
- * blocks freed (DRAM allocator state) and the index updated.
+ * blocks freed (DRAM allocator state) and the index updated.  The
+ * filling runs without the mapping's invalidate lock (a fault on the
+ * user buffer, which may map this very file, takes it), so a write fault
+ * may meanwhile give a hole page a block and store to it, or store to a
+ * block already mapped: the commit, with the range unmapped and faults
+ * held off, copies the partial pages' other bytes again where they may
+ * have changed (nova_refill_edges()), before the old blocks are freed.
  *
  * In-place mode (inplace_data_updates=1): pages that already have a
  * block are overwritten where they are (durable before the call
@@ -27,6 +33,12 @@
  * has the new data with the times of its last logged change - as with
  * other file systems' timestamps before fsync; sizes are still logged
  * before write() returns.
+ *
+ * Bytes past EOF are no file data, but blocks may hold some there:
+ * stores through a mapping into the last page, in-place writes into
+ * preallocated pages whose size commit failed or was cut by a crash.
+ * Whatever grows a file (write, truncate, fallocate) zeroes them between
+ * the old and the new EOF before it commits the new size.
  */
 #include <linux/uio.h>
 #include <linux/pagemap.h>
@@ -334,6 +346,40 @@ static int nova_fill_partial(struct super_block *sb, struct inode *inode,
 	return 0;
 }
 
+/*
+ * Before the file grows from @old to @new: bytes past EOF are not file
+ * data, yet the blocks of the file may hold something there - stores
+ * through a mapping past EOF in the last page, an in-place write past
+ * EOF into preallocated pages (fallocate KEEP_SIZE) whose size commit
+ * failed (a full log) or was cut by a crash.  Zero, in place and
+ * durably, whatever the blocks hold in [old, new), so that the commit of
+ * the larger size (after the fence of nova_log_commit()) exposes zeros
+ * only; a crash before it leaves them past EOF.  Only nonzero bytes are
+ * written.  Caller holds the inode lock.
+ */
+static void nova_zero_grow(struct inode *inode, loff_t old, loff_t new)
+{
+	struct super_block *sb = inode->i_sb;
+	struct nova_file_write_entry *e;
+	unsigned long index, n = 0;
+
+	if (new <= old)
+		return;
+	xa_for_each_range(&NOVA_I(inode)->header.pages, index, e,
+			  old >> NOVA_BLOCK_SHIFT, (new - 1) >> NOVA_BLOCK_SHIFT) {
+		loff_t ps = (loff_t)index << NOVA_BLOCK_SHIFT;
+		size_t from = max(old, ps) - ps;
+		size_t to = min_t(loff_t, new - ps, NOVA_BLOCK_SIZE);
+		u64 blk = nova_entry_block(sb, e, index);
+		char *p = nova_get_block(sb, blk);
+
+		if (blk && memchr_inv(p + from, 0, to - from))
+			nova_memset_persist(p + from, 0, to - from);
+		if (!(++n % 512))
+			cond_resched();
+	}
+}
+
 /* Reserve index slots for new pages so the post-commit update cannot fail */
 int nova_reserve_pages(struct inode *inode, pgoff_t pg, unsigned long n)
 {
@@ -524,30 +570,101 @@ struct nova_run {
 	loff_t start;		/* file offset of the first data byte */
 	loff_t end;		/* file offset just past the data */
 	bool short_copy;	/* the user buffer faulted */
+	/* blocks whose bytes completed the partial first and last page */
+	u64 head_from, tail_from;
 };
+
+/* What a write saw of the file's mappings when it started */
+struct nova_write_faults {
+	unsigned int seq;	/* the inode's write fault count */
+	bool mapped;		/* mapping_mapped() */
+};
+
+/* Must the partial page @pg, completed from block @from, be copied again? */
+static bool nova_edge_stale(struct inode *inode, pgoff_t pg, u64 from,
+			    bool stored)
+{
+	u64 now = nova_find_page(inode, pg);
+
+	return now != from || (stored && now);
+}
+
+/*
+ * A write's phase 1 completed the partial first and last page of each
+ * run from the pages' blocks without the invalidate lock, so stores
+ * through a shared mapping may have reached those blocks after they were
+ * read: a write fault may have given a hole page a block
+ * (nova_fault_alloc()) and stored to it, a page of a file that was
+ * mapped may have been writable already, and a file that was not mapped
+ * may have been mapped and written to since (its write fault count
+ * changed).  The commit replaces and frees those blocks: copy the bytes
+ * outside the write's range again, now that no mapping of the range is
+ * left and no fault can come (the invalidate lock).  Returns the number
+ * of runs that can be committed (all, unless a copy failed), or the
+ * error when none.
+ */
+static int nova_refill_edges(struct inode *inode, struct nova_run *runs,
+			     int nr, const struct nova_write_faults *wf)
+{
+	struct super_block *sb = inode->i_sb;
+	bool stored = wf->mapped ||
+		      atomic_read(&NOVA_I(inode)->header.write_faults) != wf->seq;
+	int i, ret;
+
+	for (i = 0; i < nr; i++) {
+		struct nova_run *r = &runs[i];
+		pgoff_t last = r->pg + r->n - 1;
+		size_t hoff = r->start & (NOVA_BLOCK_SIZE - 1);
+		size_t toff = r->end & (NOVA_BLOCK_SIZE - 1);
+		char *addr;
+
+		if (!r->blk)
+			continue;
+		addr = nova_get_block(sb, nova_block_off(r->blk));
+		ret = 0;
+		if (hoff && nova_edge_stale(inode, r->pg, r->head_from, stored))
+			ret = nova_fill_partial(sb, inode, r->pg, addr, 0, hoff,
+						inode->i_size);
+		if (!ret && toff &&
+		    nova_edge_stale(inode, last, r->tail_from, stored))
+			ret = nova_fill_partial(sb, inode, last,
+						addr + ((last - r->pg) << NOVA_BLOCK_SHIFT),
+						toff, NOVA_BLOCK_SIZE, inode->i_size);
+		if (ret)
+			return i ? i : ret;
+	}
+	return nr;
+}
 
 /*
  * Phase 2 of a write or fallocate: wait until no page of the range is
  * pinned and zap its user mappings, append the entries of @runs, commit
  * them with one tail store, then switch the index (which frees replaced
  * blocks).  Runs whose entry does not fit in the log (ENOSPC) are dropped
- * with their blocks.  Returns the number of runs committed, or
- * -ERESTARTSYS when a signal ended the wait (nothing committed, the
- * blocks of @runs freed).  Caller holds the inode and invalidate locks.
+ * with their blocks.  A write passes @wf (see nova_refill_edges()),
+ * fallocate NULL.  Returns the number of runs committed, or an error
+ * when none was: -ERESTARTSYS when a signal ended the wait (the blocks
+ * of @runs freed).  Caller holds the inode and invalidate locks.
  */
 static int nova_commit_runs(struct inode *inode, struct nova_run *runs,
-			    int nr, loff_t keep_size, bool extend)
+			    int nr, loff_t keep_size, bool extend,
+			    const struct nova_write_faults *wf)
 {
 	struct super_block *sb = inode->i_sb;
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	u64 old_tail, tail;
 	loff_t size = keep_size;
-	int i, done = 0, stop;
+	int i, done = 0, stop, ok = nr;
 
 	/* replaced blocks must leave the mapping before they are freed */
 	stop = nova_break_layouts(inode, (loff_t)runs[0].pg << NOVA_BLOCK_SHIFT,
 				  ((loff_t)(runs[nr - 1].pg + runs[nr - 1].n) <<
 				   NOVA_BLOCK_SHIFT) - 1);
+	if (!stop && wf) {
+		ok = nova_refill_edges(inode, runs, nr, wf);
+		if (ok < 0)
+			stop = ok;
+	}
 	mutex_lock(&sih->log_mutex);
 	/* a punched hole frees space: on a full device it may use the reserve */
 	sih->use_reserve = false;
@@ -556,7 +673,7 @@ static int nova_commit_runs(struct inode *inode, struct nova_run *runs,
 			sih->use_reserve = true;
 	old_tail = tail = sih->log_tail;
 	/* (interrupted while waiting for pinned pages: nothing is committed) */
-	for (i = 0; i < nr && !stop; i++) {
+	for (i = 0; i < ok && !stop; i++) {
 		/* the size only grows with a run whose entry is in the log */
 		loff_t run_size = extend ? max(size, runs[i].end) : size;
 
@@ -620,6 +737,7 @@ static ssize_t nova_cow_chunk(struct inode *inode, struct iov_iter *from,
 	int ret;
 
 	want = min_t(unsigned long, want, limit - pg);
+	run->tail_from = 0;
 	ret = -ENOSPC;
 	/* whole 2 MiB file ranges get 2 MiB-aligned blocks: PMD mappings */
 	if (IS_ALIGNED(pg, NOVA_HUGE_BLOCKS) && want >= NOVA_HUGE_BLOCKS)
@@ -635,6 +753,8 @@ static ssize_t nova_cow_chunk(struct inode *inode, struct iov_iter *from,
 		goto fail;
 	addr = nova_get_block(sb, nova_block_off(blk));
 	bytes = min_t(size_t, len, (n << NOVA_BLOCK_SHIFT) - off);
+	/* read before the bytes are: a fault may give the page a block */
+	run->head_from = nova_find_page(inode, pg);
 	ret = nova_fill_partial(sb, inode, pg, addr, 0, off, inode->i_size);
 	if (ret)
 		goto fail_release;
@@ -646,6 +766,7 @@ static ssize_t nova_cow_chunk(struct inode *inode, struct iov_iter *from,
 	used = DIV_ROUND_UP(off + got, NOVA_BLOCK_SIZE);
 	tail_off = (off + got) & (NOVA_BLOCK_SIZE - 1);
 	if (tail_off) {
+		run->tail_from = nova_find_page(inode, pg + used - 1);
 		ret = nova_fill_partial(sb, inode, pg + used - 1,
 					addr + ((used - 1) << NOVA_BLOCK_SHIFT),
 					tail_off, NOVA_BLOCK_SIZE, inode->i_size);
@@ -715,13 +836,25 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 {
 	struct super_block *sb = inode->i_sb;
 	size_t count = iov_iter_count(from), written = 0;
-	bool inplace = nova_write_inplace_mode(inode);
+	struct nova_write_faults wf;
+	bool inplace;
 	struct nova_run *runs = NULL, run;
 	int nr = 0, cap = 0, done = 0;
 	ssize_t ret = 0;
 	struct timespec64 old_mtime = nova_get_mtime(inode);
 	struct timespec64 old_ctime = nova_get_ctime(inode);
 
+	wf.seq = atomic_read(&NOVA_I(inode)->header.write_faults);
+	/*
+	 * The write fault count before the mapping is looked at: a fault
+	 * that makes a page of a file that is not mapped now writable
+	 * counts after this (pairs with nova_dax_huge_fault()'s barrier)
+	 */
+	smp_rmb();
+	wf.mapped = mapping_mapped(inode->i_mapping);
+	inplace = nova_write_inplace_mode(inode);
+	/* a gap past EOF reads as zeros, whatever its blocks held */
+	nova_zero_grow(inode, inode->i_size, pos);
 	nova_touch_mctime(inode);
 	while (written < count) {
 		loff_t p = pos + written;
@@ -773,7 +906,8 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 	if (nr) {
 		NOVA_CRASH_POINT(CP_WRITE_DATA);
 		filemap_invalidate_lock(inode->i_mapping);
-		done = nova_commit_runs(inode, runs, nr, inode->i_size, true);
+		done = nova_commit_runs(inode, runs, nr, inode->i_size, true,
+					&wf);
 		filemap_invalidate_unlock(inode->i_mapping);
 		if (done < nr) {
 			/*
@@ -871,16 +1005,14 @@ void nova_zero_past_eof(struct inode *inode)
 }
 
 /*
- * Truncate, before the new size is committed: growing zeroes the old
- * last page's bytes past the old size, so no stale bytes ever become
- * part of the file (a crash before the commit leaves them past EOF).
+ * Truncate, before the new size is committed: growing zeroes what the
+ * blocks hold between the old size and the new one (the old last page's
+ * tail, preallocated pages), so no stale bytes ever become part of the
+ * file (a crash before the commit leaves them past EOF).
  */
 void nova_truncate_prepare(struct inode *inode, loff_t size)
 {
-	loff_t old = inode->i_size;
-
-	if (size > old && (old & (NOVA_BLOCK_SIZE - 1)))
-		nova_zero_in_page(inode, old, round_up(old, NOVA_BLOCK_SIZE));
+	nova_zero_grow(inode, inode->i_size, size);
 }
 
 /*
@@ -1103,6 +1235,14 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 			goto out;
 	}
 	new_size = keep ? inode->i_size : max_t(loff_t, inode->i_size, end);
+	/*
+	 * Growing: pages the range keeps (preallocated past EOF) and the
+	 * old last page may hold bytes past the old EOF; ZERO_RANGE zeroes
+	 * its own range
+	 */
+	nova_zero_grow(inode, inode->i_size,
+		       (mode & FALLOC_FL_ZERO_RANGE) ? min(offset, new_size) :
+		       new_size);
 
 	/* runs in page order: head edge, whole pages, tail edge */
 	if (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) {
@@ -1203,7 +1343,8 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 	ctime = nova_get_ctime(inode);
 	nova_touch_mctime(inode);
 	if (nr) {
-		int done = nova_commit_runs(inode, runs, nr, new_size, false);
+		int done = nova_commit_runs(inode, runs, nr, new_size, false,
+					    NULL);
 
 		if (done < 0)
 			ret = done;

@@ -243,6 +243,15 @@ static vm_fault_t nova_dax_huge_fault(struct vm_fault *vmf,
 		 * writeback or eviction
 		 */
 		file_update_time(vmf->vma->vm_file);
+		atomic_inc(&NOVA_I(inode)->header.write_faults);
+		/*
+		 * Counted before a page becomes writable: a write() that
+		 * read the page's old bytes earlier, to complete a partial
+		 * page copied on write, copies them again at its commit
+		 * (dax.c: nova_refill_edges(); pairs with the barrier in
+		 * nova_do_write())
+		 */
+		smp_mb__after_atomic();
 	}
 	filemap_invalidate_lock_shared(inode->i_mapping);
 	ret = dax_iomap_fault(vmf, pe_size, &pfn, NULL, &nova_iomap_ops);

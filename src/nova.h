@@ -192,6 +192,7 @@ struct nova_inode_info_header {
 	struct xarray pages;		/* page -> live write entry */
 	unsigned long data_pages;
 	unsigned long live_writes;	/* write entries the index uses */
+	atomic_t write_faults;		/* shared write faults (dax.c) */
 	bool attr_dirty;		/* times newer than the log's */
 	/* extended attributes (xattr.c), any inode type */
 	struct rb_root xattr_tree;	/* nova_xattr_node by (index, name) */

@@ -6,7 +6,8 @@
 #   --iterations N       random mode: power cuts (default 20)
 #   --seed S             base seed (default: from the clock; printed)
 #   --profiles LIST      random mode: comma list of crashwork profiles (mixed,
-#                        write, ns, gc, xattr), used in turn (default mixed)
+#                        write, ns, gc, xattr, eof), used in turn (default
+#                        mixed); eof runs on an inplace_data_updates=1 mount
 #   --ops N              random mode: operations per workload (default 6000,
 #                        4.5 to 7.5 s under TCG)
 #   --kill-max SEC       random mode: latest kill, seconds after the workload
@@ -15,7 +16,13 @@
 #                        (default: every point of enum nova_crash_point)
 #   --workloads W        crashpoints mode: "best" (one workload per point,
 #                        default), "all" (mixed,write,ns,gc,xattr, and umount
-#                        for CP_SNAPSHOT_SAVED), or a comma list of them
+#                        for CP_SNAPSHOT_SAVED, eof for CP_WRITE_DATA and
+#                        CP_WRITE_ENTRIES), or a comma list of them (eof:
+#                        crashwork's profile eof on an inplace_data_updates=1
+#                        mount: a write that stored preallocated pages past
+#                        EOF in place is cut before its commit; the
+#                        verification grows every file and checks that the
+#                        growth shows zeros)
 #   --results DIR        default build/crash/<stamp>
 #   --keep               keep the pmem images of passing runs too
 #   --kernel K           guest kernel: a name of qemu/kernel-version.sh (deb12,
@@ -112,7 +119,7 @@ case $mode in random | crashpoints | both) ;; *) die "bad --mode $mode" ;; esac
 [[ $seed =~ ^[0-9]+$ ]] || die "bad --seed $seed"
 [[ $smp =~ ^[1-9][0-9]*$ ]] || die "bad --smp $smp"
 for p in ${profiles//,/ }; do
-	case $p in mixed | write | ns | gc | xattr) ;; *) die "bad profile $p in --profiles" ;; esac
+	case $p in mixed | write | ns | gc | xattr | eof) ;; *) die "bad profile $p in --profiles" ;; esac
 done
 [ -n "$recover_smp" ] || recover_smp=$smp
 [[ $recover_smp =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "bad --recover-smp $recover_smp"
@@ -364,6 +371,8 @@ run_random() {
 			top=$((prof_ms[$prof] > 300 ? prof_ms[$prof] : 300))
 		fi
 		ms=$((200 + (RANDOM * 32768 + RANDOM) % (top - 200 + 1)))
+		fmt_opts=""
+		[ "$prof" != eof ] || fmt_opts=inplace_data_updates=1
 		delay=$((ms / 1000)).$(printf '%03d' $((ms % 1000)))
 		cat >"$dir/workload.sh" <<-EOF
 			#!/bin/sh
@@ -377,7 +386,7 @@ run_random() {
 				t=\$PMEM PMEM=\$PMEM2 PMEM2=\$t
 			fi
 			info "file system on \$PMEM, records on \$PMEM2"
-			nova_format
+			nova_format ${fmt_opts}
 			echo "NOVA-WORKLOAD-START \$(cut -d' ' -f1 /proc/uptime)"
 			crashwork run "\$MNT" $s $ops --profile $prof --records "\$PMEM2"
 			echo "NOVA-WORKLOAD-END rc=\$? \$(cut -d' ' -f1 /proc/uptime)"
@@ -484,7 +493,8 @@ run_crashpoints() {
 		case $workloads in
 		best) wl=${best_workload[$name]:-mixed} ;;
 		all) wl="mixed write ns gc xattr"
-			[ "$name" != CP_SNAPSHOT_SAVED ] || wl="$wl umount" ;;
+			[ "$name" != CP_SNAPSHOT_SAVED ] || wl="$wl umount"
+			case $name in CP_WRITE_DATA | CP_WRITE_ENTRIES) wl="$wl eof" ;; esac ;;
 		*) wl=${workloads//,/ } ;;
 		esac
 		for w in $wl; do
@@ -498,7 +508,8 @@ run_crashpoints() {
 				[ "$attempt" = 0 ] || dir=$dir-try$((attempt + 1))
 				mkdir -p "$dir"
 				rm -f "$dir/pmem.img"
-				local prof=$w n_ops=$CP_OPS
+				local prof=$w n_ops=$CP_OPS fmt_opts=""
+				[ "$w" != eof ] || fmt_opts=inplace_data_updates=1
 				if [ "$w" = umount ]; then
 					prof=mixed n_ops=$UMOUNT_OPS arm=$UMOUNT_OPS
 				else
@@ -510,7 +521,7 @@ run_crashpoints() {
 					#!/bin/sh
 					. "\$NOVA_TESTS/lib.sh"
 					. "\$NOVA_TESTS/nova-lib.inc"
-					nova_format
+					nova_format ${fmt_opts}
 					echo "NOVA-WORKLOAD-START \$(cut -d' ' -f1 /proc/uptime)"
 					crashwork run "\$MNT" $s $n_ops --profile $prof --arm $num@$arm
 					echo "NOVA-WORKLOAD-END rc=\$? \$(cut -d' ' -f1 /proc/uptime)"

@@ -3,7 +3,10 @@
 # the write returns the bytes of the runs it committed, and the file size
 # and contents match that result, before and after a remount, in
 # copy-on-write and in-place mode (there also with preallocated pages past
-# EOF between the new ones); fsck.nova -fn is clean afterwards.
+# EOF between the new ones); fsck.nova -fn is clean afterwards.  The
+# in-place write also stores preallocated pages past the bytes it returns:
+# growing the file afterwards (a write past EOF, fallocate, truncate) must
+# show zeros there (t_eof_zero extend; its own round, 1ie).
 # Then, with the device full again, chown until the log cannot grow: the
 # refused chown leaves the owner (and times) as they were, also after a
 # remount, and a shrinking truncate still succeeds (the deletion reserve).
@@ -15,9 +18,10 @@
 . "$NOVA_TESTS/nova-lib.inc"
 
 nova_make_partition 16
-for mode in 0 1 1i; do
-	inplace=${mode%i} inter=
+for mode in 0 1 1i 1ie; do
+	inplace=${mode%%i*} inter='' ext=''
 	[ "$mode" = "$inplace" ] || inter=interleave
+	[ "$mode" = "${mode%e}" ] || ext=1
 	expect_ok mount -t NOVA -o init,noatime,inplace_data_updates="$inplace" "$DEV" "$MNT"
 	out=$(t_enospc_write write "$MNT" $inter 2>&1)
 	rc=$?
@@ -31,6 +35,20 @@ for mode in 0 1 1i; do
 	printf '%s\n' "$out"
 	[ "$rc" -eq 0 ] || fail "inplace_data_updates=$inplace${inter:+ ($inter)}: after a remount: $out"
 	info "PASS inplace_data_updates=$inplace${inter:+ ($inter)}: a write cut short by a full log returned $n bytes, and the file holds exactly those after a remount"
+	if [ -n "$ext" ]; then
+		# the write stored preallocated pages past the bytes it
+		# returned in place: no way of growing the file may show them
+		expect_ok rm -rf "$MNT/fill"
+		out=$(t_eof_zero extend "$MNT/target" "$n" 2>&1)
+		rc=$?
+		printf '%s\n' "$out"
+		[ "$rc" -eq 0 ] || fail "in place, interleaved: growing the file after the partial write showed what the write stored past its end"
+		info "PASS in place, interleaved: growing the file after the partial write shows zeros"
+		expect_ok umount "$MNT"
+		fsck.nova -fn "$DEV" >/tmp/fsck.out 2>&1 ||
+			{ head -40 /tmp/fsck.out; fail "fsck.nova -fn after growing the file"; }
+		continue
+	fi
 	dd if=/dev/zero of="$MNT/fill2" bs=4096 2>/dev/null
 	mtime=$(stat -c %Y "$MNT/target")
 	i=1 last=0

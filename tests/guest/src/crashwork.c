@@ -63,6 +63,9 @@
  * is linked.  Profiles weight them: mixed, write, ns, gc, xattr (mixed: a
  * few xattr, shift and tmpfile ops; write: shifts; xattr: tmpfiles; ns
  * and gc: neither, their operation lists are those from before).
+ * Profile eof is a workload of its own, for bytes stored past EOF by a
+ * write cut before its commit (the eof section below); its --arm arms the
+ * point inside the next operation.
  *
  * verify: rebuilds the operation list from SEED (each record's text must
  * match the regenerated one), replays records 1..N in an in-memory model
@@ -1140,8 +1143,9 @@ static void apply(struct model *m, const struct op *op, step_cb cb, void *arg)
 
 /* ------------------------------------------------------------ generator */
 
-enum { P_MIXED, P_WRITE, P_NS, P_GC, P_XATTR, P_N };
-static const char *const profname[P_N] = { "mixed", "write", "ns", "gc", "xattr" };
+/* P_EOF: no generated operations, a workload of its own (do_run_eof()) */
+enum { P_MIXED, P_WRITE, P_NS, P_GC, P_XATTR, P_N, P_EOF = P_N };
+static const char *const profname[P_N + 1] = { "mixed", "write", "ns", "gc", "xattr", "eof" };
 
 /*
  * weights per profile: OP_* kinds, then burst starts (bursts are long).
@@ -2721,10 +2725,10 @@ static int parse_profile(const char *s)
 {
 	int i;
 
-	for (i = 0; i < P_N; i++)
+	for (i = 0; i <= P_EOF; i++)
 		if (!strcmp(s, profname[i]))
 			return i;
-	die("unknown profile %s (mixed, write, ns, gc, xattr)", s);
+	die("unknown profile %s (mixed, write, ns, gc, xattr, eof)", s);
 }
 
 /* statfs checks; @inodes0: used inodes at REC 0 (-1: unknown) */
@@ -2835,6 +2839,8 @@ static void print_diffs(const struct diffs *d, const char *indent)
 		printf("%s... %d more\n", indent, d->n - MAXDIFF);
 }
 
+static int do_verify_eof(const struct records *r, unsigned long ops);
+
 static int do_verify(const char *recfile, int profile_arg, long ops_arg)
 {
 	struct records r;
@@ -2862,6 +2868,8 @@ static int do_verify(const char *recfile, int profile_arg, long ops_arg)
 		profile = profile_arg;
 		ops = ops_arg;
 	}
+	if (profile == P_EOF)
+		return do_verify_eof(&r, ops);
 	last = r.max == -1u ? 0 : r.max;
 	if (last > ops)
 		die("record %u is past the %lu operations", last, ops);
@@ -3039,6 +3047,192 @@ static int do_run(unsigned long ops, int profile, int arm_point, long arm_at,
 	return n_fail ? 1 : 0;
 }
 
+/* ------------------------------------------------------------ eof */
+
+/*
+ * Profile eof: bytes that a write stored past EOF and never committed
+ * must not become file data when the file grows later (run it on a
+ * mount with inplace_data_updates=1).  Operation n, "eof e<n>":
+ *
+ *   1. create e<n>, truncate it to EOF_SIZE0 bytes (zeros);
+ *   2. fallocate KEEP_SIZE pages 0..3: preallocated past EOF;
+ *   3. pwrite pages 2..5 with pattern n: in place mode stores pages 2
+ *      and 3 where they are (past EOF), then copies pages 4 and 5 on
+ *      write and commits them with the new size (CP_WRITE_DATA,
+ *      CP_WRITE_ENTRIES: between the stores and the commit).
+ *
+ * --arm POINT@K arms the point in operation K + 1 just before step 3,
+ * so that the write reaches it.  After a power cut there, e<n> has the
+ * size of step 1 and holds the pattern in its preallocated pages past
+ * EOF.  verify checks every file (the complete ones, and the one in
+ * flight in any of its states), then grows each to EOF_GROW bytes
+ * (truncate) and checks that what the growth added reads as zeros; the
+ * grown state is accepted on later verifies.
+ */
+#define EOF_SIZE0	100
+#define EOF_PAGES	6
+#define EOF_GROW	(8 * PAGE)
+
+static unsigned char eof_pat(unsigned n, size_t i)
+{
+	return (unsigned char)(0x80 | ((n * 31 + i) & 0x7f));
+}
+
+static int eof_op(unsigned n, int arm_point, long arm_at, const char *param)
+{
+	char path[FULLP];
+	unsigned char *buf = xmalloc(4 * PAGE);
+	size_t i;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/e%u", g_dir, n);
+	for (i = 0; i < 4 * PAGE; i++)
+		buf[i] = eof_pat(n, 2 * PAGE + i);
+	fd = open(path, O_CREAT | O_EXCL | O_RDWR, 0644);
+	if (fd < 0 || ftruncate(fd, EOF_SIZE0) ||
+	    fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, 4 * PAGE)) {
+		printf("ERROR: op %u: %s: %s\n", n, path, strerror(errno));
+		return 1;
+	}
+	if (arm_point >= 0 && (long)n == arm_at + 1)
+		arm(arm_point, arm_at, param);
+	if (pwrite(fd, buf, 4 * PAGE, 2 * PAGE) != 4 * PAGE || close(fd)) {
+		printf("ERROR: op %u: pwrite %s: %s\n", n, path, strerror(errno));
+		return 1;
+	}
+	free(buf);
+	return 0;
+}
+
+/*
+ * Check e<n>: complete (@done) or in any state of its operation; with
+ * @grow, truncate it to EOF_GROW first and check the bytes added.
+ * Returns 1 if the file exists.
+ */
+static int eof_check(unsigned n, int done, int grow)
+{
+	char path[FULLP];
+	unsigned char *buf = xmalloc(EOF_GROW);
+	struct stat st;
+	size_t i, data, bad = 0, first = 0;
+	off_t size;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/e%u", g_dir, n);
+	fd = open(path, O_RDWR);
+	if (fd < 0) {
+		if (done || errno != ENOENT)
+			failf("%s: %s", path, strerror(errno));
+		free(buf);
+		return 0;
+	}
+	if (fstat(fd, &st)) {
+		failf("%s: fstat: %s", path, strerror(errno));
+		goto out;
+	}
+	size = st.st_size;
+	/* the pattern's bytes: a complete file, or one grown after it */
+	data = size >= EOF_PAGES * PAGE ? EOF_PAGES * PAGE : 0;
+	if (done ? size != EOF_PAGES * PAGE && size != EOF_GROW :
+	    size != 0 && size != EOF_SIZE0 && size != EOF_PAGES * PAGE &&
+	    size != EOF_GROW) {
+		failf("%s: size %lld (operation %s)", path, (long long)size,
+		      done ? "complete" : "in flight");
+		goto out;
+	}
+	if (grow && size < EOF_GROW && ftruncate(fd, EOF_GROW)) {
+		failf("%s: truncate to %d: %s", path, EOF_GROW, strerror(errno));
+		goto out;
+	}
+	if (grow)
+		size = EOF_GROW;
+	if (pread(fd, buf, size, 0) != size) {
+		failf("%s: short read", path);
+		goto out;
+	}
+	/* grown by an earlier verify: the pattern (never 0) or zeros */
+	if (!done && size == EOF_GROW && !buf[2 * PAGE])
+		data = 0;
+	for (i = 0; i < (size_t)size; i++) {
+		unsigned char want = i >= 2 * PAGE && i < data ? eof_pat(n, i) : 0;
+
+		if (buf[i] != want && !bad++)
+			first = i;
+	}
+	if (bad)
+		failf("%s: %zu bytes differ (size %lld%s; first at %zu: 0x%02x, expected 0x%02x)%s",
+		      path, bad, (long long)size, grow ? " after growing it" : "", first,
+		      buf[first], first >= 2 * PAGE && first < data ? eof_pat(n, first) : 0,
+		      first >= EOF_SIZE0 && !data ?
+		      ": bytes stored past EOF by a write that never committed became file data" : "");
+out:
+	close(fd);
+	free(buf);
+	return 1;
+}
+
+static int do_run_eof(unsigned long ops, int arm_point, long arm_at, const char *param)
+{
+	struct statfs sf;
+	unsigned n;
+
+	if (statfs(g_dir, &sf) < 0)
+		die("statfs: %s", strerror(errno));
+	emit("0 start profile=eof ops=%lu bfree=%llu inodes=%llu blocks=%llu", ops,
+	     (unsigned long long)sf.f_bfree, (unsigned long long)(sf.f_files - sf.f_ffree),
+	     (unsigned long long)sf.f_blocks);
+	for (n = 1; n <= ops; n++) {
+		if (eof_op(n, arm_point, arm_at, param)) {
+			printf("FAIL run: operation %u failed\n", n);
+			return 1;
+		}
+		emit("%u eof e%u", n, n);
+	}
+	for (n = 1; n <= ops; n++)
+		eof_check(n, 1, 1);
+	printf("%s run (%lu operations)\n", n_fail ? "FAIL" : "PASS", ops);
+	return n_fail ? 1 : 0;
+}
+
+static int do_verify_eof(const struct records *r, unsigned long ops)
+{
+	char text[64];
+	unsigned n, last = r->max == -1u ? 0 : r->max, names = 0, want;
+	DIR *dir;
+	struct dirent *de;
+
+	if (last > ops)
+		die("record %u is past the %lu operations", last, ops);
+	printf("INFO: profile eof, %lu operations, %u completed (records)\n", ops, last);
+	for (n = 1; n <= last; n++) {
+		snprintf(text, sizeof(text), "eof e%u", n);
+		if (r->text[n] && strcmp(r->text[n], text))
+			failf("record %u is \"%s\", expected \"%s\"", n, r->text[n], text);
+		eof_check(n, 1, 1);
+	}
+	want = last;
+	if (last < ops) {
+		printf("INFO: in flight: op %u: eof e%u\n", last + 1, last + 1);
+		want += eof_check(last + 1, 0, 1);
+	}
+	dir = opendir(g_dir);
+	if (!dir)
+		die("%s: %s", g_dir, strerror(errno));
+	while ((de = readdir(dir)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			names++;
+	closedir(dir);
+	if (names != want)
+		failf("%u names in %s, expected %u", names, g_dir, want);
+	if (n_fail) {
+		printf("FAIL verify (%d problems)\n", n_fail);
+		return 1;
+	}
+	printf("verify: matched eof after op %u (%u files)\n", last, want);
+	printf("PASS verify\n");
+	return 0;
+}
+
 static int do_list(unsigned long ops, int profile)
 {
 	struct model m;
@@ -3133,7 +3327,7 @@ static void usage(void)
 		"       %s verify DIR SEED RECORDFILE [--profile P] [--ops N]\n"
 		"       %s stress DIR SEED\n"
 		"       %s list SEED OPS [--profile P]\n"
-		"profiles: mixed (default), write, ns, gc, xattr\n", prog, prog, prog, prog);
+		"profiles: mixed (default), write, ns, gc, xattr, eof (run and verify)\n", prog, prog, prog, prog);
 	exit(2);
 }
 
@@ -3188,7 +3382,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!strcmp(cmd, "list")) {
-		if (npos != 2)
+		if (npos != 2 || profile == P_EOF)
 			usage();
 		g_seed = num(pos[0]);
 		return do_list(num(pos[1]), profile < 0 ? P_MIXED : profile);
@@ -3201,6 +3395,8 @@ int main(int argc, char **argv)
 	g_seed = num(pos[1]);
 	if (!strcmp(cmd, "run") && npos == 3 && records)
 		rec_open(records);
+	if (!strcmp(cmd, "run") && npos == 3 && profile == P_EOF)
+		return do_run_eof(num(pos[2]), arm_point, arm_at, param);
 	if (!strcmp(cmd, "run") && npos == 3)
 		return do_run(num(pos[2]), profile < 0 ? P_MIXED : profile, arm_point,
 			      arm_at, param, stop_after);
