@@ -145,6 +145,52 @@ long nova_log_check_chain(struct super_block *sb, unsigned long ino,
 	return n;
 }
 
+/*
+ * Release the claims of the first @max pages of the log chain at @head
+ * (all pages for ULONG_MAX: an inode leaving the cache).  The chain was
+ * checked when the inode was read and has been this inode's since.
+ */
+void nova_log_unclaim(struct super_block *sb, u64 head, unsigned long max)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned long guard = sbi->num_blocks;
+
+	if (!sbi->claimed)
+		return;
+	while (head && max-- && guard-- && nova_log_page_ok(sbi, head)) {
+		nova_unclaim_blocks(sb, head >> NOVA_BLOCK_SHIFT, 1);
+		head = le64_to_cpu(READ_ONCE(nova_page_tail(sb, head)->next_page));
+	}
+}
+
+/*
+ * Claim the @pages pages of the log chain at @head (checked by
+ * nova_log_check_chain()) for inode @ino (balloc.c): a page that is
+ * another inode's, a table or a journal block refuses the inode.
+ */
+int nova_log_claim(struct super_block *sb, unsigned long ino, u64 head,
+		   unsigned long pages)
+{
+	u64 page = head;
+	unsigned long i;
+	int ret;
+
+	if (!NOVA_SB(sb)->claimed)
+		return 0;
+	for (i = 0; i < pages && page; i++) {
+		ret = nova_claim_blocks(sb, page >> NOVA_BLOCK_SHIFT, 1);
+		if (ret) {
+			nova_error(sb, "inode %lu: log page 0x%llx is %s",
+				   ino, page, ret == -ENOENT ? "a free block" :
+				   "claimed twice (another inode's or metadata)");
+			nova_log_unclaim(sb, head, i);
+			return -EUCLEAN;
+		}
+		page = le64_to_cpu(READ_ONCE(nova_page_tail(sb, page)->next_page));
+	}
+	return 0;
+}
+
 /* Give the pages of a log chain back to the allocator */
 void nova_free_log(struct super_block *sb, u64 head)
 {
