@@ -432,7 +432,7 @@ static int nova_snap_begin(struct nova_snap *sn, u64 records)
 		int ret = nova_new_blocks(sb, &blk, 1, -1, false);
 
 		if (ret < 0) {
-			nova_free_log(sb, sn->head);
+			nova_free_log(sb, sn->head, ULONG_MAX);
 			sn->head = 0;
 			return ret;
 		}
@@ -549,7 +549,7 @@ int nova_save_snapshot(struct super_block *sb)
 		block_ranges += sbi->free_lists[s].num_nodes;
 	ret = nova_snap_begin(&bl, block_ranges + 1);
 	if (ret) {
-		nova_free_log(sb, in.head);
+		nova_free_log(sb, in.head, ULONG_MAX);
 		return ret;
 	}
 	for (s = 0; s < sbi->stripes; s++) {

@@ -1131,7 +1131,7 @@ void nova_evict_inode(struct inode *inode)
 		NOVA_CRASH_POINT(CP_EVICT);
 		if (S_ISREG(inode->i_mode))
 			nova_free_file_data(sb, inode);
-		nova_free_log(sb, sih->log_head);
+		nova_free_log(sb, sih->log_head, sih->log_pages);
 		if (sih->symlink_block)
 			nova_free_blocks(sb, sih->symlink_block >> NOVA_BLOCK_SHIFT, 1);
 		nova_release_ino(sb, inode->i_ino);

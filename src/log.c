@@ -191,17 +191,65 @@ int nova_log_claim(struct super_block *sb, unsigned long ino, u64 head,
 	return 0;
 }
 
-/* Give the pages of a log chain back to the allocator */
-void nova_free_log(struct super_block *sb, u64 head)
+/*
+ * Follow the chain of @inode's log from @page: at most @max pages up to
+ * (not counting) @stop1 or @stop2, whichever comes first, every hop aligned, inside the device and not a
+ * free block.  Pointers read from pmem after the inode was read (by the
+ * GC, by freeing) are checked again here: the chain was checked at that
+ * read (nova_log_check_chain()), but a damaged image may change it since
+ * (a block the log shares with a file, a write to the device).  Returns
+ * the pages walked, or -EUCLEAN (logged) if the chain leaves the device,
+ * reaches a free block, ends early or is longer than @max.  A stop 0:
+ * the chain's end.
+ */
+long nova_log_walk_chain(struct super_block *sb, struct inode *inode,
+			 u64 page, u64 stop1, u64 stop2, unsigned long max)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
-	unsigned long guard = sbi->num_blocks;
+	unsigned long n = 0;
+	const char *why;
 
-	while (head && guard--) {
+	while (page != stop1 && page != stop2) {
+		if (!page) {
+			why = "ends before its end";
+			goto bad;
+		}
+		if (!nova_log_page_ok(sbi, page)) {
+			why = "leaves the device";
+			goto bad;
+		}
+		if (nova_block_is_free(sb, page >> NOVA_BLOCK_SHIFT)) {
+			why = "reaches a free block";
+			goto bad;
+		}
+		if (n++ >= max) {
+			why = "is longer than its page count";
+			goto bad;
+		}
+		page = le64_to_cpu(READ_ONCE(nova_page_tail(sb, page)->next_page));
+	}
+	return n;
+bad:
+	nova_error(sb, "inode %llu: log chain %s at 0x%llx (%lu pages of %lu)",
+		   nova_ino(inode), why, page, n, max);
+	return -EUCLEAN;
+}
+
+/*
+ * Give the pages of a log chain back to the allocator: at most @max
+ * pages (the log's page count), each one checked before it is followed
+ * or freed; a bad one stops it (logged): a page leaks rather than a
+ * foreign one being freed.
+ */
+void nova_free_log(struct super_block *sb, u64 head, unsigned long max)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+
+	while (head) {
 		u64 next;
 
-		if (!nova_range_valid(sbi, head, NOVA_BLOCK_SIZE) ||
-		    head & (NOVA_BLOCK_SIZE - 1)) {
+		if (!max-- || !nova_log_page_ok(sbi, head) ||
+		    nova_block_is_free(sb, head >> NOVA_BLOCK_SHIFT)) {
 			nova_error(sb, "freeing a log with a bad page 0x%llx", head);
 			return;
 		}
@@ -252,7 +300,8 @@ static int nova_log_make_room(struct super_block *sb, struct inode *inode,
 	next = le64_to_cpu(nova_page_tail(sb, page)->next_page);
 	/* a page after the tail was never walked: check it before use */
 	if (next && (!nova_log_page_ok(NOVA_SB(sb), next) || next == page ||
-		     next == sih->log_head)) {
+		     next == sih->log_head ||
+		     nova_block_is_free(sb, next >> NOVA_BLOCK_SHIFT))) {
 		nova_error(sb, "inode %llu: log page 0x%llx links to bad page 0x%llx",
 			   nova_ino(inode), page, next);
 		return -EUCLEAN;
