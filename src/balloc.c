@@ -50,6 +50,14 @@ int nova_stripe_of_block(struct nova_sb_info *sbi, unsigned long blocknr)
 	return s >= sbi->stripes ? sbi->stripes - 1 : s;
 }
 
+static void nova_claim_bit(unsigned long *map, unsigned long i, bool set)
+{
+	if (set)
+		set_bit(i, map);
+	else
+		clear_bit(i, map);
+}
+
 /*
  * Set or clear the claimed bits of blocks [lo, lo + n), all in one
  * stripe, under its free list's lock.  Words wholly inside the range
@@ -66,13 +74,13 @@ static void nova_claim_bits(unsigned long *map, unsigned long lo,
 	unsigned long i;
 
 	for (i = lo; i < a; i++)
-		set ? set_bit(i, map) : clear_bit(i, map);
+		nova_claim_bit(map, i, set);
 	if (set)
 		bitmap_set(map, a, b - a);
 	else
 		bitmap_clear(map, a, b - a);
 	for (i = b; i < end; i++)
-		set ? set_bit(i, map) : clear_bit(i, map);
+		nova_claim_bit(map, i, set);
 }
 
 /* Allocated or freed [blocknr, blocknr + num); caller holds the lock */
