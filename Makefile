@@ -62,6 +62,8 @@ guest-bin:
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/t_eof_zero tests/guest/src/t_eof_zero.c
 	$(CC) $(CFLAGS_STATIC) -pthread -o $(GUEST_BIN)/t_mmap_race tests/guest/src/t_mmap_race.c
 	$(CC) $(CFLAGS_STATIC) -Isrc -o $(GUEST_BIN)/t_gc tests/guest/src/t_gc.c
+	$(CC) $(CFLAGS_STATIC) -Isrc -Isrc/tools -o $(GUEST_BIN)/t_claim \
+		tests/guest/src/t_claim.c src/tools/libnova.c src/tools/nova_tools.c
 	$(MAKE) -s -C src/tools static STATIC_OUT=$(CURDIR)/$(GUEST_BIN)
 
 unit: tools

@@ -9,6 +9,30 @@
  * stripes; freeing returns a range to the stripe that owns it, merging
  * with its neighbours.  All of this state lives in DRAM: it is rebuilt at
  * mount (bbuild.c).
+ *
+ * After a clean unmount the mount restores the free trees from the
+ * snapshot and reads inodes only when they are first looked up, so no
+ * scan has seen that no block is reached twice (bbuild.c).  Such a mount
+ * keeps a bitmap of claimed blocks (sbi->claimed, one bit per block):
+ * the fixed metadata (inode tables, journals, snapshot pages) and the
+ * log pages, data blocks and symlink block of every inode in the inode
+ * cache.  Reading an inode claims its blocks, and a block that is free
+ * or claimed already makes the inode corrupt (nova_claim_blocks());
+ * allocating claims, freeing releases, and evicting a linked inode from
+ * the cache releases its blocks (inode.c).  So two live users of one
+ * block (a data block that is also another inode's log page, an inode
+ * table block or another file's data) are found when the second of them
+ * is read, before it can be written through.  The bits of a block change
+ * only under the lock of its stripe's free list, together with the free
+ * tree: a claimed block is never free.
+ *
+ * Cost: one bit per 4 KiB block, 32 KiB of vmalloc memory per GiB of
+ * device (32 MiB per TiB), only on a mount that restored a snapshot;
+ * mount time is unchanged but for zeroing it and claiming the fixed
+ * metadata; reading an inode does one range check per log page and per
+ * run of contiguous data blocks, as the free-block check before did.
+ * A mount that scanned needs none of it: the scan reaches every block
+ * once and refuses a block reached twice (bbuild.c nova_mark_used()).
  */
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -24,6 +48,63 @@ int nova_stripe_of_block(struct nova_sb_info *sbi, unsigned long blocknr)
 	unsigned long s = (blocknr - nova_data_start()) / per;
 
 	return s >= sbi->stripes ? sbi->stripes - 1 : s;
+}
+
+static void nova_claim_bit(unsigned long *map, unsigned long i, bool set)
+{
+	if (set)
+		set_bit(i, map);
+	else
+		clear_bit(i, map);
+}
+
+/*
+ * Set or clear the claimed bits of blocks [lo, lo + n), all in one
+ * stripe, under its free list's lock.  Words wholly inside the range
+ * belong to that stripe: plain stores.  A word at either end may hold
+ * bits of the neighbouring stripe, changed under another lock: atomic
+ * bit operations there.
+ */
+static void nova_claim_bits(unsigned long *map, unsigned long lo,
+			    unsigned long n, bool set)
+{
+	unsigned long end = lo + n;
+	unsigned long a = min(ALIGN(lo, BITS_PER_LONG), end);
+	unsigned long b = max(ALIGN_DOWN(end, BITS_PER_LONG), a);
+	unsigned long i;
+
+	for (i = lo; i < a; i++)
+		nova_claim_bit(map, i, set);
+	if (set)
+		bitmap_set(map, a, b - a);
+	else
+		bitmap_clear(map, a, b - a);
+	for (i = b; i < end; i++)
+		nova_claim_bit(map, i, set);
+}
+
+/* Allocated or freed [blocknr, blocknr + num); caller holds the lock */
+static void nova_claim_update(struct nova_sb_info *sbi, unsigned long blocknr,
+			      unsigned long num, bool set)
+{
+	if (sbi->claimed)
+		nova_claim_bits(sbi->claimed, blocknr, num, set);
+}
+
+int nova_claim_init(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+
+	sbi->claimed = vzalloc(BITS_TO_LONGS(sbi->num_blocks) * sizeof(long));
+	return sbi->claimed ? 0 : -ENOMEM;
+}
+
+void nova_claim_destroy(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+
+	vfree(sbi->claimed);
+	sbi->claimed = NULL;
 }
 
 int nova_alloc_free_lists(struct super_block *sb)
@@ -67,6 +148,7 @@ void nova_free_free_lists(struct super_block *sb)
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	unsigned int i;
 
+	nova_claim_destroy(sb);
 	if (!sbi->free_lists)
 		return;
 	for (i = 0; i < sbi->stripes; i++)
@@ -165,7 +247,8 @@ int nova_build_free_lists_from_bitmap(struct super_block *sb,
 }
 
 /* First fit of @num blocks in one stripe; caller holds fl->lock */
-static long nova_alloc_in_list(struct nova_free_list *fl, unsigned long num,
+static long nova_alloc_in_list(struct nova_sb_info *sbi,
+			       struct nova_free_list *fl, unsigned long num,
 			       unsigned long *blocknr)
 {
 	struct rb_node *n;
@@ -187,6 +270,7 @@ static long nova_alloc_in_list(struct nova_free_list *fl, unsigned long num,
 		}
 		fl->num_free_blocks -= num;
 		fl->alloc_count++;
+		nova_claim_update(sbi, *blocknr, num, true);
 		return num;
 	}
 	return -ENOSPC;
@@ -216,7 +300,7 @@ int nova_new_blocks(struct super_block *sb, unsigned long *blocknr,
 		fl = &sbi->free_lists[s];
 		spin_lock(&fl->lock);
 		if (fl->num_free_blocks >= num)
-			ret = nova_alloc_in_list(fl, num, blocknr);
+			ret = nova_alloc_in_list(sbi, fl, num, blocknr);
 		spin_unlock(&fl->lock);
 	}
 	if (ret < 0)
@@ -231,7 +315,8 @@ int nova_new_blocks(struct super_block *sb, unsigned long *blocknr,
  * @num blocks starting at a multiple of @align (a power of two), carved
  * out of the middle of a free range if need be.  Caller holds fl->lock.
  */
-static long nova_alloc_aligned_in_list(struct nova_free_list *fl,
+static long nova_alloc_aligned_in_list(struct nova_sb_info *sbi,
+				       struct nova_free_list *fl,
 				       unsigned long num, unsigned long align,
 				       unsigned long *blocknr)
 {
@@ -267,6 +352,7 @@ static long nova_alloc_aligned_in_list(struct nova_free_list *fl,
 		fl->num_free_blocks -= num;
 		fl->alloc_count++;
 		*blocknr = s;
+		nova_claim_update(sbi, s, num, true);
 		return num;
 	}
 	return -ENOSPC;
@@ -291,7 +377,7 @@ int nova_new_aligned_blocks(struct super_block *sb, unsigned long *blocknr,
 
 		spin_lock(&fl->lock);
 		if (fl->num_free_blocks >= num)
-			ret = nova_alloc_aligned_in_list(fl, num,
+			ret = nova_alloc_aligned_in_list(sbi, fl, num,
 							 NOVA_HUGE_BLOCKS, blocknr);
 		spin_unlock(&fl->lock);
 	}
@@ -323,7 +409,7 @@ int nova_new_data_blocks(struct super_block *sb, unsigned long *blocknr,
 
 		spin_lock(&fl->lock);
 		if (fl->num_free_blocks >= want)
-			ret = nova_alloc_in_list(fl, want, blocknr);
+			ret = nova_alloc_in_list(sbi, fl, want, blocknr);
 		if (ret < 0) {
 			for (n = rb_first(&fl->tree); n; n = rb_next(n)) {
 				struct nova_range_node *rn =
@@ -346,7 +432,7 @@ int nova_new_data_blocks(struct super_block *sb, unsigned long *blocknr,
 		long ret;
 
 		spin_lock(&fl->lock);
-		ret = nova_alloc_in_list(fl, best_len, blocknr);
+		ret = nova_alloc_in_list(sbi, fl, best_len, blocknr);
 		spin_unlock(&fl->lock);
 		if (ret > 0)
 			return ret;
@@ -445,6 +531,7 @@ void nova_free_blocks(struct super_block *sb, unsigned long blocknr,
 		return;
 	}
 	fl->free_count++;
+	nova_claim_update(sbi, low, num, false);
 	spin_unlock(&fl->lock);
 }
 
@@ -490,6 +577,73 @@ bool nova_blocks_any_free(struct super_block *sb, unsigned long blocknr,
 bool nova_block_is_free(struct super_block *sb, unsigned long blocknr)
 {
 	return nova_blocks_any_free(sb, blocknr, 1);
+}
+
+/* Release blocks [blocknr, blocknr + num) claimed by nova_claim_blocks() */
+void nova_unclaim_blocks(struct super_block *sb, unsigned long blocknr,
+			 unsigned long num)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned long low = blocknr, high = blocknr + num - 1;
+
+	if (!sbi->claimed || !num || high < low || low < nova_data_start() ||
+	    high > nova_data_end(sbi))
+		return;
+	while (low <= high) {
+		struct nova_free_list *fl =
+			&sbi->free_lists[nova_stripe_of_block(sbi, low)];
+		unsigned long end = min(high, fl->block_end);
+
+		spin_lock(&fl->lock);
+		nova_claim_bits(sbi->claimed, low, end - low + 1, false);
+		spin_unlock(&fl->lock);
+		low = end + 1;
+	}
+}
+
+/*
+ * A block number read from pmem: claim blocks [blocknr, blocknr + num)
+ * for the inode or structure being read (see the head of this file).
+ * Returns 0, -ENOENT if a block is free, -EEXIST if one is claimed
+ * already (nothing is claimed then); blocks outside the dynamic area
+ * are the caller's to refuse.  Without a claim bitmap (the mount
+ * scanned) only the first check applies.
+ */
+int nova_claim_blocks(struct super_block *sb, unsigned long blocknr,
+		      unsigned long num)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned long low = blocknr, high = blocknr + num - 1;
+	int ret = 0;
+
+	if (!sbi->free_lists || !num || high < low)
+		return 0;
+	low = max(low, nova_data_start());
+	high = min(high, nova_data_end(sbi));
+	while (low <= high) {
+		struct nova_free_list *fl =
+			&sbi->free_lists[nova_stripe_of_block(sbi, low)];
+		unsigned long end = min(high, fl->block_end);
+
+		spin_lock(&fl->lock);
+		if (nova_range_find(fl, low, end, NULL, NULL))
+			ret = -ENOENT;
+		else if (sbi->claimed &&
+			 find_next_bit(sbi->claimed, end + 1, low) <= end)
+			ret = -EEXIST;
+		else if (sbi->claimed)
+			nova_claim_bits(sbi->claimed, low, end - low + 1, true);
+		spin_unlock(&fl->lock);
+		if (ret) {
+			/* give back the stripes' parts claimed before */
+			if (low > max(blocknr, nova_data_start()))
+				nova_unclaim_blocks(sb, max(blocknr, nova_data_start()),
+						    low - max(blocknr, nova_data_start()));
+			return ret;
+		}
+		low = end + 1;
+	}
+	return 0;
 }
 
 /*

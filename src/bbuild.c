@@ -448,7 +448,7 @@ static int nova_snap_begin(struct nova_snap *sn, u64 records)
 		int ret = nova_new_blocks(sb, &blk, 1, -1, false);
 
 		if (ret < 0) {
-			nova_free_log(sb, sn->head);
+			nova_free_log(sb, sn->head, ULONG_MAX);
 			sn->head = 0;
 			return ret;
 		}
@@ -565,7 +565,7 @@ int nova_save_snapshot(struct super_block *sb)
 		block_ranges += sbi->free_lists[s].num_nodes;
 	ret = nova_snap_begin(&bl, block_ranges + 1);
 	if (ret) {
-		nova_free_log(sb, in.head);
+		nova_free_log(sb, in.head, ULONG_MAX);
 		return ret;
 	}
 	for (s = 0; s < sbi->stripes; s++) {
@@ -749,31 +749,73 @@ static int nova_load_inode_tables(struct super_block *sb)
 	return 0;
 }
 
-static int nova_snap_check_used(struct super_block *sb)
+/* Claim blocks [blk, blk + n) of a fixed structure (balloc.c) */
+static int nova_snap_claim(struct super_block *sb, u64 blk, unsigned long n,
+			   const char *what)
+{
+	int ret = nova_claim_blocks(sb, blk, n);
+
+	if (ret)
+		pr_warn("NOVA (%s): %s block %llu is %s\n", sb->s_id, what, blk,
+			ret == -ENOENT ? "free in the snapshot" : "used twice");
+	return ret ? -EUCLEAN : 0;
+}
+
+/*
+ * The fixed metadata are claimed before any inode is read: the inode
+ * table blocks, the journal pages and the snapshots' own pages (kept
+ * on a read-only mount, freed - released - on a read-write one).  A
+ * block of them that the snapshot calls free, or that two of them
+ * share, makes the snapshot unusable: the caller scans.
+ */
+static int nova_snap_claim_metadata(struct super_block *sb)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	unsigned long per = sbi->itable_block_size >> NOVA_BLOCK_SHIFT, i;
+	unsigned long jpages = le32_to_cpu(sbi->s_super.s_journal_pages);
 	unsigned int s;
+	int ret;
 
-	/* what the snapshot calls free must not hold tables or journals */
 	for (s = 0; s < sbi->stripes; s++) {
 		struct nova_inode_map *map = &sbi->inode_maps[s];
-		u64 j = le64_to_cpu(nova_journal_ptr(sb, s)->journal_tail);
+		u64 j = le64_to_cpu(nova_journal_ptr(sb, s)->journal_head);
 
-		for (i = 0; i < map->nblocks; i++)
-			if (nova_blocks_any_free(sb, map->blocks[i] >> NOVA_BLOCK_SHIFT,
-						 per))
-				return -EUCLEAN;
-		if (nova_block_is_free(sb, j >> NOVA_BLOCK_SHIFT))
+		for (i = 0; i < map->nblocks; i++) {
+			ret = nova_snap_claim(sb, map->blocks[i] >> NOVA_BLOCK_SHIFT,
+					      per, "inode table");
+			if (ret)
+				return ret;
+		}
+		/* the journal pointers were checked by the journal recovery */
+		if (!nova_range_valid(sbi, j & ~(u64)(NOVA_BLOCK_SIZE - 1),
+				      (u64)jpages << NOVA_BLOCK_SHIFT))
 			return -EUCLEAN;
+		ret = nova_snap_claim(sb, j >> NOVA_BLOCK_SHIFT, jpages, "journal");
+		if (ret)
+			return ret;
+	}
+	for (s = 0; s < 2; s++) {
+		struct nova_inode *pi = nova_reserved_inode(sb, NOVA_BLOCKNODE_INO + s);
+		u64 page = le64_to_cpu(pi->log_head);
+
+		/* the pages nova_snap_load() checked */
+		for (i = 0; i < sbi->snap_pages[s] && page; i++) {
+			ret = nova_snap_claim(sb, page >> NOVA_BLOCK_SHIFT, 1,
+					      "snapshot");
+			if (ret)
+				return ret;
+			page = le64_to_cpu(nova_page_tail(sb, page)->next_page);
+		}
 	}
 	return 0;
 }
 
 /*
  * Mount after a clean unmount: restore the allocators and inode maps from
- * the snapshot, then (read-write) free its pages and clear it, so that a
- * later crash cannot use it.  Returns -EUCLEAN if it cannot be used; the
+ * the snapshot, claim the fixed metadata in a new claim bitmap (inodes
+ * claim their blocks when they are read: balloc.c), then (read-write)
+ * free the snapshot's pages and clear it, so that a later crash cannot
+ * use it.  Returns -EUCLEAN if it cannot be used; the
  * caller then scans.
  */
 int nova_restore_snapshot(struct super_block *sb)
@@ -783,14 +825,18 @@ int nova_restore_snapshot(struct super_block *sb)
 	unsigned int s;
 	int ret;
 
-	ret = nova_load_inode_tables(sb);
+	ret = nova_claim_init(sb);
+	if (!ret)
+		ret = nova_load_inode_tables(sb);
 	if (!ret)
 		ret = nova_snap_load(sb, NOVA_BLOCKNODE_INO, nova_snap_free_range);
 	if (!ret)
 		ret = nova_snap_load(sb, NOVA_INODELIST_INO, nova_snap_inode_range);
 	if (!ret)
-		ret = nova_snap_check_used(sb);
+		ret = nova_snap_claim_metadata(sb);
 	if (ret) {
+		/* a scan rebuilds everything: no claim bitmap then */
+		nova_claim_destroy(sb);
 		sbi->snap_pages[0] = 0;
 		sbi->snap_pages[1] = 0;
 		return ret;

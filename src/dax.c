@@ -187,19 +187,49 @@ int nova_replay_write_entry(struct super_block *sb, struct inode *inode,
 }
 
 /*
- * After a replay: no page of the file may sit in a block that the
- * allocator calls free (a damaged log would hand it out twice).  Earlier
- * entries may name freed blocks, so only the final index is checked, one
- * lookup per run of contiguous blocks.
+ * Release the claims (balloc.c) of the file's data blocks, run by run,
+ * for the runs that start before page @end (ULONG_MAX: all of them).
  */
-int nova_index_check_used(struct super_block *sb, struct inode *inode)
+void nova_index_unclaim(struct super_block *sb, struct inode *inode,
+			unsigned long end)
 {
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	struct nova_file_write_entry *e;
 	unsigned long index, start = 0, len = 0;
 
-	if (!NOVA_SB(sb)->free_lists)
-		return 0;
+	if (!NOVA_SB(sb)->claimed || !end)
+		return;
+	xa_for_each_range(&sih->pages, index, e, 0, end - 1) {
+		unsigned long b = nova_entry_block(sb, e, index) >> NOVA_BLOCK_SHIFT;
+
+		if (len && b == start + len) {
+			len++;
+			continue;
+		}
+		if (len)
+			nova_unclaim_blocks(sb, start, len);
+		start = b;
+		len = b ? 1 : 0;
+	}
+	if (len)
+		nova_unclaim_blocks(sb, start, len);
+}
+
+/*
+ * After a replay: claim the file's data blocks (balloc.c), one range per
+ * run of contiguous blocks.  A block that the allocator calls free (a
+ * damaged log would hand it out twice) or that is claimed already
+ * (another inode's log page or data, an inode table or journal block,
+ * or a page of this file twice) makes the inode corrupt.  Earlier
+ * entries may name freed blocks, so only the final index counts.
+ */
+int nova_index_claim(struct super_block *sb, struct inode *inode)
+{
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	struct nova_file_write_entry *e;
+	unsigned long index, start = 0, len = 0, first = 0;
+	int ret = 0;
+
 	xa_for_each(&sih->pages, index, e) {
 		unsigned long b = nova_entry_block(sb, e, index) >> NOVA_BLOCK_SHIFT;
 
@@ -207,17 +237,25 @@ int nova_index_check_used(struct super_block *sb, struct inode *inode)
 			len++;
 			continue;
 		}
-		if (len && nova_blocks_any_free(sb, start, len))
+		if (len)
+			ret = nova_claim_blocks(sb, start, len);
+		if (ret)
 			goto bad;
 		start = b;
 		len = b ? 1 : 0;
+		first = index;
 	}
-	if (len && nova_blocks_any_free(sb, start, len))
-		goto bad;
-	return 0;
+	if (len)
+		ret = nova_claim_blocks(sb, start, len);
+	if (!ret)
+		return 0;
 bad:
-	nova_error(sb, "inode %llu: data blocks %lu+%lu are free in the allocator",
-		   nova_ino(inode), start, len);
+	nova_error(sb, "inode %llu: data blocks %lu+%lu are %s",
+		   nova_ino(inode), start, len, ret == -ENOENT ?
+		   "free in the allocator" :
+		   "claimed twice (another inode's, metadata or this file's)");
+	/* the runs before the failed one */
+	nova_index_unclaim(sb, inode, first);
 	return -EUCLEAN;
 }
 

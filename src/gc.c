@@ -66,7 +66,13 @@ static bool nova_page_all_dead(struct super_block *sb, u64 page)
 	return off > 0;
 }
 
-/* Fast GC of the log of @inode; @keep is the working tail's position */
+/*
+ * Fast GC of the log of @inode; @keep is the working tail's position.
+ * The pages before the tail's are read from pmem: the chain up to it is
+ * checked first (log.c nova_log_walk_chain()), and a bad one leaves the
+ * log as it is - no store into a page that is not the log's, no foreign
+ * page freed.
+ */
 void nova_fast_gc(struct super_block *sb, struct inode *inode, u64 keep)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
@@ -75,8 +81,11 @@ void nova_fast_gc(struct super_block *sb, struct inode *inode, u64 keep)
 	u64 stop1 = sih->log_tail & ~(u64)(NOVA_BLOCK_SIZE - 1);
 	u64 stop2 = keep & ~(u64)(NOVA_BLOCK_SIZE - 1);
 	u64 prev = 0, page = sih->log_head;
-	unsigned long freed = 0, guard = sbi->num_blocks;
+	unsigned long freed = 0, guard = sih->log_pages;
 
+	if (!page ||
+	    nova_log_walk_chain(sb, inode, page, stop1, stop2, sih->log_pages) < 0)
+		return;
 	while (page && page != stop1 && page != stop2 && guard--) {
 		struct nova_log_page_tail *pt = nova_page_tail(sb, page);
 		u32 n = le32_to_cpu(pt->num_entries);
@@ -250,7 +259,7 @@ static int nova_new_log_append_cb(void *nl, const void *entry, size_t size,
 
 static void nova_new_log_free(struct nova_new_log *nl)
 {
-	nova_free_log(nl->sb, nl->head);
+	nova_free_log(nl->sb, nl->head, nl->pages);
 }
 
 static int nova_gc_write_attrs(struct inode *inode, struct nova_new_log *nl,
@@ -452,11 +461,33 @@ int nova_thorough_gc(struct super_block *sb, struct inode *inode)
 	u64 old_head = sih->log_head, old_tail = sih->log_tail, tail_page;
 	u64 sa_off = 0, lc_off = 0, extra, page;
 	unsigned long old_pages = sih->log_pages, guard = sbi->num_blocks;
+	long before, after = -1;
 	int ret;
 	u64 t = nova_timer_start();
 
 	if (!old_head || !old_tail)
 		return 0;
+	/*
+	 * Every old page is freed below, those up to the tail's and those
+	 * hanging after it: the chain read from pmem must be the log's own
+	 * pages, all of them (log.c nova_log_walk_chain()), or nothing
+	 * changes.
+	 */
+	tail_page = old_tail & ~(u64)(NOVA_BLOCK_SIZE - 1);
+	before = nova_log_walk_chain(sb, inode, old_head, tail_page, tail_page,
+				     old_pages ? old_pages - 1 : 0);
+	extra = before < 0 ? 0 :
+		le64_to_cpu(nova_page_tail(sb, tail_page)->next_page);
+	if (before >= 0)
+		after = nova_log_walk_chain(sb, inode, extra, 0, 0,
+					    old_pages - before - 1);
+	if (after < 0)
+		return -EUCLEAN;
+	if (before + 1 + after != old_pages) {
+		nova_error(sb, "inode %llu: log chain has %ld pages, not %lu",
+			   nova_ino(inode), before + 1 + after, old_pages);
+		return -EUCLEAN;
+	}
 	ret = nova_gc_write_state(inode, &nl, &sa_off, &lc_off);
 	if (ret) {
 		nova_new_log_free(&nl);
@@ -465,8 +496,6 @@ int nova_thorough_gc(struct super_block *sb, struct inode *inode)
 	nova_fence();
 
 	/* end the old log where it stands and link the new pages after it */
-	tail_page = old_tail & ~(u64)(NOVA_BLOCK_SIZE - 1);
-	extra = le64_to_cpu(nova_page_tail(sb, tail_page)->next_page);
 	if ((old_tail & (NOVA_BLOCK_SIZE - 1)) < NOVA_LOG_LAST_ENTRY) {
 		u8 *mark = nova_get_block(sb, old_tail);
 
@@ -507,7 +536,7 @@ int nova_thorough_gc(struct super_block *sb, struct inode *inode)
 			break;
 		page = next;
 	}
-	nova_free_log(sb, extra);
+	nova_free_log(sb, extra, after);
 	nova_xattr_gc_drop_removed(inode);
 	up_write(&sih->xattr_sem);
 

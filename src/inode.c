@@ -442,6 +442,67 @@ bad:
 	return -EUCLEAN;
 }
 
+/*
+ * Release what nova_claim_inode() claimed: an inode that leaves the
+ * cache still linked (balloc.c), so that reading it again does not
+ * find its own blocks claimed.
+ */
+static void nova_unclaim_inode(struct super_block *sb, struct inode *inode)
+{
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+
+	if (!sih->claimed)
+		return;
+	sih->claimed = false;
+	nova_log_unclaim(sb, sih->log_head, ULONG_MAX);
+	if (S_ISREG(inode->i_mode))
+		nova_index_unclaim(sb, inode, ULONG_MAX);
+	if (sih->symlink_block)
+		nova_unclaim_blocks(sb, sih->symlink_block >> NOVA_BLOCK_SHIFT, 1);
+}
+
+/*
+ * The last step of reading an inode: claim its log pages, data blocks
+ * and symlink block (balloc.c).  A block another inode or the metadata
+ * holds makes it corrupt; nothing stays claimed then.
+ */
+static int nova_claim_inode(struct super_block *sb, struct inode *inode)
+{
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	u64 sym = sih->symlink_block;
+	int ret;
+
+	ret = nova_log_claim(sb, inode->i_ino, sih->log_head, sih->log_pages);
+	if (ret)
+		return ret;
+	if (S_ISREG(inode->i_mode)) {
+		ret = nova_index_claim(sb, inode);
+		if (ret)
+			goto undo_log;
+	}
+	if (sym) {
+		ret = (sym & (NOVA_BLOCK_SIZE - 1)) ? -EINVAL :
+		      nova_claim_blocks(sb, sym >> NOVA_BLOCK_SHIFT, 1);
+		if (ret) {
+			nova_error(sb, "inode %llu: symlink block 0x%llx is %s",
+				   nova_ino(inode), sym,
+				   ret == -EINVAL ? "not block aligned" :
+				   ret == -ENOENT ? "a free block" :
+				   "claimed twice (another inode's or metadata)");
+			ret = -EUCLEAN;
+			goto undo_data;
+		}
+	}
+	sih->claimed = true;
+	return 0;
+undo_data:
+	if (S_ISREG(inode->i_mode))
+		nova_index_unclaim(sb, inode, ULONG_MAX);
+undo_log:
+	nova_log_unclaim(sb, sih->log_head, sih->log_pages);
+	return ret;
+}
+
 static int nova_read_inode(struct super_block *sb, struct inode *inode,
 			   u64 pi_off)
 {
@@ -534,15 +595,18 @@ static int nova_read_inode(struct super_block *sb, struct inode *inode,
 	}
 	if (S_ISREG(inode->i_mode))
 		nova_count_live_writes(inode);
-	if (S_ISLNK(inode->i_mode))
-		return nova_symlink_read(inode);
-	if (S_ISREG(inode->i_mode)) {
-		int ret = nova_index_check_used(sb, inode);
-
-		if (!ret)
-			nova_zero_past_eof(inode);
+	ret = nova_claim_inode(sb, inode);
+	if (ret)
+		return ret;
+	if (S_ISLNK(inode->i_mode)) {
+		ret = nova_symlink_read(inode);
+		if (ret)
+			nova_unclaim_inode(sb, inode);
 		return ret;
 	}
+	/* only now that the blocks are its own may the file write them */
+	if (S_ISREG(inode->i_mode))
+		nova_zero_past_eof(inode);
 	return 0;
 }
 
@@ -643,6 +707,8 @@ struct inode *nova_new_inode(nova_idmap_t *idmap, struct inode *dir,
 	sih = &NOVA_I(inode)->header;
 	sih->pi_addr = pi_off;
 	sih->ino = ino;
+	/* what it allocates is claimed as it goes (balloc.c) */
+	sih->claimed = true;
 	pi = nova_get_block(sb, pi_off);
 	now = nova_ts_to_ns(nova_get_mtime(inode));
 
@@ -1065,11 +1131,14 @@ void nova_evict_inode(struct inode *inode)
 		NOVA_CRASH_POINT(CP_EVICT);
 		if (S_ISREG(inode->i_mode))
 			nova_free_file_data(sb, inode);
-		nova_free_log(sb, sih->log_head);
+		nova_free_log(sb, sih->log_head, sih->log_pages);
 		if (sih->symlink_block)
 			nova_free_blocks(sb, sih->symlink_block >> NOVA_BLOCK_SHIFT, 1);
 		nova_release_ino(sb, inode->i_ino);
 		sb_end_intwrite(sb);
+	} else {
+		/* still linked: its blocks are free to be read again */
+		nova_unclaim_inode(sb, inode);
 	}
 	nova_dir_index_free(inode);
 	nova_index_free(inode);

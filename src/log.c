@@ -145,17 +145,111 @@ long nova_log_check_chain(struct super_block *sb, unsigned long ino,
 	return n;
 }
 
-/* Give the pages of a log chain back to the allocator */
-void nova_free_log(struct super_block *sb, u64 head)
+/*
+ * Release the claims of the first @max pages of the log chain at @head
+ * (all pages for ULONG_MAX: an inode leaving the cache).  The chain was
+ * checked when the inode was read and has been this inode's since.
+ */
+void nova_log_unclaim(struct super_block *sb, u64 head, unsigned long max)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	unsigned long guard = sbi->num_blocks;
 
-	while (head && guard--) {
+	if (!sbi->claimed)
+		return;
+	while (head && max-- && guard-- && nova_log_page_ok(sbi, head)) {
+		nova_unclaim_blocks(sb, head >> NOVA_BLOCK_SHIFT, 1);
+		head = le64_to_cpu(READ_ONCE(nova_page_tail(sb, head)->next_page));
+	}
+}
+
+/*
+ * Claim the @pages pages of the log chain at @head (checked by
+ * nova_log_check_chain()) for inode @ino (balloc.c): a page that is
+ * another inode's, a table or a journal block refuses the inode.
+ */
+int nova_log_claim(struct super_block *sb, unsigned long ino, u64 head,
+		   unsigned long pages)
+{
+	u64 page = head;
+	unsigned long i;
+	int ret;
+
+	if (!NOVA_SB(sb)->claimed)
+		return 0;
+	for (i = 0; i < pages && page; i++) {
+		ret = nova_claim_blocks(sb, page >> NOVA_BLOCK_SHIFT, 1);
+		if (ret) {
+			nova_error(sb, "inode %lu: log page 0x%llx is %s",
+				   ino, page, ret == -ENOENT ? "a free block" :
+				   "claimed twice (another inode's or metadata)");
+			nova_log_unclaim(sb, head, i);
+			return -EUCLEAN;
+		}
+		page = le64_to_cpu(READ_ONCE(nova_page_tail(sb, page)->next_page));
+	}
+	return 0;
+}
+
+/*
+ * Follow the chain of @inode's log from @page: at most @max pages up to
+ * (not counting) @stop1 or @stop2, whichever comes first, every hop aligned, inside the device and not a
+ * free block.  Pointers read from pmem after the inode was read (by the
+ * GC, by freeing) are checked again here: the chain was checked at that
+ * read (nova_log_check_chain()), but a damaged image may change it since
+ * (a block the log shares with a file, a write to the device).  Returns
+ * the pages walked, or -EUCLEAN (logged) if the chain leaves the device,
+ * reaches a free block, ends early or is longer than @max.  A stop 0:
+ * the chain's end.
+ */
+long nova_log_walk_chain(struct super_block *sb, struct inode *inode,
+			 u64 page, u64 stop1, u64 stop2, unsigned long max)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned long n = 0;
+	const char *why;
+
+	while (page != stop1 && page != stop2) {
+		if (!page) {
+			why = "ends before its end";
+			goto bad;
+		}
+		if (!nova_log_page_ok(sbi, page)) {
+			why = "leaves the device";
+			goto bad;
+		}
+		if (nova_block_is_free(sb, page >> NOVA_BLOCK_SHIFT)) {
+			why = "reaches a free block";
+			goto bad;
+		}
+		if (n++ >= max) {
+			why = "is longer than its page count";
+			goto bad;
+		}
+		page = le64_to_cpu(READ_ONCE(nova_page_tail(sb, page)->next_page));
+	}
+	return n;
+bad:
+	nova_error(sb, "inode %llu: log chain %s at 0x%llx (%lu pages of %lu)",
+		   nova_ino(inode), why, page, n, max);
+	return -EUCLEAN;
+}
+
+/*
+ * Give the pages of a log chain back to the allocator: at most @max
+ * pages (the log's page count), each one checked before it is followed
+ * or freed; a bad one stops it (logged): a page leaks rather than a
+ * foreign one being freed.
+ */
+void nova_free_log(struct super_block *sb, u64 head, unsigned long max)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+
+	while (head) {
 		u64 next;
 
-		if (!nova_range_valid(sbi, head, NOVA_BLOCK_SIZE) ||
-		    head & (NOVA_BLOCK_SIZE - 1)) {
+		if (!max-- || !nova_log_page_ok(sbi, head) ||
+		    nova_block_is_free(sb, head >> NOVA_BLOCK_SHIFT)) {
 			nova_error(sb, "freeing a log with a bad page 0x%llx", head);
 			return;
 		}
@@ -206,7 +300,8 @@ static int nova_log_make_room(struct super_block *sb, struct inode *inode,
 	next = le64_to_cpu(nova_page_tail(sb, page)->next_page);
 	/* a page after the tail was never walked: check it before use */
 	if (next && (!nova_log_page_ok(NOVA_SB(sb), next) || next == page ||
-		     next == sih->log_head)) {
+		     next == sih->log_head ||
+		     nova_block_is_free(sb, next >> NOVA_BLOCK_SHIFT))) {
 		nova_error(sb, "inode %llu: log page 0x%llx links to bad page 0x%llx",
 			   nova_ino(inode), page, next);
 		return -EUCLEAN;

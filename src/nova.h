@@ -100,6 +100,7 @@ struct nova_sb_info {
 	unsigned long reserved_blocks;	/* only for deletions' log pages */
 
 	struct nova_free_list *free_lists;	/* one per stripe */
+	unsigned long *claimed;		/* claimed blocks, snapshot mounts (balloc.c) */
 	struct nova_inode_map *inode_maps;	/* one per stripe */
 	struct mutex *journal_locks;		/* one per stripe */
 	atomic64_t inodes_used;
@@ -179,6 +180,7 @@ struct nova_inode_info_header {
 	u64 pending_lc;			/* appended, not yet committed */
 	bool gc_pending;		/* thorough GC wanted */
 	bool use_reserve;		/* appends of a deletion */
+	bool claimed;			/* its blocks are claimed (balloc.c) */
 	/* directories */
 	struct rb_root dir_tree;
 	struct xarray dir_cookies;	/* cookie -> nova_dir_node */
@@ -378,6 +380,12 @@ bool nova_block_is_free(struct super_block *sb, unsigned long blocknr);
 bool nova_blocks_any_free(struct super_block *sb, unsigned long blocknr,
 			  unsigned long num);
 bool nova_in_reserve(struct super_block *sb, unsigned long n);
+int nova_claim_init(struct super_block *sb);
+void nova_claim_destroy(struct super_block *sb);
+int nova_claim_blocks(struct super_block *sb, unsigned long blocknr,
+		      unsigned long num);
+void nova_unclaim_blocks(struct super_block *sb, unsigned long blocknr,
+			 unsigned long num);
 int nova_insert_free_range(struct super_block *sb, struct nova_free_list *fl,
 			   unsigned long low, unsigned long high);
 int nova_stripe_of_block(struct nova_sb_info *sbi, unsigned long blocknr);
@@ -401,7 +409,12 @@ typedef int (*nova_entry_fn)(struct super_block *sb, u64 off,
 			     const void *entry, size_t size, void *arg);
 int nova_log_walk(struct super_block *sb, unsigned long ino, u64 head,
 		  u64 tail, nova_entry_fn fn, void *arg);
-void nova_free_log(struct super_block *sb, u64 head);
+void nova_free_log(struct super_block *sb, u64 head, unsigned long max);
+long nova_log_walk_chain(struct super_block *sb, struct inode *inode,
+			 u64 page, u64 stop1, u64 stop2, unsigned long max);
+int nova_log_claim(struct super_block *sb, unsigned long ino, u64 head,
+		   unsigned long pages);
+void nova_log_unclaim(struct super_block *sb, u64 head, unsigned long max);
 long nova_log_check_chain(struct super_block *sb, unsigned long ino,
 			  u64 head, u64 tail);
 void nova_invalidate_entry(struct super_block *sb, u64 off);
@@ -473,7 +486,9 @@ int nova_append_write_entry(struct inode *inode, pgoff_t pg, unsigned long n,
 int nova_break_layouts(struct inode *inode, loff_t start, loff_t end);
 int nova_break_layouts_flush(struct inode *inode, loff_t start, loff_t end);
 u64 nova_find_page(struct inode *inode, pgoff_t pg);
-int nova_index_check_used(struct super_block *sb, struct inode *inode);
+int nova_index_claim(struct super_block *sb, struct inode *inode);
+void nova_index_unclaim(struct super_block *sb, struct inode *inode,
+			unsigned long end);
 void nova_zero_past_eof(struct inode *inode);
 int nova_replay_write_entry(struct super_block *sb, struct inode *inode,
 			    struct nova_file_write_entry *e);
