@@ -2,8 +2,9 @@
 #
 #   make demo     build everything, boot a guest, format and mount NOVA on
 #                 emulated pmem, write and read a file, show it
-#   make check    every test tier that CI runs (host unit tests and the fast
-#                 guest tier); the last line is "N passed, N failed"
+#   make check    every test tier that CI runs (tests/check.sh, tests/README.md:
+#                 unit, lint, fast guest, power cuts, xfstests smoke, packages);
+#                 the last line is "N passed, N failed"
 #
 # Both install what they need with apt-get on a fresh Debian 12 machine.
 # Other targets: module, tools, guest-bin, unit, lint, guest, clean.
@@ -112,7 +113,7 @@ xfstests-baselines:
 xfstests-smoke:
 	tests/xfstests/run.sh --fstyp NOVA -- $$(grep -v '^#' tests/xfstests/smoke.list)
 
-# Packages and their tests (README: "Packages and installation")
+# Packages and their tests (docs/packaging.md; tests/README.md, "Packages")
 deb:
 	packaging/build-deb.sh
 
@@ -125,14 +126,14 @@ package-check:
 full-check:
 	tests/package/full-check.sh
 
-# Benchmarks (README.md, "Benchmarks"); results in bench/results/<date>/
+# Benchmarks (bench/README.md); results in bench/results/<date>/
 bench: module
 	bench/run-bench.sh --no-build
 
 bench-mount: module
 	bench/run-mount.sh --no-build
 
-# Robustness (README: "Robustness"): hostile images and concurrency stress
+# Robustness (tests/README.md, "Robustness"): hostile images and concurrency stress
 #   make fuzz [FUZZ_ITERS=2000] [FUZZ_SEED=N]   image fuzzer, one boot per chunk
 #   make fuzz-replay SEED=0x...                 one image again, verbosely
 #   make fuzz-fsck [FUZZ_FSCK_SECS=600]         fsck.nova fuzzing on the host

@@ -57,7 +57,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-# Per-job data sizes (see README.md, "Benchmarks", for why they are this small).
+# Per-job data sizes (see bench/README.md, "Method", for why they are this small).
 append_size=32M file_size=128M seq_size=256M tmpfs_size=1536M
 if [ "$quick" = 1 ]; then
 	runtime=2 meta_n=2000 append_size=4M file_size=16M seq_size=32M

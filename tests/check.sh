@@ -1,5 +1,5 @@
 #!/bin/bash
-# The test command (README, .ci/run): host unit tests, lint, the fast guest
+# The test command (README.md, tests/README.md, .ci/run): host unit tests, lint, the fast guest
 # tier on Debian 12's kernel and on the newest Debian kernel, the power-cut
 # tiers, xfstests' smoke subset, then the package tiers on Debian 12 and 13
 # (NOVA_FULL_CHECK=0 skips the cloud-init package guests).  make check-kernels runs every tier on every

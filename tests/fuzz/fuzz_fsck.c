@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target: fsck.nova on random images (make fuzz-fsck; README,
- * "Tests").
+ * libFuzzer target: fsck.nova on random images (make fuzz-fsck;
+ * tests/README.md, "fsck fuzzing").
  *
  * Each input (fuzz_image.h) is decoded into a memfd, which fsck.nova's
  * own command line entry point checks in-process: with -n (a private

@@ -52,6 +52,9 @@ check "version: debian/changelog ($deb_version) = src/VERSION ($version)" \
 	test "${deb_version%-*}" = "$version"
 check "version: nova.spec Version ($spec_version) and newest %changelog ($spec_cl) = src/VERSION" \
 	test "$spec_version" = "$version" -a "$spec_cl" = "$version"
+news_version=$(sed -n 's/^Version \([^ ]*\).*/\1/p' "$NOVA_ROOT/NEWS" | head -n1)
+check "version: newest NEWS entry ($news_version) = src/VERSION" \
+	test "$news_version" = "$version"
 check "version: dkms.conf takes it from the packages (#MODULE_VERSION#)" \
 	grep -qx 'PACKAGE_VERSION="#MODULE_VERSION#"' "$NOVA_ROOT/dkms.conf"
 
