@@ -43,11 +43,7 @@ static struct kmem_cache *nova_range_cachep;
 
 int nova_stripe_of_block(struct nova_sb_info *sbi, unsigned long blocknr)
 {
-	unsigned long per = (nova_data_end(sbi) - nova_data_start() + 1) /
-			    sbi->stripes;
-	unsigned long s = (blocknr - nova_data_start()) / per;
-
-	return s >= sbi->stripes ? sbi->stripes - 1 : s;
+	return nova_stripe_of(&sbi->layout, blocknr);
 }
 
 static void nova_claim_bit(unsigned long *map, unsigned long i, bool set)
@@ -110,8 +106,6 @@ void nova_claim_destroy(struct super_block *sb)
 int nova_alloc_free_lists(struct super_block *sb)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
-	unsigned long start = nova_data_start(), end = nova_data_end(sbi);
-	unsigned long per = (end - start + 1) / sbi->stripes;
 	unsigned int i;
 
 	sbi->free_lists = kcalloc(sbi->stripes, sizeof(*sbi->free_lists),
@@ -120,12 +114,13 @@ int nova_alloc_free_lists(struct super_block *sb)
 		return -ENOMEM;
 	for (i = 0; i < sbi->stripes; i++) {
 		struct nova_free_list *fl = &sbi->free_lists[i];
+		u64 start, end;
 
 		spin_lock_init(&fl->lock);
 		fl->tree = RB_ROOT;
-		fl->block_start = start + i * per;
-		fl->block_end = (i == sbi->stripes - 1) ? end :
-				start + (i + 1) * per - 1;
+		nova_stripe_region(&sbi->layout, i, &start, &end);
+		fl->block_start = start;
+		fl->block_end = end;
 	}
 	return 0;
 }

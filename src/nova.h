@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * NOVA: in-DRAM structures and the interfaces between the module's files.
- * The on-pmem format lives in nova_format.h, the persistence primitives
- * in pmem.h.
+ * The on-pmem format lives in nova_format.h, the code the tools share on
+ * it in nova_lib.h, the ioctl ABI in nova_ioctl.h, the persistence
+ * primitives in pmem.h.
  */
 #ifndef NOVA_H
 #define NOVA_H
@@ -15,8 +16,21 @@
 #include <linux/uidgid.h>
 #include <linux/time64.h>
 
+#include <linux/errno.h>
+#include <linux/math64.h>
+#include <linux/string.h>
+
 #include "compat.h"
+
+/* nova_lib.h's one helper beyond compat.h's CRC */
+static inline __u64 nova_div_u64(__u64 a, __u64 b)
+{
+	return div64_u64(a, b);
+}
+
 #include "nova_format.h"
+#include "nova_lib.h"
+#include "nova_ioctl.h"
 #include "pmem.h"
 #include "stats.h"
 
@@ -85,6 +99,7 @@ struct nova_sb_info {
 	u64 snap_prev;			/* last inode range of a snapshot load */
 	u64 phys_size;			/* bytes mapped: the whole device */
 	unsigned long num_blocks;	/* blocks in the file system (s_size) */
+	struct nova_layout layout;	/* stripes and their regions (nova_lib.h) */
 
 	/* DRAM copy of the super block; s_lock serialises its updates */
 	struct nova_super_block s_super;
@@ -283,7 +298,7 @@ static inline unsigned long nova_data_start(void)
 
 static inline unsigned long nova_data_end(struct nova_sb_info *sbi)
 {
-	return sbi->num_blocks - NOVA_TAIL_RESERVED_BLOCKS - 1;
+	return sbi->layout.data_end;
 }
 
 /* Is [off, off + len) a valid range inside the dynamic area? */

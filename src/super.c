@@ -295,7 +295,7 @@ static const char *nova_read_replica(struct super_block *sb, u64 off,
 	return nova_check_replica(out, off, sbi->phys_size);
 }
 
-/* Start a replica search (nova_format.h) for the device's primary */
+/* Start a replica search (nova_lib.h) for the device's primary */
 static void nova_replica_search(struct super_block *sb,
 				struct nova_replica_iter *it, bool scan)
 {
@@ -397,7 +397,7 @@ static int nova_load_super(struct super_block *sb, struct fs_context *fc)
 
 /*
  * Before a format: invalidate the old file system's replicas that a later
- * search would find without a scan (nova_format.h), so that a damaged
+ * search would find without a scan (nova_lib.h), so that a damaged
  * primary of the new file system can never lead to a stale one.
  */
 static void nova_invalidate_replicas(struct super_block *sb)
@@ -413,27 +413,18 @@ static void nova_invalidate_replicas(struct super_block *sb)
 			nova_memset_persist(sbi->virt_addr + off, 0, NOVA_BLOCK_SIZE);
 }
 
-static void nova_apply_super(struct nova_sb_info *sbi)
+/* The geometry the rest of the module uses, from sbi->layout */
+static void nova_apply_layout(struct nova_sb_info *sbi)
 {
-	struct nova_super_block *s = &sbi->s_super;
-
-	sbi->num_blocks = le64_to_cpu(s->s_num_blocks);
-	sbi->stripes = le32_to_cpu(s->s_stripes);
-	sbi->itable_block_size = le32_to_cpu(s->s_itable_block_size);
+	sbi->num_blocks = sbi->layout.num_blocks;
+	sbi->stripes = sbi->layout.stripes;
+	sbi->itable_block_size = sbi->layout.itable_block_size;
 }
 
-/*
- * How many stripes a new file system gets: one per online CPU, fewer if
- * the device is too small for each to have a useful region.
- */
-static unsigned int nova_format_stripes(unsigned long data_blocks,
-					unsigned long itable_blocks)
+static void nova_apply_super(struct nova_sb_info *sbi)
 {
-	unsigned int n = min_t(unsigned int, num_online_cpus(), NOVA_MAX_STRIPES);
-
-	while (n > 1 && data_blocks / n < 4 * (itable_blocks + 1) + 64)
-		n--;
-	return n;
+	nova_layout_of_super(&sbi->s_super, &sbi->layout);
+	nova_apply_layout(sbi);
 }
 
 /*
@@ -453,16 +444,12 @@ static int nova_format(struct super_block *sb, struct fs_context *fc,
 	unsigned int i;
 	int ret;
 
-	if (size < NOVA_MIN_SIZE)
+	/* one stripe per online CPU, as mkfs.nova computes it */
+	if (nova_compute_layout(size, num_online_cpus(), &sbi->layout))
 		return invalfc(fc, "%s: device too small (%llu bytes, need at least %llu)",
 			       sb->s_id, size, NOVA_MIN_SIZE);
-
-	sbi->num_blocks = size >> NOVA_BLOCK_SHIFT;
-	sbi->itable_block_size = size >= NOVA_LARGE_ITABLE_THRESHOLD ?
-				 NOVA_LARGE_ITABLE_SIZE : NOVA_SMALL_ITABLE_SIZE;
-	itable_blocks = sbi->itable_block_size >> NOVA_BLOCK_SHIFT;
-	sbi->stripes = nova_format_stripes(nova_data_end(sbi) -
-					   nova_data_start() + 1, itable_blocks);
+	nova_apply_layout(sbi);
+	itable_blocks = sbi->layout.itable_blocks;
 
 	/* invalidate the old super blocks first, then clear the fixed areas */
 	nova_invalidate_replicas(sb);
@@ -475,7 +462,7 @@ static int nova_format(struct super_block *sb, struct fs_context *fc,
 			    0, nova_block_off(NOVA_TAIL_RESERVED_BLOCKS));
 
 	memset(s, 0, sizeof(*s));
-	s->s_journal_pages = cpu_to_le32(1);
+	s->s_journal_pages = cpu_to_le32(sbi->layout.journal_pages);
 	ret = nova_alloc_free_lists(sb);
 	if (!ret)
 		ret = nova_alloc_inode_maps(sb);

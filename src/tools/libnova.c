@@ -187,6 +187,7 @@ void nv_set_geometry(struct nv_fs *fs, const struct nova_super_block *sb)
 	fs->data_start = NOVA_HEAD_RESERVED_BLOCKS;
 	fs->data_end = fs->nblocks - NOVA_TAIL_RESERVED_BLOCKS - 1;
 	fs->journal_pages = le32_to_cpu(sb->s_journal_pages);
+	nova_layout_of_super(sb, &fs->layout);
 }
 
 uint64_t nv_replica_sb_off(const struct nv_fs *fs)
@@ -250,10 +251,16 @@ int nv_load_super(struct nv_fs *fs, const char **why)
 void nv_stripe_region(const struct nv_fs *fs, unsigned int s, uint64_t *start,
 		      uint64_t *end)
 {
-	uint64_t per = (fs->data_end - fs->data_start + 1) / fs->stripes;
+	__u64 st, en;
 
-	*start = fs->data_start + (uint64_t)s * per;
-	*end = s == fs->stripes - 1 ? fs->data_end : *start + per - 1;
+	nova_stripe_region(&fs->layout, s, &st, &en);
+	*start = st;
+	*end = en;
+}
+
+unsigned int nv_stripe_of(const struct nv_fs *fs, uint64_t blk)
+{
+	return nova_stripe_of(&fs->layout, blk);
 }
 
 /* -------------------------------------------------------------- stores */
@@ -450,7 +457,7 @@ const char *nv_entry_name(uint8_t type)
 	}
 }
 
-/* The entry helpers live in nova_format.h, shared with the module */
+/* The entry helpers live in nova_lib.h, shared with the module */
 size_t nv_entry_size(const uint8_t *p, size_t room)
 {
 	return nova_entry_size(p, room);

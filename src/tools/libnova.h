@@ -59,6 +59,7 @@ struct nv_fs {
 	uint64_t per_block;		/* inode slots per table block */
 	uint64_t data_start, data_end;	/* blocks, inclusive */
 	uint32_t journal_pages;
+	struct nova_layout layout;	/* the kernel's: nova_layout_of_super() */
 
 	struct nv_itable *itab;		/* one per stripe */
 
@@ -82,7 +83,7 @@ int nv_sync(struct nv_fs *fs);
 void nv_set_geometry(struct nv_fs *fs, const struct nova_super_block *sb);
 /*
  * Find the replica super block as the kernel does when the primary is not
- * valid (nova_replica_next() in nova_format.h, with its scan): returns its
+ * valid (nova_replica_next() in nova_lib.h, with its scan): returns its
  * offset, or 0 if there is none (*rwhy: why the first candidate is not
  * one).  @scanned (may be NULL) gets the number of blocks scanned.
  */
@@ -121,6 +122,8 @@ static inline bool nv_page_valid(const struct nv_fs *fs, uint64_t off)
 /* Region of stripe @s, blocks inclusive (balloc.c) */
 void nv_stripe_region(const struct nv_fs *fs, unsigned int s, uint64_t *start,
 		      uint64_t *end);
+/* The stripe whose region holds block @blk (nova_stripe_of()) */
+unsigned int nv_stripe_of(const struct nv_fs *fs, uint64_t blk);
 
 /* ---- stores (all writes to the image go through these) ---- */
 void nv_put(struct nv_fs *fs, uint64_t off, const void *src, size_t len);

@@ -16,7 +16,7 @@
  * It writes exactly what the kernel's "mount -o init" (nova_format() in
  * super.c) writes, block for block; only the UUID, the label, the root
  * inode's owner and mode (when asked) and the time stamps differ.  The
- * layout comes from nova_compute_layout() in nova_format.h, which the
+ * layout comes from nova_compute_layout() in nova_lib.h, which the
  * kernel uses too.  Ordering, as in the kernel: both super blocks are
  * invalidated first, then every other structure is written and made
  * durable, then the primary super block and finally the replica, so an
@@ -507,7 +507,7 @@ static int zero_blocks(int fd, __u64 blk, __u64 nblocks)
 
 /*
  * Invalidate the old file system's replica super blocks that a later
- * search finds without a scan (nova_replica_next() in nova_format.h):
+ * search finds without a scan (nova_replica_next() in nova_lib.h):
  * where the old primary's size says, and in the device's last block.
  * Left there, one could be taken for the new file system's replica when
  * its primary is damaged.  Only blocks that hold a valid replica are

@@ -49,7 +49,7 @@ int nova_read_super(int fd, struct nova_super_block *sb, const char **why)
 	}
 	if (!strcmp(*why, "cannot read the super block"))
 		memset(&p, 0, sizeof(p));
-	/* no scan (nova_format.h): this runs on any device udev sees */
+	/* no scan (nova_lib.h): this runs on any device udev sees */
 	nova_replica_iter_init(&it, &p, (__u64)size, 0);
 	while ((off = nova_replica_next(&it)))
 		if (pread(fd, sb, sizeof(*sb), (off_t)off) == (ssize_t)sizeof(*sb) &&

@@ -4,7 +4,10 @@
 #define NOVA_TOOLS_H
 
 #include <stddef.h>
+#include "nova_shim.h"
 #include "../nova_format.h"
+#include "../nova_lib.h"
+#include "../nova_ioctl.h"
 
 /* Size in bytes of a block device or regular file, or -1 */
 long long nova_dev_size(int fd);
@@ -15,7 +18,7 @@ long long nova_dev_size(int fd);
  * neither is valid (*why says why the primary is not).  The replica is
  * looked for where the primary's size says and in the device's last
  * block, never by a scan of the device (nova_replica_next() in
- * nova_format.h): nova-probe runs on every device udev sees.
+ * nova_lib.h): nova-probe runs on every device udev sees.
  */
 int nova_read_super(int fd, struct nova_super_block *sb, const char **why);
 

@@ -324,7 +324,7 @@ static unsigned int candidates(unsigned long long psize, unsigned long long dev,
 	return n;
 }
 
-/* nova_format.h: the order of the replica search, and what it accepts */
+/* nova_lib.h: the order of the replica search, and what it accepts */
 static void test_replica_search(void)
 {
 	const __u64 lowest = NOVA_MIN_SIZE - 4096;

@@ -75,7 +75,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tools/nova_shim.h"
 #include "nova_format.h"
+#include "nova_lib.h"
+#include "nova_ioctl.h"
 
 /* <linux/fs.h> clashes with <sys/mount.h> in glibc 2.36: define what we use */
 #ifndef BLKGETSIZE64

@@ -42,7 +42,10 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "tools/nova_shim.h"
 #include "nova_format.h"
+#include "nova_lib.h"
+#include "nova_ioctl.h"
 
 #define PG 4096UL
 
