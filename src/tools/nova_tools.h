@@ -6,6 +6,14 @@
 #include <stddef.h>
 #include "../nova_format.h"
 
+/* The kernel's names, which user space lacks */
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+#ifndef __printf
+#define __printf(a, b)	__attribute__((format(printf, a, b)))
+#endif
+
 /* Size in bytes of a block device or regular file, or -1 */
 long long nova_dev_size(int fd);
 

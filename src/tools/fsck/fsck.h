@@ -37,8 +37,6 @@
 #include "libnova.h"
 #include "problem.h"
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-
 /* Exit status, as e2fsck's; the bits combine */
 #define FSCK_OK			0
 #define FSCK_NONDESTRUCT	1	/* errors corrected */

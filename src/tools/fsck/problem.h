@@ -22,10 +22,7 @@
 #define NOVA_FSCK_PROBLEM_H
 
 #include <stdbool.h>
-
-#ifndef __printf
-#define __printf(a, b)	__attribute__((format(printf, a, b)))
-#endif
+#include "nova_tools.h"
 
 struct nova_fsck;
 
