@@ -690,6 +690,14 @@ if make -s -C "$tools" install DESTDIR="$dest" >/dev/null 2>&1; then
 else
 	fail "install: make install failed"
 fi
+# the man page's PROBLEM CODES: every code of problem.h, and no other
+if [ -f "$tools/fsck/problem.h" ]; then
+	hcodes=$(sed -n 's/^\t\(PR_[A-Z0-9_]*\),.*/\1/p' "$tools/fsck/problem.h" | sort)
+	mcodes=$(sed -n 's/^\.BR\{0,1\} \(PR_[A-Z0-9_]*\).*/\1/p' "$tools/man/fsck.nova.8" | sort)
+	t "man page fsck.nova.8 lists the $(wc -w <<<"$hcodes") problem codes of problem.h" \
+		[ -n "$hcodes" ] && [ "$hcodes" = "$mcodes" ]
+	[ "$hcodes" = "$mcodes" ] || diff <(echo "$hcodes") <(echo "$mcodes") | indent
+fi
 if command -v groff >/dev/null; then
 	for m in fsck.nova.8 mkfs.nova.8; do
 		warn=$(groff -man -ww -z -Tutf8 "$tools/man/$m" 2>&1)
