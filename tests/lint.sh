@@ -1,7 +1,8 @@
 #!/bin/bash
 # Static checks of the module: a W=1 build with zero warnings and sparse
 # for each kernel, and checkpatch.pl from Debian's linux-source-6.1 (cached
-# outside git).
+# outside git).  Of the user-space tools (src/tools): every source built
+# with -Wall -Wextra -Werror, and the same checkpatch.
 #
 # Usage: tests/lint.sh [KERNEL...]   (names or ABI versions of
 #        qemu/kernel-version.sh; default: deb12 and sid)
@@ -80,6 +81,25 @@ done
 	grep -v '^total:' >"$out/checkpatch.log"
 if grep -E "ERROR|WARNING" "$out/checkpatch.log" >/dev/null; then rc=1; else rc=0; fi
 result "checkpatch" $rc "$out/checkpatch.log"
+
+# the tools: no warning from the host compiler (as src/tools/Makefile
+# builds them, with -Werror), and checkpatch as for the module.  User
+# space has no compiler_attributes.h: nova_tools.h defines __printf with
+# the attribute checkpatch's PREFER_DEFINED_ATTRIBUTE_MACRO asks to avoid.
+rc=0
+tools_c=$(cd "$root" && git ls-files 'src/tools/*.c')
+for f in $tools_c; do
+	echo "CC $f"
+	${CC:-cc} -O2 -Wall -Wextra -Werror -std=gnu11 -DNOVA_VERSION='"lint"' \
+		-I"$root/src/tools" -c -o /dev/null "$root/$f" 2>&1 || rc=1
+done >"$out/tools-build.log"
+result "tools-build-Werror" $rc "$out/tools-build.log"
+(cd "$root" && git ls-files 'src/tools/*.c' 'src/tools/*.h' |
+	xargs perl "$cp_dir/scripts/checkpatch.pl" --no-tree --terse \
+		--ignore PREFER_DEFINED_ATTRIBUTE_MACRO -f) |
+	grep -v '^total:' >"$out/tools-checkpatch.log"
+if grep -E "ERROR|WARNING" "$out/tools-checkpatch.log" >/dev/null; then rc=1; else rc=0; fi
+result "tools-checkpatch" $rc "$out/tools-checkpatch.log"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -30,7 +30,7 @@
 #define NV_FL_SUPPORTED	(0x00000020 | 0x00000010 | 0x00000080 | \
 			 0x00000008 | 0x00000040 | 0x00010000 | 0x02000000)
 /* MAX_LFS_FILESIZE >> NOVA_BLOCK_SHIFT, + 1 (64-bit) */
-#define NV_MAX_PAGES	((((uint64_t)1 << 63) - 1) >> NOVA_BLOCK_SHIFT) + 1
+#define NV_MAX_PAGES	(((((uint64_t)1 << 63) - 1) >> NOVA_BLOCK_SHIFT) + 1)
 
 int64_t nv_now(void)
 {

@@ -292,10 +292,11 @@ struct nv_xattr {
 #define NV_IREAD_IGNORE_DEAD	0x01	/* replay dead entries too */
 #define NV_IREAD_NO_DATA	0x02	/* skip the page map */
 #define NV_IREAD_COUNT		0x04	/* count superseded pages per entry */
-#define NV_IREAD_RAW		0x08	/* no replay checks: only what the
-					   mount-time scan checks (for the
-					   reserved inodes, never read as
-					   files) */
+/*
+ * NV_IREAD_RAW: no replay checks, only what the mount-time scan checks
+ * (for the reserved inodes, never read as files)
+ */
+#define NV_IREAD_RAW		0x08
 
 struct nv_inode_state {
 	uint64_t ino;
@@ -382,8 +383,10 @@ bool nv_block_used(const struct nv_fs *fs, uint64_t blk);
 uint64_t nv_alloc(struct nv_fs *fs, uint64_t want, int stripe, bool partial,
 		  uint64_t *blk);
 uint64_t nv_free_blocks(const struct nv_fs *fs);
-/* Mark everything the kernel's rebuild would (tables, journals, all valid
- * inodes' logs and data); used before allocating in an existing image */
+/*
+ * Mark everything the kernel's rebuild would (tables, journals, all valid
+ * inodes' logs and data); used before allocating in an existing image
+ */
 int nv_alloc_scan(struct nv_fs *fs);
 
 /* ---- writing ---- */

@@ -99,7 +99,7 @@ static void usage(FILE *f)
 		prog, NOVA_LABEL_LEN, (unsigned int)NOVA_MAX_STRIPES);
 }
 
-static void __attribute__((format(printf, 1, 2))) err(const char *fmt, ...)
+static void __printf(1, 2) err(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -726,7 +726,7 @@ static void human_size(__u64 bytes, char *buf, size_t len)
 	double v = (double)bytes / 1024;
 	unsigned int u = 0;
 
-	while (v >= 1024 && u < sizeof(units) / sizeof(units[0]) - 1) {
+	while (v >= 1024 && u < ARRAY_SIZE(units) - 1) {
 		v /= 1024;
 		u++;
 	}

@@ -38,7 +38,7 @@ static int show(const char *dir, const char *name)
 	return 0;
 }
 
-static int clear(const char *dir, const char *name)
+static int clear_stats(const char *dir, const char *name)
 {
 	char path[PATH_MAX + 64];
 	FILE *f;
@@ -84,17 +84,29 @@ static int find_device(const char *arg, char *dev, size_t len)
 
 int main(int argc, char **argv)
 {
-	const char *names[] = { "timing_stats", "IO_stats", "allocator", "gc" };
+	static const char *const names[] = {
+		"timing_stats", "IO_stats", "allocator", "gc"
+	};
 	int want[4] = { 0 }, any = 0, do_clear = 0, opt, i, ret = 0;
 	char dev[256], dir[PATH_MAX];
 
 	while ((opt = getopt(argc, argv, "tiagch")) != -1) {
 		switch (opt) {
-		case 't': want[0] = any = 1; break;
-		case 'i': want[1] = any = 1; break;
-		case 'a': want[2] = any = 1; break;
-		case 'g': want[3] = any = 1; break;
-		case 'c': do_clear = 1; break;
+		case 't':
+			want[0] = any = 1;
+			break;
+		case 'i':
+			want[1] = any = 1;
+			break;
+		case 'a':
+			want[2] = any = 1;
+			break;
+		case 'g':
+			want[3] = any = 1;
+			break;
+		case 'c':
+			do_clear = 1;
+			break;
 		default:
 			fprintf(stderr, "usage: nova-stat [-t|-i|-a|-g] [-c] MOUNTPOINT|DEVICE\n");
 			return opt == 'h' ? 0 : 2;
@@ -114,8 +126,8 @@ int main(int argc, char **argv)
 		if (!any || want[i])
 			ret |= show(dir, names[i]);
 	if (do_clear) {
-		ret |= clear(dir, "timing_stats");
-		ret |= clear(dir, "IO_stats");
+		ret |= clear_stats(dir, "timing_stats");
+		ret |= clear_stats(dir, "IO_stats");
 	}
 	return ret ? 1 : 0;
 }

@@ -62,7 +62,7 @@ struct pop {
 
 #define CHUNK_PAGES	256
 
-static void __attribute__((format(printf, 2, 3)))
+static void __printf(2, 3)
 perr(struct pop *p, const char *fmt, ...)
 {
 	va_list ap;
@@ -357,8 +357,8 @@ static int populate_one(struct pop *p, int dfd, const char *name,
 	}
 	dir->mtime = dir->ctime = ts_ns(&dst->st_mtim);
 
-	if (!S_ISDIR(st.st_mode) && st.st_nlink > 1 &&
-	    (hl = find_link(p, &st))) {
+	hl = !S_ISDIR(st.st_mode) && st.st_nlink > 1 ? find_link(p, &st) : NULL;
+	if (hl) {
 		ret = nv_append_dentry(p->fs, dir, name, len, hl->w.ino,
 				       nv_dtype(st.st_mode), NULL);
 		if (ret)
@@ -471,7 +471,8 @@ static int populate_dir(struct pop *p, int dfd, struct nv_wlog *dir,
 	DIR *d;
 
 	fd2 = dup(dfd);
-	if (fd2 < 0 || !(d = fdopendir(fd2))) {
+	d = fd2 < 0 ? NULL : fdopendir(fd2);
+	if (!d) {
 		perr(p, "cannot read directory: %s", strerror(errno));
 		if (fd2 >= 0)
 			close(fd2);

@@ -9,6 +9,14 @@
 #include "../nova_lib.h"
 #include "../nova_ioctl.h"
 
+/* The kernel's names, which user space lacks */
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+#ifndef __printf
+#define __printf(a, b)	__attribute__((format(printf, a, b)))
+#endif
+
 /* Size in bytes of a block device or regular file, or -1 */
 long long nova_dev_size(int fd);
 

@@ -185,9 +185,9 @@ cp -p "$NOVA_ROOT"/tests/guest/bin/* "$stage/bin/"
 fsck_note=""
 if [ -x "$NOVA_ROOT/tests/guest/bin/fsck.nova" ]; then
 	fsck_note="fsck.nova from tests/guest/bin"
-elif [ -f "$NOVA_ROOT/src/tools/fsck.nova.c" ] &&
+elif [ -f "$NOVA_ROOT/src/tools/fsck/unix.c" ] &&
 	${CC:-cc} -static -O2 -std=gnu11 -DNOVA_VERSION="\"$(cat "$NOVA_ROOT/src/VERSION" 2>/dev/null || echo unknown)\"" \
-		-I"$NOVA_ROOT/src/tools" -o "$stage/bin/fsck.nova" "$NOVA_ROOT/src/tools/fsck.nova.c" \
+		-I"$NOVA_ROOT/src/tools" -o "$stage/bin/fsck.nova" "$NOVA_ROOT"/src/tools/fsck/*.c \
 		"$NOVA_ROOT/src/tools/libnova.c" "$NOVA_ROOT/src/tools/nova_tools.c" 2>"$results/fsck-build.log"; then
 	fsck_note="fsck.nova built statically from src/tools"
 else

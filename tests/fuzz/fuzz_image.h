@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #define FZ_REPAIR	0x01	/* -y, then -n on the result; else -n */
+#define FZ_PREEN	0x02	/* without FZ_REPAIR: -p, then -n */
 #define FZ_FIX_SUPER	0x04	/* recompute the super blocks' checksums */
 #define FZ_FIX_ENTRIES	0x08	/* recompute log and journal entry checksums */
 #define FZ_VERBOSE	0x10	/* -v */

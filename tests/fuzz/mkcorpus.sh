@@ -5,8 +5,8 @@
 # image is kept in git): small images from mkfs.nova, empty and with a
 # small tree (-d), with 1 and 2 stripes, a directory with a two-page
 # log, and copies of the populated ones with one corruption each
-# (tests/unit/nova_image inject), each encoded by nova-fuzz-img with -n
-# and -y flags.  The tree has extended attributes where the host keeps
+# (tests/unit/nova_image inject), each encoded by nova-fuzz-img with -n,
+# -y and -p flags.  The tree has extended attributes where the host keeps
 # them, and some seeds malformed xattr groups.  A few kilobytes per seed.
 set -euo pipefail
 tools=$1 helper=$2 fzimg=$3 out=$4
@@ -97,6 +97,14 @@ inj badmode bad-mode /dir/fifo
 inj jcorrupt journal-corrupt /small
 inj jwrap journal-wrap /small
 inj error set-error
+inj sbstate sb-state
+inj sbdiffer sb-differ
+inj jtail journal-tail
+inj jhead journal-head
+inj jtable journal-table
+inj rootbad root-invalid
+inj resslot reserved-slot
+inj nohead tail-no-head /small
 inj snapbad snapshot-bad /small
 inj stale snapshot-stale
 inj invpages invalid-pages /dir/two-pages
@@ -124,9 +132,9 @@ fi
 
 for img in "$work"/*.img; do
 	n=$(basename "$img" .img)
-	# flags (fuzz_image.h): 0x0c -n, 0x0d -y, both with the checksum
-	# fix-ups; 0x00: -n on the image as it is
-	for f in 0x00 0x0c 0x0d; do
+	# flags (fuzz_image.h): 0x0c -n, 0x0d -y, 0x0e -p, with the
+	# checksum fix-ups; 0x00: -n on the image as it is
+	for f in 0x00 0x0c 0x0d 0x0e; do
 		"$fzimg" encode $f "$img" "$out/$n-$f"
 	done
 done

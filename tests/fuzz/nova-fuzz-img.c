@@ -128,7 +128,8 @@ static int flags(const char *ipath)
 {
 	size_t len;
 	uint8_t *in = slurp(ipath, &len);
-	printf("%s%s%s\n", len && in[0] & FZ_REPAIR ? "-y, then -n" : "-n",
+	printf("%s%s%s\n", len && in[0] & FZ_REPAIR ? "-y, then -n" :
+	       len && in[0] & FZ_PREEN ? "-p, then -n" : "-n",
 	       len && in[0] & FZ_VERBOSE ? " -v" : "",
 	       len && in[0] & (FZ_FIX_SUPER | FZ_FIX_ENTRIES) ?
 	       " (checksums fixed up by decode)" : "");

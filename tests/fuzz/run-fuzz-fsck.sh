@@ -34,7 +34,7 @@ cc -O2 "${warn[@]}" -o "$out/nova_image" "$root/tests/unit/nova_image.c" \
 "$CLANG" -g -O1 -fno-omit-frame-pointer "${warn[@]}" \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-DFSCK_NO_MAIN -DNOVA_VERSION='"fuzz"' -o "$out/fuzz_fsck" \
-	"$here/fuzz_fsck.c" "$here/fuzz_image.c" "$tools/fsck.nova.c" \
+	"$here/fuzz_fsck.c" "$here/fuzz_image.c" "$tools"/fsck/*.c \
 	"$tools/libnova.c" "$tools/nova_tools.c" ||
 	fail "the fuzz target does not build (clang and libclang-rt-14-dev: make deps)"
 "$here/mkcorpus.sh" "$tools" "$out/nova_image" "$out/nova-fuzz-img" \

@@ -1300,6 +1300,17 @@ static int xdead(struct nv_fs *fs, const char *path, const char *full)
  *   journal-corrupt PATH                      open transaction, bad entry
  *   journal-wrap PATH                         ... entry at address 2^64-8
  *   set-clean | set-error                     super block state bits
+ *   sb-state                                  an unknown state bit
+ *   sb-differ                                 replica's mount count
+ *   journal-tail                              stripe 0's journal tail
+ *                                             misaligned
+ *   journal-head | journal-table              ... its head outside the
+ *                                             data area / in an inode
+ *                                             table block
+ *   root-invalid                              root's valid byte cleared
+ *   reserved-slot                             a reserved slot with a
+ *                                             wrong inode number
+ *   tail-no-head PATH                         log head 0, tail kept
  *   snapshot | snapshot-stale                 a clean-unmount snapshot
  *                                             with / without the flag
  *   snapshot-bad PATH                         ... listing PATH's data
@@ -1611,6 +1622,39 @@ int inject(int argc, char **argv)
 		}
 		nv_put(&fs, jh, &je, sizeof(je));
 		nv_put64(&fs, nv_journal_ptr_off(0) + 8, jh + sizeof(je));
+	} else if (!strcmp(kind, "sb-state") || !strcmp(kind, "sb-differ")) {
+		/* a valid copy, in both places or only in the replica */
+		struct nova_super_block sb = *(struct nova_super_block *)nv_ptr(&fs, 0);
+
+		if (kind[3] == 's')
+			sb.s_state |= cpu_to_le32(0x100);
+		else
+			sb.s_mount_count = cpu_to_le32(le32_to_cpu(sb.s_mount_count) + 3);
+		sb.s_sum = cpu_to_le32(nova_sb_csum(&sb));
+		if (kind[3] == 's')
+			nv_put(&fs, 0, &sb, sizeof(sb));
+		nv_put(&fs, nv_replica_sb_off(&fs), &sb, sizeof(sb));
+	} else if (!strcmp(kind, "journal-tail")) {
+		nv_put64(&fs, nv_journal_ptr_off(0) + 8,
+			 nv_get64(&fs, nv_journal_ptr_off(0)) + 3);
+	} else if (!strcmp(kind, "journal-head") || !strcmp(kind, "journal-table")) {
+		off = kind[8] == 'h' ? (fs.nblocks + 5) << NOVA_BLOCK_SHIFT :
+		      fs.itab[0].blocks[0];
+		nv_put64(&fs, nv_journal_ptr_off(0), off);
+		nv_put64(&fs, nv_journal_ptr_off(0) + 8, off);
+	} else if (!strcmp(kind, "root-invalid")) {
+		nv_put8(&fs, nv_inode_off(&fs, NOVA_ROOT_INO) +
+			offsetof(struct nova_inode, i_valid), 0);
+	} else if (!strcmp(kind, "reserved-slot")) {
+		/* inode 10: reserved (below NOVA_NORMAL_INODE_START), unused */
+		off = nv_inode_off(&fs, 10);
+		nv_put64(&fs, off + offsetof(struct nova_inode, i_ino), 77);
+		nv_put8(&fs, off + offsetof(struct nova_inode, i_valid),
+			NOVA_INODE_VALID);
+	} else if (argc >= 3 && !strcmp(kind, "tail-no-head")) {
+		if (inj_state(&fs, argv[2], &st))
+			return 1;
+		nv_put64(&fs, st.pi_off + offsetof(struct nova_inode, log_head), 0);
 	} else if (!strcmp(kind, "set-clean") || !strcmp(kind, "set-error")) {
 		struct nova_super_block sb = *(struct nova_super_block *)nv_ptr(&fs, 0);
 

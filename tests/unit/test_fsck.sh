@@ -248,14 +248,25 @@ run "$mkfs" -q -f -d "$src/.hidden" "$work/small.img"
 expect "mkfs -d: source is not a directory" 1 'not a directory'
 
 # --- injected corruptions ---
-# case NAME PROBLEM-PATTERN FIX-PATTERN LOSSLESS INJECT-ARGS...
-#   fsck -n must exit 4 and print the problem (and leave the image as it
-#   was), fsck -y must exit 1 and print what it did, and fsck -n must
-#   then exit 0.  LOSSLESS=1: the repaired image must still hold exactly
-#   the source tree.
+# Each problem line of fsck.nova ends with its code, "[PR_...]"
+# (src/tools/fsck/problem.h): the cases are keyed by code.
+# codes: the sorted set of the codes on the problem lines of fsck's output
+codes() {
+	sed -n 's/.* \[\(PR_[A-Z0-9_]*\)\]$/\1/p' | sort -u | paste -sd' ' -
+}
+# sorted WORDS: the space-separated WORDS, sorted, one space apart
+sorted() { tr -s ' ' '\n' <<<"$1" | sort -u | paste -sd' ' -; }
+
+# case NAME CODES PROBLEM-PATTERN FIX-PATTERN LOSSLESS INJECT-ARGS...
+#   fsck -n must exit 4, report exactly the problem codes CODES (a
+#   space-separated set) and print the problem (and leave the image as it
+#   was), fsck -y must exit 1 and print what it did, on a line of one of
+#   CODES, and fsck -n must then exit 0.  LOSSLESS=1: the repaired image
+#   must still hold exactly the source tree.
 case_() {
-	local name=$1 ppat=$2 fpat=$3 lossless=$4 why=""
-	shift 4
+	local name=$1 want ppat=$3 fpat=$4 lossless=$5 why="" got
+	want=$(sorted "$2")
+	shift 5
 	local c=$work/case.img
 	cp --sparse=always "$img" "$c"
 	if ! "$helper" inject "$c" "$@" >"$work/inject.out" 2>&1; then
@@ -267,14 +278,17 @@ case_() {
 	sum0=$(sum "$c")
 	n1=$("$fsck" -fn "$c" 2>&1)
 	rc1=$?
+	got=$(codes <<<"$n1")
 	[ "$rc1" -eq 4 ] || why="fsck -n exit $rc1, expected 4"
+	[ -z "$why" ] && [ "$got" != "$want" ] && why="fsck -n reports $got, expected $want"
 	[ -z "$why" ] && ! grep -qE -- "$ppat" <<<"$n1" && why="fsck -n lacks /$ppat/"
 	[ -z "$why" ] && [ "$(sum "$c")" != "$sum0" ] && why="fsck -n changed the image"
 	if [ -z "$why" ]; then
 		y=$("$fsck" -fy "$c" 2>&1)
 		rc2=$?
 		[ "$rc2" -eq 1 ] || why="fsck -y exit $rc2, expected 1"
-		[ -z "$why" ] && ! grep -qE -- "FIXED: .*$fpat" <<<"$y" && why="fsck -y lacks /FIXED: .*$fpat/"
+		[ -z "$why" ] && ! grep -qE -- "FIXED: .*$fpat.* \[(${want// /|})\]$" <<<"$y" &&
+			why="fsck -y lacks /FIXED: .*$fpat/ of ${want// / or }"
 	fi
 	if [ -z "$why" ]; then
 		out2=$("$fsck" -fn "$c" 2>&1) ||
@@ -285,7 +299,7 @@ case_() {
 		out2=$(cat "$work/reader.out")
 	fi
 	if [ -z "$why" ]; then
-		pass "corruption: $name"
+		pass "corruption: $name ($want)"
 	else
 		fail "corruption: $name: $why"
 		{ echo "--- fsck -n:"; printf '%s\n' "$n1"
@@ -295,12 +309,13 @@ case_() {
 	fi
 }
 
-# crash_state NAME NOTICE FIXED INJECTION...: a state that a power cut
-# leaves and mount repairs (not an error): fsck -n mentions NOTICE and
-# exits 0, fsck -y repairs it (FIXED, exit 1), and the image is then clean.
+# crash_state NAME CODE NOTICE FIXED INJECTION...: a state that a power
+# cut leaves and mount repairs (not an error, a PR_NOTICE problem): fsck
+# -n reports only CODE, with NOTICE, and exits 0, fsck -y repairs it
+# (FIXED, on a line of CODE; exit 1), and the image is then clean.
 crash_state() {
-	local name=$1 notice=$2 fixed=$3 c=$work/crash-state.img out y rc yrc
-	shift 3
+	local name=$1 code=$2 notice=$3 fixed=$4 c=$work/crash-state.img out y rc yrc
+	shift 4
 	cp --sparse=always "$img" "$c"
 	if ! "$helper" inject "$c" "$@" >"$work/inject.out" 2>&1; then
 		fail "$name (injection failed)"
@@ -310,148 +325,165 @@ crash_state() {
 	rc=$?
 	y=$("$fsck" -fy "$c" 2>&1)
 	yrc=$?
-	if [ "$rc" -eq 0 ] && grep -qE -- "$notice" <<<"$out" &&
-	   [ "$yrc" -eq 1 ] && grep -qE -- "FIXED: .*$fixed" <<<"$y" &&
+	if [ "$rc" -eq 0 ] && [ "$(codes <<<"$out")" = "$code" ] &&
+	   grep -qE -- "$notice.* \[$code\]$" <<<"$out" &&
+	   [ "$yrc" -eq 1 ] && grep -qE -- "FIXED: .*$fixed.* \[$code\]$" <<<"$y" &&
 	   "$fsck" -fn "$c" >/dev/null 2>&1; then
-		pass "$name: -n exit 0, -y repairs it (exit 1), then clean"
+		pass "$name ($code): -n exit 0, -y repairs it (exit 1), then clean"
 	else
-		fail "$name: -n exit $rc, -y exit $yrc"
+		fail "$name: -n exit $rc ($(codes <<<"$out"), expected $code), -y exit $yrc"
 		{ printf '%s\n' "$out" "--- -y:" "$y"; } | indent
 	fi
 }
 
 
-case_ "primary super block garbage" 'primary super block is invalid \(bad magic' \
+case_ "primary super block garbage" "PR_SB_PRIMARY_BAD" 'primary super block is invalid \(bad magic' \
 	'primary super block rewritten from the replica' 1 sb-garbage
-case_ "replica super block garbage" 'replica super block \(block [0-9]+\) is invalid' \
+case_ "replica super block garbage" "PR_SB_REPLICA_BAD" 'replica super block \(block [0-9]+\) is invalid' \
 	'replica super block rewritten' 1 replica-garbage
-case_ "super block checksum" 'primary super block is invalid \(bad checksum' \
+case_ "super block checksum" "PR_SB_PRIMARY_BAD" 'primary super block is invalid \(bad checksum' \
 	'rewritten from the replica' 1 sb-csum
-case_ "reserved inodes' replica differs" 'replica of the reserved inodes .* differs' \
+case_ "reserved inodes' replica differs" "PR_RESERVED_REPLICA" 'replica of the reserved inodes .* differs' \
 	'replica of the reserved inodes rewritten' 1 reserved-replica
-case_ "inode table next pointer out of range" 'inode table block 0x[0-9a-f]+: next pointer .* outside the data area' \
+case_ "unknown super block state bit" "PR_SB_STATE_BITS" 'super block state 0x100 has unknown bits' \
+	'unknown super block state bits cleared' 1 sb-state
+case_ "super block copies that differ" "PR_SB_DIFFER" 'primary and replica super blocks differ' \
+	'replica super block rewritten from the primary' 1 sb-differ
+case_ "root inode not valid" "PR_ROOT_BAD PR_RESERVED_REPLICA PR_ORPHAN" 'root inode is invalid \(not valid\)' \
+	'root inode restored from the replica block' 1 root-invalid
+case_ "reserved inode slot with a wrong inode number" "PR_RESERVED_REPLICA PR_RESERVED_SLOT_INO" \
+	'reserved inode slot 10 holds inode number 77' 'reserved inode slot 10 cleared' 1 reserved-slot
+case_ "inode table next pointer out of range" "PR_ITABLE_BAD_NEXT" 'inode table block 0x[0-9a-f]+: next pointer .* outside the data area' \
 	'inode table ends at block' 1 itable-next-range
-case_ "inode table loop" 'next pointer 0x[0-9a-f]+ points to an inode table block \(loop\)' \
+case_ "inode table loop" "PR_ITABLE_BAD_NEXT" 'next pointer 0x[0-9a-f]+ points to an inode table block \(loop\)' \
 	'inode table ends at block' 1 itable-loop
-case_ "log page next pointer out of range" 'log page 0x[0-9a-f]+: next pointer .* outside the data area' \
+case_ "log page next pointer out of range" "PR_LOG_BAD_NEXT" 'log page 0x[0-9a-f]+: next pointer .* outside the data area' \
 	'log ends at page' 1 log-next-range /many
-case_ "log loop" 'next pointer 0x[0-9a-f]+ points back into the log \(loop\)' \
+case_ "log loop" "PR_LOG_BAD_NEXT" 'next pointer 0x[0-9a-f]+ points back into the log \(loop\)' \
 	'log ends at page' 1 log-loop /sparse/fragmented
-case_ "log tail outside the chain" 'log tail 0x[0-9a-f]+ is not in the log' \
+case_ "log tail outside the chain" "PR_LOG_TAIL_OUTSIDE" 'log tail 0x[0-9a-f]+ is not in the log' \
 	'log tail set to 0x[0-9a-f]+, after its last valid entry' 1 log-tail-outside /sizes/s65537
-case_ "bad checksum of the last entry (truncate)" 'file write entry at 0x[0-9a-f]+ has a bad checksum' \
+case_ "bad checksum of the last entry (truncate)" "PR_LOG_ENTRY_CSUM" 'file write entry at 0x[0-9a-f]+ has a bad checksum' \
 	'log truncated to 0x[0-9a-f]+' 0 last-csum /sizes/s200000
-case_ "bad checksum inside a directory log (neutralized, later names kept)" 'directory entry at 0x[0-9a-f]+ has a bad checksum' \
+case_ "bad checksum inside a directory log (neutralized, later names kept)" "PR_LINK_COUNT PR_LOG_ENTRY_CSUM PR_ORPHAN" 'directory entry at 0x[0-9a-f]+ has a bad checksum' \
 	'replaced by a dead entry that changes nothing, keeping the entries after it' 0 mid-csum /many 60
-case_ "bad checksum inside a file log (neutralized)" 'file write entry at 0x[0-9a-f]+ has a bad checksum' \
+case_ "bad checksum inside a file log (neutralized)" "PR_LOG_ENTRY_CSUM" 'file write entry at 0x[0-9a-f]+ has a bad checksum' \
 	'replaced by a dead entry that changes nothing' 0 mid-csum /sparse/fragmented 100
-case_ "entry of unknown type" 'entry at 0x[0-9a-f]+ has unknown type 127' \
+case_ "entry of unknown type" "PR_LINK_COUNT PR_LOG_ENTRY_BAD" 'entry at 0x[0-9a-f]+ has unknown type 127' \
 	'log truncated to' 0 last-type /many
-case_ "trans_id not increasing" 'has trans_id 1, not above 299' \
+case_ "trans_id not increasing" "PR_LOG_ENTRY_TID" 'has trans_id 1, not above 299' \
 	'log truncated to' 0 tid /sparse/fragmented
-case_ "log head out of range" 'log head 0x[0-9a-f]+ is outside the data area' \
+case_ "log head out of range" "PR_LOG_BAD_HEAD" 'log head 0x[0-9a-f]+ is outside the data area' \
 	'log cleared' 0 log-head /sizes/s8193
-case_ "dentry pointing to a free inode" "entry 'ghost' points to a free inode" \
+case_ "log tail without a log" "PR_LOG_TAIL_NO_HEAD" 'log tail 0x[0-9a-f]+ is set but the log has no pages' \
+	'log tail cleared' 0 tail-no-head /sizes/s100
+case_ "dentry pointing to a free inode" "PR_DENTRY_BAD_INO" "entry 'ghost' points to a free inode" \
 	"entry 'ghost' removed" 1 dentry-free /deep ghost
-case_ "wrong file link count" 'link count 7, should be 3' \
+case_ "wrong file link count" "PR_LINK_COUNT" 'link count 7, should be 3' \
 	'link count set to 3' 1 file-links /links/hard-a 7
-case_ "wrong directory link count" 'directory /many\): link count 9, should be 2' \
+case_ "wrong directory link count" "PR_LINK_COUNT" 'directory /many\): link count 9, should be 2' \
 	'link count set to 2' 1 dir-links /many 9
-case_ "orphan inode (valid, no name, links > 0)" 'inode [0-9]+ \(regular file, link count 1\) has no name' \
+case_ "orphan inode (valid, no name, links > 0)" "PR_ORPHAN" 'inode [0-9]+ \(regular file, link count 1\) has no name' \
 	'moved to /lost\+found/#[0-9]+' 0 orphan /sizes/s4097
-case_ "orphan directory with contents" 'inode [0-9]+ \(directory, link count 3\) has no name' \
+case_ "orphan directory with contents" "PR_LINK_COUNT PR_ORPHAN" 'inode [0-9]+ \(directory, link count 3\) has no name' \
 	'inode [0-9]+ \(directory\) moved to /lost\+found' 0 orphan /deep/level1
-crash_state "orphan with link count 0" 'has no name and link count 0' \
+crash_state "orphan with link count 0" "PR_ORPHAN_UNLINKED" 'has no name and link count 0' \
 	'freed \(as the kernel would at mount\)' orphan0 /many/file-33
-crash_state "rmdir cut short (directory, link count 0)" \
+crash_state "rmdir cut short (directory, link count 0)" "PR_ORPHAN_UNLINKED" \
 	'inode [0-9]+ \(directory\) has no name and link count 0' \
 	'freed \(as the kernel would at mount\)' orphan0 /empty-dir
-case_ "a block used by two files" 'data block [0-9]+ of file page 0 is also used by' \
+case_ "a block used by two files" "PR_DATA_BLOCK_SHARED" 'data block [0-9]+ of file page 0 is also used by' \
 	'file page 0 copied to block' 0 dup-block /sizes/s8192 /sizes/s12288
-crash_state "uncommitted journal transaction" \
+crash_state "uncommitted journal transaction" "PR_JOURNAL_OPEN" \
 	'stripe 0: uncommitted journal transaction \(1 entry\)' \
 	'stripe 0: rolled back 1 journal entry' journal /many/file-5
-case_ "journal transaction with a corrupt entry" 'journal transaction with a corrupt entry' \
+case_ "journal transaction with a corrupt entry" "PR_JOURNAL_CORRUPT" 'journal transaction with a corrupt entry' \
 	'discarded the corrupt rest' 1 journal-corrupt /sizes/s1
-case_ "journal entry whose address wraps past 2^64 (was a crash)" 'journal transaction with a corrupt entry' \
+case_ "journal entry whose address wraps past 2^64 (was a crash)" "PR_JOURNAL_CORRUPT" 'journal transaction with a corrupt entry' \
 	'discarded the corrupt rest' 1 journal-wrap /sizes/s1
-case_ "bad '..'" "'\\.\\.' is inode [0-9]+, should be [0-9]+" \
+case_ "journal tail misaligned" "PR_JOURNAL_BAD_PTRS" 'stripe 0: journal pointers \(head 0x[0-9a-f]+, tail 0x[0-9a-f]+\) are invalid' \
+	'stripe 0: journal emptied \(tail set to head' 1 journal-tail
+case_ "journal head outside the data area" "PR_JOURNAL_BAD_PTRS" 'stripe 0: journal pointers .* are invalid' \
+	'stripe 0: new empty journal at block [0-9]+' 1 journal-head
+case_ "journal in an inode table block" "PR_JOURNAL_PAGE_USED" "stripe 0: journal page [0-9]+ is stripe 0's inode table" \
+	'stripe 0: new empty journal at block [0-9]+' 1 journal-table
+case_ "bad '..'" "PR_DOTDOT" "'\\.\\.' is inode [0-9]+, should be [0-9]+" \
 	"'\\.\\.' set to" 1 dotdot /deep/level1/level2 /many
-case_ "dentry file type differs from the inode" "entry 'data1' has file type 12, but inode [0-9]+ is a regular file" \
+case_ "dentry file type differs from the inode" "PR_DENTRY_FTYPE" "entry 'data1' has file type 12, but inode [0-9]+ is a regular file" \
 	"entry 'data1' rewritten with file type 8" 1 ftype /deep/level1 data1
-case_ "directory hard link" "has 2 names: 'alias' in directory" \
+case_ "directory hard link" "PR_DIR_HARDLINK" "has 2 names: 'alias' in directory" \
 	"entry 'alias' removed" 1 dir-hardlink /empty-dir /deep/level1/level2 alias
-case_ "directory cycle unreachable from the root" 'is in a cycle of directories unreachable from the root' \
+case_ "directory cycle unreachable from the root" "PR_DIR_CYCLE PR_DOTDOT PR_LINK_COUNT" 'is in a cycle of directories unreachable from the root' \
 	'moved to /lost\+found' 0 cycle /deep/level1/level2 /deep/level1/level2/level3
-case_ "duplicate readdir cookie" "entries 'file-1' and 'file-2' have the same readdir cookie" \
+case_ "duplicate readdir cookie" "PR_DENTRY_COOKIE" "entries 'file-1' and 'file-2' have the same readdir cookie" \
 	"entry 'file-2' rewritten with a new cookie" 1 dup-cookie /many file-1 file-2
-case_ "live dentry marked dead" 'log entries marked dead are still live' \
+case_ "live dentry marked dead" "PR_LOG_DEAD_LIVE PR_ORPHAN" 'log entries marked dead are still live' \
 	'dead marks cleared from 1 log entries' 1 dead-flag /many file-100
-case_ "page-tail counters that would let GC free live entries" 'its tail counts [0-9]+ entries, [0-9]+ dead, but it holds' \
+case_ "page-tail counters that would let GC free live entries" "PR_LOG_PAGE_COUNTS" 'its tail counts [0-9]+ entries, [0-9]+ dead, but it holds' \
 	'tail counts corrected' 1 tail-counters /many
-case_ "inode slot with a wrong inode number" 'inode slot [0-9]+ holds inode number' \
+case_ "inode slot with a wrong inode number" "PR_DENTRY_BAD_INO PR_SLOT_INO" 'inode slot [0-9]+ holds inode number' \
 	'inode slot [0-9]+ cleared' 0 ino-mismatch /sizes/s100
-case_ "symlink without a valid target" 'symlink has no valid target' \
+case_ "symlink without a valid target" "PR_DENTRY_BAD_INO PR_INODE_REJECTED" 'symlink has no valid target' \
 	'inode [0-9]+ cleared' 0 bad-symlink /links/long-4095
-case_ "inode with a bad mode" 'bad mode 0644' 'inode [0-9]+ cleared' 0 bad-mode /special-fifo
-case_ "write entry counting too many superseded pages" 'count more superseded pages than there are' \
+case_ "inode with a bad mode" "PR_DENTRY_BAD_INO PR_INODE_BAD_MODE" 'bad mode 0644' 'inode [0-9]+ cleared' 0 bad-mode /special-fifo
+case_ "write entry counting too many superseded pages" "PR_WRITE_SUPERSEDED" 'count more superseded pages than there are' \
 	'superseded page counts corrected in 1 write entry' 1 invalid-pages /sizes/three-mib
-crash_state "name re-logged with its own cookie (interrupted log rewrite)" 'logged twice with the same readdir cookie' \
+crash_state "name re-logged with its own cookie (interrupted log rewrite)" "PR_DIR_RELOGGED" 'logged twice with the same readdir cookie' \
 	'superseded entries marked dead' gc-selfck /many file-9
-crash_state "stale clean-unmount snapshot" \
+crash_state "stale clean-unmount snapshot" "PR_SNAPSHOT_STALE" \
 	'reserved inode 3 holds a stale clean-unmount snapshot' \
 	'stale snapshot in reserved inode 3 discarded' snapshot-stale
-case_ "clean-unmount snapshot listing a used block as free" 'clean-unmount snapshot unusable: .*1 used block\(s\) listed as free' \
+case_ "clean-unmount snapshot listing a used block as free" "PR_SNAPSHOT_BAD" 'clean-unmount snapshot unusable: .*1 used block\(s\) listed as free' \
 	'clean-unmount snapshot discarded and clean flag cleared' 1 snapshot-bad /sizes/s8192
 
-crash_state "directory log in a thorough GC's crash window" 'directory [0-9]+: 201 live name\(s\) logged twice with the same readdir cookie' \
+crash_state "directory log in a thorough GC's crash window" "PR_DIR_RELOGGED" 'directory [0-9]+: 201 live name\(s\) logged twice with the same readdir cookie' \
 	'the 201 superseded entries marked dead' gc-window /many
 
 # extended attributes: malformed groups (xattr-bad: one appended, then a
 # link-change entry that changes nothing, which the repair keeps)
 if [ "$xattrs" = 1 ]; then
 	kept='replaced by a dead entry that changes nothing, keeping the entries after it'
-	case_ "xattr: unknown name index" 'xattr entry at 0x[0-9a-f]+ has an unknown name index 9' \
+	case_ "xattr: unknown name index" "PR_LOG_ENTRY_REJECTED" 'xattr entry at 0x[0-9a-f]+ has an unknown name index 9' \
 		"$kept" 1 xattr-bad /sizes/s100 index
-	case_ "xattr: a POSIX ACL with a name" 'the POSIX ACL system\.posix_acl_access has a 3-byte name' \
+	case_ "xattr: a POSIX ACL with a name" "PR_LOG_ENTRY_REJECTED" 'the POSIX ACL system\.posix_acl_access has a 3-byte name' \
 		"$kept" 1 xattr-bad /sizes/s100 acl-name
-	case_ "xattr: an empty user name" 'has an empty name in the user\. namespace' \
+	case_ "xattr: an empty user name" "PR_LOG_ENTRY_REJECTED" 'has an empty name in the user\. namespace' \
 		"$kept" 1 xattr-bad /sizes/s100 empty-name
-	case_ "xattr: a value over 64 KiB" 'user\.bad has a value of 65540 bytes \(at most 65536\)' \
+	case_ "xattr: a value over 64 KiB" "PR_LOG_ENTRY_REJECTED" 'user\.bad has a value of 65540 bytes \(at most 65536\)' \
 		"$kept" 1 xattr-bad /sizes/s100 value-len
-	case_ "xattr: unknown flag bits" 'xattr entry at 0x[0-9a-f]+ has unknown flags 0x40' \
+	case_ "xattr: unknown flag bits" "PR_LOG_ENTRY_REJECTED" 'xattr entry at 0x[0-9a-f]+ has unknown flags 0x40' \
 		"$kept" 1 xattr-bad /sizes/s100 flags
-	case_ "xattr: a removal carrying a value" 'removes user\.bad but carries a 4-byte value' \
+	case_ "xattr: a removal carrying a value" "PR_LOG_ENTRY_REJECTED" 'removes user\.bad but carries a 4-byte value' \
 		"$kept" 1 xattr-bad /sizes/s100 remove-value
-	case_ "xattr: part 2 missing, in a directory's log" 'xattr user\.bad at 0x[0-9a-f]+: part 2 expected, part 3 found' \
+	case_ "xattr: part 2 missing, in a directory's log" "PR_LOG_ENTRY_REJECTED" 'xattr user\.bad at 0x[0-9a-f]+: part 2 expected, part 3 found' \
 		"$kept" 1 xattr-bad /many part-seq
-	case_ "xattr: a later part with a name" 'its part 2 at 0x[0-9a-f]+ has a name' \
+	case_ "xattr: a later part with a name" "PR_LOG_ENTRY_REJECTED" 'its part 2 at 0x[0-9a-f]+ has a name' \
 		"$kept" 1 xattr-bad /sizes/s100 part-name
-	case_ "xattr: a later part of another namespace" 'its part 2 at 0x[0-9a-f]+ has another name index' \
+	case_ "xattr: a later part of another namespace" "PR_LOG_ENTRY_REJECTED" 'its part 2 at 0x[0-9a-f]+ has another name index' \
 		"$kept" 1 xattr-bad /sizes/s100 part-index
-	case_ "xattr: parts that carry more than the value" 'its parts carry more than its 300 value bytes' \
+	case_ "xattr: parts that carry more than the value" "PR_LOG_ENTRY_REJECTED" 'its parts carry more than its 300 value bytes' \
 		"$kept" 1 xattr-bad /sizes/s100 sum
-	case_ "xattr: a value that does not match its checksum" 'xattr user\.bad at 0x[0-9a-f]+: its value does not match its checksum' \
+	case_ "xattr: a value that does not match its checksum" "PR_LOG_ENTRY_REJECTED" 'xattr user\.bad at 0x[0-9a-f]+: its value does not match its checksum' \
 		"$kept" 1 xattr-bad /sizes/s100 value-csum
-	case_ "xattr: a group interrupted by another entry" 'part 2 missing, a link-change entry at 0x[0-9a-f]+ comes first' \
+	case_ "xattr: a group interrupted by another entry" "PR_LOG_ENTRY_REJECTED" 'part 2 missing, a link-change entry at 0x[0-9a-f]+ comes first' \
 		"$kept" 1 xattr-bad /sizes/s100 interrupted
-	case_ "xattr: the log ends inside a group (truncated before it)" \
+	case_ "xattr: the log ends inside a group (truncated before it)" "PR_LOG_XATTR_END" \
 		'the log ends after its part 1, with 200 of its 300 value bytes' \
 		'log truncated to 0x[0-9a-f]+' 1 xattr-bad /sizes/s100 end
-	case_ "xattr: a bad entry checksum inside a group" 'xattr entry at 0x[0-9a-f]+ has a bad checksum' \
+	case_ "xattr: a bad entry checksum inside a group" "PR_LOG_ENTRY_CSUM" 'xattr entry at 0x[0-9a-f]+ has a bad checksum' \
 		'and part 0 of its xattr group at 0x[0-9a-f]+ replaced by dead entries that change nothing' \
 		1 xattr-bad /sizes/s100 entry-csum
-	case_ "xattr: a live group marked dead" \
+	case_ "xattr: a live group marked dead" "PR_LOG_DEAD_LIVE" \
 		'log entries marked dead are still live \(1 extended attributes instead of 2\)' \
 		'dead marks cleared from 1 log entries' 1 xattr-dead /sizes/s100 user.comment
-	case_ "xattr: the super block lacks the xattr feature" \
+	case_ "xattr: the super block lacks the xattr feature" "PR_XATTR_FEATURE" \
 		'[0-9]+ log entries hold extended attributes, but the super block lacks the xattr feature' \
 		'xattr feature \(NOVA_FEATURE_INCOMPAT_XATTR\) set in the super block' 1 clear-feature
 	c=$work/case.img
 	cp --sparse=always "$img" "$c"
 	"$helper" inject "$c" clear-feature
 	run "$fsck" -p "$c"
-	expect "fsck -p sets the missing xattr feature (exit 1)" 1 'FIXED: xattr feature'
+	expect "fsck -p sets the missing xattr feature (exit 1)" 1 'FIXED: xattr feature.* \[PR_XATTR_FEATURE\]$'
 	t "fsck -p: the feature bit set" [ "$(incompat "$c")" = 1 ]
 fi
 
@@ -468,15 +500,15 @@ expect "fs-size: fsck -v says where it ends" 0 'the file system ends 16384 block
 t "fs-size: reader check" reader "$sized" "$src"
 full=$img
 img=$sized
-case_ "fs-size: primary super block garbage: the replica found by a search" \
+case_ "fs-size: primary super block garbage: the replica found by a search" "PR_SB_PRIMARY_BAD" \
 	'primary super block is invalid \(bad magic number\); the replica in block 16383 is valid' \
 	'primary super block rewritten from the replica' 1 sb-garbage
-case_ "fs-size: primary checksum: the replica its size names" \
+case_ "fs-size: primary checksum: the replica its size names" "PR_SB_PRIMARY_BAD" \
 	'primary super block is invalid \(bad checksum\); the replica in block 16383' \
 	'rewritten from the replica' 1 sb-csum
-case_ "fs-size: replica super block garbage" 'replica super block \(block 16383\) is invalid' \
+case_ "fs-size: replica super block garbage" "PR_SB_REPLICA_BAD" 'replica super block \(block 16383\) is invalid' \
 	'replica super block rewritten' 1 replica-garbage
-case_ "fs-size: reserved inodes' replica differs" 'replica of the reserved inodes \(block 16382\) differs' \
+case_ "fs-size: reserved inodes' replica differs" "PR_RESERVED_REPLICA" 'replica of the reserved inodes \(block 16382\) differs' \
 	'replica of the reserved inodes rewritten' 1 reserved-replica
 img=$full
 c=$work/case.img
@@ -485,7 +517,7 @@ cp --sparse=always "$sized" "$c"
 run "$fsck" -fn "$c"
 expect "fs-size: the search is reported" 4 'replica super block found in block 16383 by a search of 16384 blocks'
 run "$fsck" -p "$c"
-expect "fs-size: fsck -p repairs the primary from the replica (exit 1)" 1 'FIXED: primary super block'
+expect "fs-size: fsck -p repairs the primary from the replica (exit 1)" 1 'FIXED: primary super block.* \[PR_SB_PRIMARY_BAD\]$'
 run "$fsck" -fn "$c"
 expect "fs-size: clean after -p" 0 'case.img: [0-9]+ inodes, [0-9]+/16384 blocks'
 cp --sparse=always "$sized" "$c"
@@ -572,12 +604,15 @@ c=$work/case.img
 cp --sparse=always "$img" "$c"
 "$helper" inject "$c" sb-garbage
 run "$fsck" -p "$c"
-expect "fsck -p repairs a super block from the replica (exit 1)" 1 'FIXED: primary super block'
+expect "fsck -p repairs a super block from the replica (exit 1)" 1 'FIXED: primary super block.* \[PR_SB_PRIMARY_BAD\]$'
 cp --sparse=always "$img" "$c"
 "$helper" inject "$c" dentry-free /many ghost
 sum0=$(sum "$c")
 run "$fsck" -p "$c"
 expect "fsck -p stops at an unsafe repair (exit 4)" 4 'UNEXPECTED INCONSISTENCY; RUN fsck.nova MANUALLY'
+t "fsck -p: the problem it stopped at is PR_DENTRY_BAD_INO" [ "$(codes <<<"$out")" = PR_DENTRY_BAD_INO ]
+# as e2fsck: the run ends there, nothing more is said
+t "fsck -p: nothing after the stop" [ "$(tail -n 1 <<<"$out")" = $'\t(i.e., without -a or -p options)' ]
 t "fsck -p: nothing written for an unsafe problem" [ "$(sum "$c")" = "$sum0" ]
 
 # --- the clean and error flags ---
@@ -587,7 +622,7 @@ cp --sparse=always "$img" "$c"
 run "$fsck" -n "$c"
 expect "clean flag: skipped without -f" 0 'case.img: clean'
 run "$fsck" -fn "$c"
-expect "clean flag: -f checks anyway" 4 "entry 'ghost' points to a free inode"
+expect "clean flag: -f checks anyway" 4 "entry 'ghost' points to a free inode.* \\[PR_DENTRY_BAD_INO\\]$"
 run "$fsck" -fy "$c"
 expect "clean flag: cleared by a repair" 1 'clean flag cleared'
 run "$fsck" -n "$c"
@@ -595,9 +630,9 @@ expect "clean flag: the repaired file system gets a full check" 0 'case.img: [0-
 cp --sparse=always "$img" "$c"
 "$helper" inject "$c" set-error
 run "$fsck" -n "$c"
-expect "error flag: reported" 0 'marked as having errors'
+expect "error flag: reported" 0 'marked as having errors \[PR_SB_ERROR_STATE\]$'
 run "$fsck" -y "$c"
-expect "error flag: cleared by fsck -y (exit 1)" 1 'FIXED: error state cleared'
+expect "error flag: cleared by fsck -y (exit 1)" 1 'FIXED: error state cleared.* \[PR_SB_ERROR_STATE\]$'
 run "$fsck" -n "$c"
 t "error flag: gone" [ "$rc" -eq 0 ] && ! grep -q 'marked as having errors' <<<"$out"
 
@@ -654,6 +689,14 @@ if make -s -C "$tools" install DESTDIR="$dest" >/dev/null 2>&1; then
 	fi
 else
 	fail "install: make install failed"
+fi
+# the man page's PROBLEM CODES: every code of problem.h, and no other
+if [ -f "$tools/fsck/problem.h" ]; then
+	hcodes=$(sed -n 's/^\t\(PR_[A-Z0-9_]*\),.*/\1/p' "$tools/fsck/problem.h" | sort)
+	mcodes=$(sed -n 's/^\.BR\{0,1\} \(PR_[A-Z0-9_]*\).*/\1/p' "$tools/man/fsck.nova.8" | sort)
+	t "man page fsck.nova.8 lists the $(wc -w <<<"$hcodes") problem codes of problem.h" \
+		[ -n "$hcodes" ] && [ "$hcodes" = "$mcodes" ]
+	[ "$hcodes" = "$mcodes" ] || diff <(echo "$hcodes") <(echo "$mcodes") | indent
 fi
 if command -v groff >/dev/null; then
 	for m in fsck.nova.8 mkfs.nova.8; do

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fsck.nova pass 1: the super block (e2fsck's super.c).
+ *
+ * nova_check_super() on both copies, and their agreement; the replica is
+ * in the file system's last block, or, when the primary is bad, found as
+ * the kernel finds it (nova_replica_next() in nova_format.h).  The state
+ * may hold only the clean and error bits.
+ */
+#include <string.h>
+#include "fsck.h"
+
+void write_super_copies(struct nova_fsck *ctx)
+{
+	struct nv_fs *fs = &ctx->fs;
+
+	fs->sb.s_sum = cpu_to_le32(nova_sb_csum(&fs->sb));
+	nv_put(fs, 0, &fs->sb, sizeof(fs->sb));
+	nv_put(fs, nv_replica_sb_off(fs), &fs->sb, sizeof(fs->sb));
+}
+
+/* The primary is valid: the replica must be the same */
+static void check_replica(struct nova_fsck *ctx,
+			  const struct nova_super_block *p)
+{
+	struct nv_fs *fs = &ctx->fs;
+	uint64_t roff = nv_replica_sb_off(fs);
+	const struct nova_super_block *r = nv_ptr(fs, roff);
+	const char *rwhy = nova_check_super(r, fs->dev_size);
+
+	if (rwhy) {
+		ctx->sb_problems = true;
+		if (problem(ctx, PR_SB_REPLICA_BAD,
+			    (unsigned long long)(roff >> NOVA_BLOCK_SHIFT), rwhy)) {
+			nv_put(fs, roff, p, NOVA_BLOCK_SIZE);
+			fixed(ctx, PR_SB_REPLICA_BAD,
+			      "replica super block rewritten from the primary");
+		}
+	} else if (memcmp(p, r, sizeof(*p))) {
+		ctx->sb_problems = true;
+		if (problem(ctx, PR_SB_DIFFER)) {
+			nv_put(fs, roff, p, NOVA_BLOCK_SIZE);
+			fixed(ctx, PR_SB_DIFFER,
+			      "replica super block rewritten from the primary");
+		}
+	}
+}
+
+/* The primary is bad (@pwhy): the replica, found as the kernel finds it */
+static int use_replica(struct nova_fsck *ctx, const char *pwhy)
+{
+	struct nv_fs *fs = &ctx->fs;
+	const struct nova_super_block *r;
+	uint64_t roff, scanned;
+	const char *rwhy;
+
+	roff = nv_find_replica(fs, &rwhy, &scanned);
+	if (!roff)
+		return fsck_fatal(ctx, "%s: no valid NOVA super block (primary: %s; replica: %s%s)",
+				  ctx->dev, pwhy, rwhy,
+				  scanned ? "; no other found on the device" : "");
+	r = nv_ptr(fs, roff);
+	nv_set_geometry(fs, r);
+	ctx->sb_problems = true;
+	if (ctx->first_run && scanned && ctx->mode != MODE_PREEN)
+		out(ctx, "replica super block found in block %llu by a search of %llu blocks",
+		    (unsigned long long)(roff >> NOVA_BLOCK_SHIFT),
+		    (unsigned long long)scanned);
+	if (problem(ctx, PR_SB_PRIMARY_BAD, pwhy,
+		    (unsigned long long)(roff >> NOVA_BLOCK_SHIFT))) {
+		nv_put(fs, 0, r, NOVA_BLOCK_SIZE);
+		fixed(ctx, PR_SB_PRIMARY_BAD,
+		      "primary super block rewritten from the replica");
+	}
+	return 0;
+}
+
+int pass_super(struct nova_fsck *ctx)
+{
+	struct nv_fs *fs = &ctx->fs;
+	const struct nova_super_block *p = nv_ptr(fs, 0);
+	const char *pwhy;
+	uint32_t state;
+
+	ctx->sb_problems = false;
+	pwhy = nova_check_super(p, fs->dev_size);
+	if (!pwhy) {
+		nv_set_geometry(fs, p);
+		check_replica(ctx, p);
+	} else if (use_replica(ctx, pwhy)) {
+		return -1;
+	}
+	state = le32_to_cpu(fs->sb.s_state);
+	if (state & ~(NOVA_STATE_CLEAN | NOVA_STATE_ERROR)) {
+		ctx->sb_problems = true;
+		if (problem(ctx, PR_SB_STATE_BITS, state)) {
+			fs->sb.s_state = cpu_to_le32(state & (NOVA_STATE_CLEAN |
+							      NOVA_STATE_ERROR));
+			write_super_copies(ctx);
+			fixed(ctx, PR_SB_STATE_BITS, "unknown super block state bits cleared");
+		}
+	}
+	if (ctx->first_run &&
+	    (fs->sb.s_feature_compat & ~cpu_to_le64(NOVA_FEATURE_COMPAT_SUPP) ||
+	     fs->sb.s_feature_ro_compat & ~cpu_to_le64(NOVA_FEATURE_RO_COMPAT_SUPP)))
+		out(ctx, "WARNING: the file system has features this fsck.nova does not know");
+	info(ctx, "super block: %llu blocks, %u stripes, %u-byte inode table blocks, state 0x%x",
+	     (unsigned long long)fs->nblocks, fs->stripes, fs->itbs,
+	     le32_to_cpu(fs->sb.s_state));
+	if (fs->size < fs->map_size)
+		info(ctx, "the file system ends %llu blocks before the device's end",
+		     (unsigned long long)((fs->map_size - fs->size) >> NOVA_BLOCK_SHIFT));
+	return ctx->stop ? -1 : 0;
+}

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fsck.nova's messages other than problems (problem.c): -v details, pass
+ * headings, operational errors, and the names and paths they show (e2fsck's
+ * util.c and message.c).  Once a run has stopped (ctx->stop) nothing more
+ * is printed.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "fsck.h"
+
+/* -v only */
+void info(struct nova_fsck *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!ctx->verbose || ctx->stop)
+		return;
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+/* "Pass N: ...": the first round only, and not with -p */
+void pass_heading(struct nova_fsck *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ctx->mode == MODE_PREEN || !ctx->first_run || ctx->stop)
+		return;
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+/* A line of the report that is not a problem */
+void out(struct nova_fsck *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ctx->stop)
+		return;
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+/* An operational error: on stderr; the run ends with FSCK_ERROR */
+int fsck_fatal(struct nova_fsck *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", ctx->prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	ctx->stop |= FSCK_ERROR;
+	return -1;
+}
+
+const char *type_str(uint32_t m)
+{
+	switch (m & S_IFMT) {
+	case S_IFDIR:	return "directory";
+	case S_IFREG:	return "regular file";
+	case S_IFLNK:	return "symlink";
+	case S_IFCHR:	return "character device";
+	case S_IFBLK:	return "block device";
+	case S_IFIFO:	return "fifo";
+	case S_IFSOCK:	return "socket";
+	}
+	return "inode";
+}
+
+/*
+ * A name read from the image, for messages: its control characters
+ * escaped (nova_safe_str()).  One of 8 buffers is used in turn, so one
+ * message can show several (ipath() uses none of them).
+ */
+const char *pname(struct nova_fsck *ctx, const char *name)
+{
+	char *b = ctx->name_buf[ctx->name_k++ & 7];
+
+	return nova_safe_str(b, sizeof(ctx->name_buf[0]), name, strlen(name));
+}
+
+/* The path of @ino through first names (pass 5), for messages (escaped) */
+const char *ipath(struct nova_fsck *ctx, uint64_t ino)
+{
+	char *b = ctx->path_buf[ctx->path_k++ & 3], tmp[PATH_MAX];
+	char esc[NOVA_SAFE_SIZE(NOVA_NAME_LEN)];
+	struct fsck_inode_info *ni = ctx->ni;
+	int depth = 0;
+
+	if (ino == NOVA_ROOT_INO)
+		return "/";
+	b[0] = '\0';
+	while (ino != NOVA_ROOT_INO) {
+		if (!ni || ino >= ctx->ni_max || !ni[ino].nname || ++depth > 64) {
+			if (depth > 64)	/* a cycle */
+				b[0] = '\0';
+			snprintf(tmp, sizeof(tmp), "<inode %llu>%s",
+				 (unsigned long long)ino, b);
+			snprintf(b, PATH_MAX, "%s", tmp);
+			return b;
+		}
+		nova_safe_str(esc, sizeof(esc), ni[ino].nname,
+			      strlen(ni[ino].nname));
+		snprintf(tmp, sizeof(tmp), "/%s%s", esc, b);
+		snprintf(b, PATH_MAX, "%s", tmp);
+		ino = ni[ino].ndir;
+	}
+	return b;
+}
