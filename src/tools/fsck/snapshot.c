@@ -111,14 +111,6 @@ void drop_snapshot_inodes(struct nova_fsck *ctx)
 			sizeof(struct nova_inode));
 }
 
-static int stripe_of_block(const struct nv_fs *fs, uint64_t b)
-{
-	uint64_t per = (fs->data_end - fs->data_start + 1) / fs->stripes;
-	uint64_t s = (b - fs->data_start) / per;
-
-	return s >= fs->stripes ? fs->stripes - 1 : s;
-}
-
 /* The free ranges, as nova_snap_free_range() accepts them, into @freeb */
 static const char *free_ranges(struct nova_fsck *ctx, const struct snap *bl,
 			       uint8_t *freeb)
@@ -131,7 +123,7 @@ static const char *free_ranges(struct nova_fsck *ctx, const struct snap *bl,
 		hi = le64_to_cpu(bl->r[i].range_high);
 		if (lo > hi || lo < fs->data_start || hi > fs->data_end)
 			return "a free range outside the data area";
-		nv_stripe_region(fs, stripe_of_block(fs, lo), &st, &end);
+		nv_stripe_region(fs, nv_stripe_of(fs, lo), &st, &end);
 		if (hi > end)
 			return "a free range crossing a stripe";
 		for (b = lo; b <= hi; b++) {

@@ -4,7 +4,7 @@
  *
  * nova_check_super() on both copies, and their agreement; the replica is
  * in the file system's last block, or, when the primary is bad, found as
- * the kernel finds it (nova_replica_next() in nova_format.h).  The state
+ * the kernel finds it (nova_replica_next() in nova_lib.h).  The state
  * may hold only the clean and error bits.
  */
 #include <string.h>
