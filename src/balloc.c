@@ -543,6 +543,23 @@ static bool nova_list_overlaps(struct nova_free_list *fl, unsigned long low,
 }
 
 /*
+ * Ranges that may cross stripes are handled one stripe's part at a time:
+ * the free list of block @low's stripe, and in *@end the last block of
+ * [@low, @high] in that stripe.
+ */
+static struct nova_free_list *nova_stripe_part(struct nova_sb_info *sbi,
+					       unsigned long low,
+					       unsigned long high,
+					       unsigned long *end)
+{
+	struct nova_free_list *fl =
+		&sbi->free_lists[nova_stripe_of_block(sbi, low)];
+
+	*end = min(high, fl->block_end);
+	return fl;
+}
+
+/*
  * Is any of the @num blocks from @blocknr free?  Validates block numbers
  * read from pmem against the allocator (a damaged image may point into
  * free space).  Blocks outside the dynamic area count as not free.
@@ -558,9 +575,8 @@ bool nova_blocks_any_free(struct super_block *sb, unsigned long blocknr,
 	low = max(low, nova_data_start());
 	high = min(high, nova_data_end(sbi));
 	while (low <= high) {
-		struct nova_free_list *fl =
-			&sbi->free_lists[nova_stripe_of_block(sbi, low)];
-		unsigned long end = min(high, fl->block_end);
+		unsigned long end;
+		struct nova_free_list *fl = nova_stripe_part(sbi, low, high, &end);
 
 		if (nova_list_overlaps(fl, low, end))
 			return true;
@@ -585,9 +601,8 @@ void nova_unclaim_blocks(struct super_block *sb, unsigned long blocknr,
 	    high > nova_data_end(sbi))
 		return;
 	while (low <= high) {
-		struct nova_free_list *fl =
-			&sbi->free_lists[nova_stripe_of_block(sbi, low)];
-		unsigned long end = min(high, fl->block_end);
+		unsigned long end;
+		struct nova_free_list *fl = nova_stripe_part(sbi, low, high, &end);
 
 		spin_lock(&fl->lock);
 		nova_claim_bits(sbi->claimed, low, end - low + 1, false);
@@ -616,9 +631,8 @@ int nova_claim_blocks(struct super_block *sb, unsigned long blocknr,
 	low = max(low, nova_data_start());
 	high = min(high, nova_data_end(sbi));
 	while (low <= high) {
-		struct nova_free_list *fl =
-			&sbi->free_lists[nova_stripe_of_block(sbi, low)];
-		unsigned long end = min(high, fl->block_end);
+		unsigned long end;
+		struct nova_free_list *fl = nova_stripe_part(sbi, low, high, &end);
 
 		spin_lock(&fl->lock);
 		if (nova_range_find(fl, low, end, NULL, NULL))
