@@ -195,57 +195,28 @@ uint64_t nv_replica_sb_off(const struct nv_fs *fs)
 	return (fs->nblocks - 1) << NOVA_BLOCK_SHIFT;
 }
 
-uint64_t nv_find_replica(const struct nv_fs *fs, const char **rwhy,
-			 uint64_t *scanned)
+static int map_read(void *arg, __u64 off, void *buf, size_t len)
 {
-	const struct nova_super_block *p = nv_ptr(fs, 0);
-	const struct nova_inode *root = nv_ptr(fs,
-		((uint64_t)NOVA_RESERVED_INODE_BLOCK << NOVA_BLOCK_SHIFT) +
-		NOVA_ROOT_INO * sizeof(struct nova_inode));
-	struct nova_replica_iter it;
-	const char *w;
-	uint64_t off;
+	const struct nv_fs *fs = arg;
 
-	*rwhy = NULL;
-	if (scanned)
-		*scanned = 0;
-	nova_replica_iter_init(&it, p, fs->dev_size, nova_shows_nova(p, root));
-	while ((off = nova_replica_next(&it))) {
-		const struct nova_super_block *r = nv_ptr(fs, off);
-
-		if (scanned)
-			*scanned = it.scanned;
-		/* most blocks a search looks at hold data: the magic first */
-		if (le32_to_cpu(r->s_magic) != NOVA_SUPER_MAGIC)
-			w = "bad magic number";
-		else
-			w = nova_check_replica(r, off, fs->dev_size);
-		if (!w)
-			return off;
-		if (!*rwhy)
-			*rwhy = w;
-	}
-	if (!*rwhy)
-		*rwhy = "none found";
+	if (off > fs->map_size || len > fs->map_size - off)
+		return -1;
+	memcpy(buf, fs->map + off, len);
 	return 0;
 }
 
-int nv_load_super(struct nv_fs *fs, const char **why)
+int nv_load_super(struct nv_fs *fs, unsigned int flags,
+		  struct nova_sb_search *s)
 {
-	const struct nova_super_block *p = nv_ptr(fs, 0);
-	const char *rwhy;
-	uint64_t off;
+	struct nova_super_block sb;
+	struct nova_sb_search local;
+	int which;
 
-	*why = nova_check_super(p, fs->dev_size);
-	if (!*why) {
-		nv_set_geometry(fs, p);
-		return 0;
-	}
-	off = nv_find_replica(fs, &rwhy, NULL);
-	if (!off)
-		return -1;
-	nv_set_geometry(fs, nv_ptr(fs, off));
-	return 1;
+	which = nova_find_super(map_read, fs, fs->dev_size, flags, &sb,
+				s ? s : &local);
+	if (which >= 0)
+		nv_set_geometry(fs, &sb);
+	return which;
 }
 
 void nv_stripe_region(const struct nv_fs *fs, unsigned int s, uint64_t *start,

@@ -82,19 +82,13 @@ int nv_sync(struct nv_fs *fs);
 /* Geometry from a (valid) super block copy; map must be set */
 void nv_set_geometry(struct nv_fs *fs, const struct nova_super_block *sb);
 /*
- * Find the replica super block as the kernel does when the primary is not
- * valid (nova_replica_next() in nova_lib.h, with its scan): returns its
- * offset, or 0 if there is none (*rwhy: why the first candidate is not
- * one).  @scanned (may be NULL) gets the number of blocks scanned.
+ * Load the super block as the kernel does (nova_find_super(), with its
+ * scan unless NOVA_SB_NO_SCAN), and the geometry from the copy found.
+ * Returns 0 (primary), 1 (replica), -1 (none); @s (may be NULL) says
+ * what was looked at: where the copy is, why the primary is not valid.
  */
-uint64_t nv_find_replica(const struct nv_fs *fs, const char **rwhy,
-			 uint64_t *scanned);
-/*
- * Load the super block as the kernel does: the primary if valid, else
- * the replica nv_find_replica() finds.  Returns 0 (primary), 1
- * (replica), -1 (none; *why says why the primary is bad).
- */
-int nv_load_super(struct nv_fs *fs, const char **why);
+int nv_load_super(struct nv_fs *fs, unsigned int flags,
+		  struct nova_sb_search *s);
 /* The replica's place: the last block of the file system */
 uint64_t nv_replica_sb_off(const struct nv_fs *fs);
 

@@ -306,14 +306,14 @@ out:
 static int open_fs(struct nv_fs *fs, const char *img, int mode)
 {
 	char msg[256];
-	const char *why;
+	struct nova_sb_search s;
 
 	if (nv_open(fs, img, mode, msg, sizeof(msg))) {
 		fprintf(stderr, "%s\n", msg);
 		return -1;
 	}
-	if (nv_load_super(fs, &why) < 0) {
-		fprintf(stderr, "%s: no valid super block (%s)\n", img, why);
+	if (nv_load_super(fs, 0, &s) < 0) {
+		fprintf(stderr, "%s: no valid super block (%s)\n", img, s.why);
 		return -1;
 	}
 	if (nv_load_itables(fs)) {
