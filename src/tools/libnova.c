@@ -144,6 +144,18 @@ int nv_open_fd(struct nv_fs *fs, int fd, int mode, char *err, size_t errlen)
 	return 0;
 }
 
+void nv_open_mem(struct nv_fs *fs, void *buf, uint64_t size)
+{
+	memset(fs, 0, sizeof(*fs));
+	fs->fd = -1;
+	fs->mode = NV_OPEN_PRIVATE;
+	fs->cur_stripe = -1;
+	fs->in_memory = true;
+	fs->map = buf;
+	fs->dev_size = size;
+	fs->map_size = size & ~(uint64_t)(NOVA_BLOCK_SIZE - 1);
+}
+
 int nv_sync(struct nv_fs *fs)
 {
 	if (fs->mode != NV_OPEN_RW || !fs->map)
@@ -164,7 +176,7 @@ void nv_close(struct nv_fs *fs)
 	}
 	free(fs->used);
 	free(fs->alloc_hint);
-	if (fs->map)
+	if (fs->map && !fs->in_memory)
 		munmap(fs->map, fs->map_size);
 	if (fs->fd >= 0 && fs->own_fd)
 		close(fs->fd);
@@ -552,40 +564,28 @@ static int set_add(struct u64set *s, uint64_t v)	/* 1 if present */
 	return 0;
 }
 
-int nv_log_scan(struct nv_fs *fs, uint64_t head, uint64_t tail,
-		struct nv_log *lg, nv_page_fn page_ok, void *page_arg,
-		nv_entry_fn fn, void *arg)
+int nv_log_chain(struct nv_fs *fs, uint64_t head, struct nv_log *lg,
+		 nv_page_fn page_ok, void *page_arg)
 {
 	struct u64set seen = { 0 };
-	uint64_t page = head, cur;
-	bool tailmode;
-	size_t idx;
-	size_t i;
+	uint64_t page = head;
 
 	memset(lg, 0, sizeof(*lg));
 	lg->head = head;
-	lg->tail = tail;
 	lg->tail_idx = -1;
 	lg->good_idx = -1;
-
-	/* the chain, to its end (pre-allocated pages past the tail too) */
+	/* to its end (pre-allocated pages past a log's tail too) */
 	while (page) {
 		if (!nv_page_valid(fs, page)) {
 			lg->chain_err = lg->npages ? NV_CHAIN_RANGE : NV_CHAIN_HEAD;
-			lg->chain_err_idx = lg->npages ? lg->npages - 1 : 0;
-			lg->chain_err_ptr = page;
 			break;
 		}
 		if (set_add(&seen, page)) {
 			lg->chain_err = NV_CHAIN_LOOP;
-			lg->chain_err_idx = lg->npages - 1;
-			lg->chain_err_ptr = page;
 			break;
 		}
 		if (page_ok && !page_ok(page_arg, page)) {
 			lg->chain_err = lg->npages ? NV_CHAIN_CONFLICT : NV_CHAIN_HEAD;
-			lg->chain_err_idx = lg->npages ? lg->npages - 1 : 0;
-			lg->chain_err_ptr = page;
 			break;
 		}
 		if (log_push(lg, page)) {
@@ -595,8 +595,140 @@ int nv_log_scan(struct nv_fs *fs, uint64_t head, uint64_t tail,
 		page = nv_get64(fs, page + NOVA_LOG_LAST_ENTRY +
 				offsetof(struct nova_log_page_tail, next_page));
 	}
+	if (lg->chain_err) {
+		lg->chain_err_idx = lg->npages ? lg->npages - 1 : 0;
+		lg->chain_err_ptr = page;
+	}
 	free(seen.k);
+	return 0;
+}
 
+/* At the end of page @*idx: on to the next page (0), or the problem */
+static int next_page(struct nv_log *lg, size_t *idx, uint64_t *cur, char *why,
+		     size_t len)
+{
+	uint64_t page = *cur & ~(uint64_t)(NOVA_BLOCK_SIZE - 1);
+
+	if ((long)*idx == lg->tail_idx) {
+		snprintf(why, len, "next-page marker at 0x%llx before the tail",
+			 (unsigned long long)*cur);
+		return NV_LOG_BAD_ENTRY;
+	}
+	if (*idx + 1 >= lg->npages) {
+		snprintf(why, len, "log continues past page 0x%llx, %s",
+			 (unsigned long long)page,
+			 lg->chain_err ? "whose next pointer is bad" : "the last one");
+		return lg->chain_err ? NV_LOG_CHAIN : NV_LOG_PAST_CHAIN;
+	}
+	*cur = lg->pages[++*idx];
+	return 0;
+}
+
+/* The entry at @cur, in page @idx: its size (*size) or its problem */
+static int check_entry(const struct nv_log *lg, size_t idx, uint64_t cur,
+		       const uint8_t *p, unsigned int flags, size_t *size,
+		       char *why, size_t len)
+{
+	uint64_t in_page = cur & (NOVA_BLOCK_SIZE - 1);
+	unsigned long long o = cur;
+	uint64_t tid;
+
+	*size = nv_entry_size(p, NOVA_LOG_LAST_ENTRY - in_page);
+	if (!*size) {
+		if (*p == NOVA_DIR_LOG || *p == NOVA_XATTR)
+			snprintf(why, len, "%s entry at 0x%llx has a bad length",
+				 *p == NOVA_DIR_LOG ? "directory" : "xattr", o);
+		else
+			snprintf(why, len, "entry at 0x%llx has unknown type %u",
+				 o, *p);
+		return NV_LOG_BAD_ENTRY;
+	}
+	if (in_page + *size > NOVA_LOG_LAST_ENTRY) {
+		snprintf(why, len, "%s entry at 0x%llx crosses the page end",
+			 nv_entry_name(*p), o);
+		return NV_LOG_BAD_ENTRY;
+	}
+	if ((long)idx == lg->tail_idx && lg->tail < cur + *size) {
+		snprintf(why, len, "%s entry at 0x%llx crosses the tail 0x%llx",
+			 nv_entry_name(*p), o, (unsigned long long)lg->tail);
+		return NV_LOG_CROSS_TAIL;
+	}
+	if (flags & NV_WALK_LENIENT)
+		return 0;
+	if (!nv_entry_csum_ok(p, *size)) {
+		snprintf(why, len, "%s entry at 0x%llx has a bad checksum",
+			 nv_entry_name(*p), o);
+		return NV_LOG_CSUM;
+	}
+	tid = nv_entry_tid(p);
+	if (lg->nentries && tid <= lg->last_tid) {
+		snprintf(why, len, "%s entry at 0x%llx has trans_id %llu, not above %llu",
+			 nv_entry_name(*p), o, (unsigned long long)tid,
+			 (unsigned long long)lg->last_tid);
+		return NV_LOG_TID;
+	}
+	return 0;
+}
+
+/* The entries from the head to the tail, each checked, then w->entry() */
+static void walk_entries(struct nv_fs *fs, struct nv_log *lg,
+			 const struct nv_walk *w)
+{
+	uint64_t cur = lg->head;
+	size_t idx = 0, size;
+	char why[160];
+	int kind;
+
+	for (;;) {
+		const uint8_t *p = nv_ptr(fs, cur);
+
+		if (lg->tail_idx >= 0 && cur == lg->tail)
+			return;
+		if ((cur & (NOVA_BLOCK_SIZE - 1)) >= NOVA_LOG_LAST_ENTRY ||
+		    *p == NOVA_NEXT_PAGE) {
+			kind = next_page(lg, &idx, &cur, why, sizeof(why));
+			if (kind)
+				break;
+			continue;
+		}
+		kind = check_entry(lg, idx, cur, p, w->flags, &size, why,
+				   sizeof(why));
+		if (!kind && w->entry) {
+			const struct nv_entry e = {
+				fs, cur, p, size, why, sizeof(why)
+			};
+
+			why[0] = '\0';
+			if (w->entry(&e, w->arg))
+				kind = NV_LOG_SEMANTIC;
+		}
+		if (kind)
+			break;
+		lg->nentries++;
+		lg->last_tid = nv_entry_tid(p);
+		lg->nent[idx]++;
+		if (nv_entry_dead(p))
+			lg->ndead[idx]++;
+		cur += size;
+		lg->good_end = cur;
+		lg->good_idx = idx;
+	}
+	/* a tail outside the chain: the end of what the walk can trust */
+	if (lg->tail_idx < 0)
+		return;
+	lg->err = kind;
+	lg->err_off = cur;
+	snprintf(lg->msg, sizeof(lg->msg), "%s", why);
+}
+
+int nv_log_walk(struct nv_fs *fs, uint64_t head, uint64_t tail,
+		struct nv_log *lg, const struct nv_walk *w)
+{
+	size_t i;
+
+	if (nv_log_chain(fs, head, lg, w->page_ok, w->page_arg))
+		return -1;
+	lg->tail = tail;
 	if (!head) {
 		if (tail) {
 			lg->err = NV_LOG_HEAD_ZERO_TAIL;
@@ -613,129 +745,23 @@ int nv_log_scan(struct nv_fs *fs, uint64_t head, uint64_t tail,
 			 (unsigned long long)head);
 		return 0;
 	}
-	for (i = 0; i < lg->npages; i++)
+	for (i = 0; i < lg->npages && lg->tail_idx < 0; i++)
 		if (tail >= lg->pages[i] &&
-		    tail <= lg->pages[i] + NOVA_LOG_LAST_ENTRY) {
+		    tail <= lg->pages[i] + NOVA_LOG_LAST_ENTRY)
 			lg->tail_idx = i;
-			break;
-		}
 	lg->good_end = head;
 	lg->good_idx = 0;
 	if (!tail)
 		return 0;	/* pages allocated, nothing committed */
-
-	tailmode = lg->tail_idx >= 0;
-	if (!tailmode) {
+	if (lg->tail_idx < 0) {
 		lg->err = NV_LOG_TAIL_OUTSIDE;
 		snprintf(lg->msg, sizeof(lg->msg),
 			 "log tail 0x%llx is not in the log's %zu page(s)%s",
 			 (unsigned long long)tail, lg->npages,
 			 lg->chain_err ? " (chain broken)" : "");
 	}
-	cur = head;
-	idx = 0;
-	for (;;) {
-		uint64_t in_page = cur & (NOVA_BLOCK_SIZE - 1);
-		const uint8_t *p = nv_ptr(fs, cur);
-		char why[160];
-		size_t size;
-		uint64_t tid;
-		int kind = 0;
-
-		if (tailmode && cur == tail)
-			return 0;
-		if (in_page >= NOVA_LOG_LAST_ENTRY || *p == NOVA_NEXT_PAGE) {
-			if (tailmode && (long)idx == lg->tail_idx) {
-				kind = NV_LOG_BAD_ENTRY;
-				snprintf(why, sizeof(why),
-					 "next-page marker at 0x%llx before the tail",
-					 (unsigned long long)cur);
-				goto bad;
-			}
-			if (idx + 1 >= lg->npages) {
-				if (!tailmode)
-					return 0;
-				kind = lg->chain_err ? NV_LOG_CHAIN : NV_LOG_PAST_CHAIN;
-				snprintf(why, sizeof(why),
-					 "log continues past page 0x%llx, %s",
-					 (unsigned long long)(cur - in_page),
-					 lg->chain_err ? "whose next pointer is bad" :
-					 "the last one");
-				goto bad;
-			}
-			cur = lg->pages[++idx];
-			continue;
-		}
-		size = nv_entry_size(p, NOVA_LOG_LAST_ENTRY - in_page);
-		if (!size) {
-			kind = NV_LOG_BAD_ENTRY;
-			if (*p == NOVA_DIR_LOG || *p == NOVA_XATTR)
-				snprintf(why, sizeof(why),
-					 "%s entry at 0x%llx has a bad length",
-					 *p == NOVA_DIR_LOG ? "directory" : "xattr",
-					 (unsigned long long)cur);
-			else
-				snprintf(why, sizeof(why),
-					 "entry at 0x%llx has unknown type %u",
-					 (unsigned long long)cur, *p);
-			goto bad;
-		}
-		if (in_page + size > NOVA_LOG_LAST_ENTRY) {
-			kind = NV_LOG_BAD_ENTRY;
-			snprintf(why, sizeof(why),
-				 "%s entry at 0x%llx crosses the page end",
-				 nv_entry_name(*p), (unsigned long long)cur);
-			goto bad;
-		}
-		if (tailmode && (long)idx == lg->tail_idx && tail < cur + size) {
-			kind = NV_LOG_CROSS_TAIL;
-			snprintf(why, sizeof(why),
-				 "%s entry at 0x%llx crosses the tail 0x%llx",
-				 nv_entry_name(*p), (unsigned long long)cur,
-				 (unsigned long long)tail);
-			goto bad;
-		}
-		if (!nv_entry_csum_ok(p, size)) {
-			kind = NV_LOG_CSUM;
-			snprintf(why, sizeof(why),
-				 "%s entry at 0x%llx has a bad checksum",
-				 nv_entry_name(*p), (unsigned long long)cur);
-			goto bad;
-		}
-		tid = nv_entry_tid(p);
-		if (lg->nentries && tid <= lg->last_tid) {
-			kind = NV_LOG_TID;
-			snprintf(why, sizeof(why),
-				 "%s entry at 0x%llx has trans_id %llu, not above %llu",
-				 nv_entry_name(*p), (unsigned long long)cur,
-				 (unsigned long long)tid,
-				 (unsigned long long)lg->last_tid);
-			goto bad;
-		}
-		if (fn) {
-			why[0] = '\0';
-			if (fn(fs, cur, p, size, arg, why, sizeof(why))) {
-				kind = NV_LOG_SEMANTIC;
-				goto bad;
-			}
-		}
-		lg->nentries++;
-		lg->last_tid = tid;
-		lg->nent[idx]++;
-		if (nv_entry_dead(p))
-			lg->ndead[idx]++;
-		cur += size;
-		lg->good_end = cur;
-		lg->good_idx = idx;
-		continue;
-bad:
-		if (!tailmode)
-			return 0;	/* the end of what the walk can trust */
-		lg->err = kind;
-		lg->err_off = cur;
-		snprintf(lg->msg, sizeof(lg->msg), "%s", why);
-		return 0;
-	}
+	walk_entries(fs, lg, w);
+	return 0;
 }
 
 /* ------------------------------------------------------------ page map */
@@ -1436,9 +1462,13 @@ static void xg_cut(struct xgroup *g, struct nv_log *lg)
 	memset(g, 0, sizeof(*g));
 }
 
-static int replay_entry(struct nv_fs *fs, uint64_t off, const void *entry,
-			size_t size, void *arg, char *msg, size_t msglen)
+static int replay_entry(const struct nv_entry *ent, void *arg)
 {
+	struct nv_fs *fs = ent->fs;
+	uint64_t off = ent->off;
+	const void *entry = ent->p;
+	size_t size = ent->size, msglen = ent->msglen;
+	char *msg = ent->msg;
 	struct replay_ctx *rc = arg;
 	struct nv_inode_state *st = rc->st;
 	struct nv_pmap *cnt = rc->flags & NV_IREAD_COUNT ? &st->superseded : NULL;
@@ -1699,6 +1729,10 @@ int nv_iread(struct nv_fs *fs, uint64_t ino, struct nv_inode_state *st,
 	     unsigned int flags, nv_page_fn page_ok, void *page_arg)
 {
 	struct replay_ctx rc = { .st = st, .flags = flags };
+	const struct nv_walk walk = {
+		.page_ok = page_ok, .page_arg = page_arg,
+		.entry = replay_entry, .arg = &rc,
+	};
 	const struct nova_inode *pi;
 
 	memset(st, 0, sizeof(*st));
@@ -1726,8 +1760,8 @@ int nv_iread(struct nv_fs *fs, uint64_t ino, struct nv_inode_state *st,
 		snprintf(st->bad_msg, sizeof(st->bad_msg), "bad mode 0%o",
 			 st->mode);
 	}
-	if (nv_log_scan(fs, le64_to_cpu(pi->log_head), le64_to_cpu(pi->log_tail),
-			&st->log, page_ok, page_arg, replay_entry, &rc)) {
+	if (nv_log_walk(fs, le64_to_cpu(pi->log_head), le64_to_cpu(pi->log_tail),
+			&st->log, &walk)) {
 		free(rc.g.x.parts);
 		return -1;
 	}
