@@ -76,10 +76,7 @@ static void fix_entries(uint8_t *img, size_t size)
 	uint64_t ino, max, off;
 	unsigned int s, i;
 
-	memset(&fs, 0, sizeof(fs));
-	fs.fd = -1;
-	fs.map = img;
-	fs.dev_size = fs.map_size = size;
+	nv_open_mem(&fs, img, size);
 	if (nv_load_super(&fs, 0, NULL) < 0 || nv_load_itables(&fs))
 		goto out;
 	for (s = 0; s < fs.stripes; s++) {
@@ -104,7 +101,6 @@ static void fix_entries(uint8_t *img, size_t size)
 			fix_log(&fs, le64_to_cpu(nv_pi(&fs, off)->log_head));
 	}
 out:
-	fs.map = NULL;		/* the caller's buffer */
 	nv_close(&fs);
 }
 
