@@ -7,10 +7,12 @@
  *   checksums       log.c nova_entry_crc(): CRC32C of the entry with
  *                   e_csum, the dead flag and (write entries)
  *                   invalid_pages taken as zero
- *   replay          inode.c nova_replay_entry(), dir.c
- *                   nova_rebuild_entry(), dax.c nova_replay_write_entry(),
- *                   the xattr groups (nova_format.h, NOVA_XATTR)
- *   used blocks     bbuild.c
+ *   replay          one function per entry type, each named after the
+ *                   kernel's: inode.c nova_replay_entry() (replay_entry()),
+ *                   dir.c nova_rebuild_entry(), dax.c
+ *                   nova_replay_write_entry() and nova_index_set(),
+ *                   xattr.c nova_xattr_replay() (the xattr groups)
+ *   used blocks     bbuild.c, nova_scan_entry() (scan_entry())
  *   appends         log.c nova_log_make_room()/nova_log_append()
  *   new inodes      inode.c nova_new_inode(), namei.c
  */
@@ -1201,6 +1203,7 @@ struct xgroup {
 struct replay_ctx {
 	struct nv_inode_state *st;
 	unsigned int flags;
+	struct nv_pmap *count;		/* NV_IREAD_COUNT: st->superseded */
 	struct xgroup g;
 };
 
@@ -1303,15 +1306,18 @@ static int xg_finish(struct nv_inode_state *st, struct xgroup *g, char *msg,
 }
 
 /*
- * A NOVA_XATTR entry (xattr.c nova_xattr_replay()): a live part 0 starts a group,
- * whose other parts must follow it at once; parts after a dead part 0
- * or without a part 0 before them are skipped; every part 0 sets the
- * ctime, a live one with NOVA_XATTR_MODE the permission bits.
+ * xattr.c nova_xattr_replay(): a live part 0 starts a group, whose other
+ * parts must follow it at once; parts after a dead part 0 or without a
+ * part 0 before them are skipped; every part 0 sets the ctime, a live
+ * one with NOVA_XATTR_MODE the permission bits.
  */
-static int replay_xattr(struct replay_ctx *rc, uint64_t off,
-			const struct nova_xattr_entry *e, size_t size,
-			bool dead, char *msg, size_t msglen)
+static int xattr_replay(struct replay_ctx *rc, const struct nv_entry *ent,
+			bool dead)
 {
+	const struct nova_xattr_entry *e = ent->p;
+	uint64_t off = ent->off;
+	size_t size = ent->size, msglen = ent->msglen;
+	char *msg = ent->msg;
 	struct nv_inode_state *st = rc->st;
 	struct xgroup *g = &rc->g;
 	unsigned int part = le16_to_cpu(e->part), plen = le16_to_cpu(e->part_len);
@@ -1462,246 +1468,290 @@ static void xg_cut(struct xgroup *g, struct nv_log *lg)
 	memset(g, 0, sizeof(*g));
 }
 
+/*
+ * xattr.c nova_xattr_replay_end(): an entry of another type while a live
+ * group still misses parts
+ */
+static int xattr_replay_end(struct replay_ctx *rc, const struct nv_entry *ent)
+{
+	char name[64];
+
+	snprintf(ent->msg, ent->msglen,
+		 "xattr %s at 0x%llx: part %u missing, a %s entry at 0x%llx comes first",
+		 xg_name(&rc->g, name, sizeof(name)),
+		 (unsigned long long)rc->g.x.off, rc->g.x.nparts,
+		 nv_entry_name(*(const uint8_t *)ent->p),
+		 (unsigned long long)ent->off);
+	return xg_fail(&rc->g);
+}
+
+/*
+ * dax.c nova_index_set(): file pages @pg .. @pg + @n - 1 of @pages to the
+ * blocks from @blk on (0: a hole), mapped by the write entry at @off;
+ * the pages superseded counted in @count (may be NULL)
+ */
+static int index_set(struct nv_pmap *pages, struct nv_pmap *count,
+		     uint64_t off, uint64_t pg, uint32_t n, uint64_t blk)
+{
+	uint64_t i, old;
+
+	if (!blk)
+		return pm_del_range(pages, pg, pg + n - 1, count);
+	for (i = 0; i < n; i++) {
+		old = 0;
+		if (nv_pmap_set(pages, pg + i, blk + (i << NOVA_BLOCK_SHIFT),
+				off, &old) < 0 ||
+		    count_superseded(count, old))
+			return -1;
+	}
+	return 0;
+}
+
+/* bbuild.c nova_scan_entry()'s NOVA_FILE_WRITE case: a live write entry */
+static int scan_write_entry(struct nv_inode_state *st,
+			    const struct nv_entry *ent)
+{
+	const struct nova_file_write_entry *e = ent->p;
+	uint64_t pg = le64_to_cpu(e->pgoff), blk = le64_to_cpu(e->block);
+	uint32_t n = le32_to_cpu(e->num_pages);
+
+	st->size = le64_to_cpu(e->size);
+	if (!n || pg + n < pg || pg + n > UINT64_MAX / 2 ||
+	    (blk && (blk & (NOVA_BLOCK_SIZE - 1) ||
+		     !nv_range_valid(ent->fs, blk, (uint64_t)n << NOVA_BLOCK_SHIFT)))) {
+		snprintf(ent->msg, ent->msglen, "bad write entry at 0x%llx",
+			 (unsigned long long)ent->off);
+		return 1;
+	}
+	return index_set(&st->pages, NULL, ent->off, pg, n, blk);
+}
+
+/*
+ * bbuild.c nova_scan_entry(), for NV_IREAD_RAW: link counts and data
+ * pages (xattr entries own no blocks: ignored)
+ */
+static int scan_entry(struct nv_inode_state *st, const struct nv_entry *ent)
+{
+	const struct nova_setattr_entry *sa = ent->p;
+	bool dead = nv_entry_dead(ent->p);
+	uint64_t before;
+
+	switch (sa->entry_type) {
+	case NOVA_DIR_LOG:
+		st->links = le32_to_cpu(((const struct nova_dentry *)ent->p)->links_count);
+		return 0;
+	case NOVA_LINK_CHANGE:
+		if (!dead)
+			st->links = le32_to_cpu(((const struct nova_link_change_entry *)ent->p)->links);
+		return 0;
+	case NOVA_SET_ATTR:
+		if (!(sa->attr & NOVA_ATTR_SIZE) || dead)
+			return 0;
+		/*
+		 * As bbuild.c: only a shrink cuts pages; blocks kept past
+		 * EOF (fallocate KEEP_SIZE) survive any other size record.
+		 */
+		before = st->size;
+		st->size = le64_to_cpu(sa->size);
+		if (st->size >= before)
+			return 0;
+		return pm_del_range(&st->pages,
+				    (st->size + NOVA_BLOCK_SIZE - 1) >> NOVA_BLOCK_SHIFT,
+				    ~0ULL - 1, NULL);
+	case NOVA_FILE_WRITE:
+		return dead ? 0 : scan_write_entry(st, ent);
+	}
+	return 0;
+}
+
+/* dir.c nova_rebuild_entry(): a dentry of a directory's log */
+static int rebuild_entry(struct nv_inode_state *st, const struct nv_entry *ent,
+			 bool dead)
+{
+	const struct nova_dentry *de = ent->p;
+	uint64_t ino = le64_to_cpu(de->ino);
+	int len = de->name_len;
+
+	if (memchr(de->name, '/', len) || memchr(de->name, '\0', len)) {
+		snprintf(ent->msg, ent->msglen,
+			 "directory entry at 0x%llx has an invalid name",
+			 (unsigned long long)ent->off);
+		return 1;
+	}
+	/* a dead dentry still carries the directory's attributes */
+	st->links = le32_to_cpu(de->links_count);
+	st->mtime = st->ctime = (int64_t)le64_to_cpu(de->mtime);
+	if (len == 1 && de->name[0] == '.') {
+		st->dot = ino;
+		return 0;
+	}
+	if (len == 2 && de->name[0] == '.' && de->name[1] == '.') {
+		st->parent = ino;
+		return 0;
+	}
+	if (dead)
+		return 0;
+	if (!ino)
+		dir_remove(&st->dir, de->name, len);
+	else if (dir_add(&st->dir, de, ent->off))
+		return -1;
+	return 0;
+}
+
+/*
+ * inode.c nova_replay_entry()'s NOVA_SET_ATTR case: nova_apply_setattr(),
+ * then, as the kernel's replay, pages cut only by a shrink (blocks kept
+ * past EOF by fallocate KEEP_SIZE stay)
+ */
+static int apply_setattr(struct replay_ctx *rc, const struct nv_entry *ent)
+{
+	const struct nova_setattr_entry *e = ent->p;
+	struct nv_inode_state *st = rc->st;
+	uint64_t before = st->size;
+
+	if (e->attr & NOVA_ATTR_MODE)
+		st->mode = (st->mode & S_IFMT) | (le16_to_cpu(e->mode) & ~S_IFMT);
+	if (e->attr & NOVA_ATTR_UID)
+		st->uid = le32_to_cpu(e->uid);
+	if (e->attr & NOVA_ATTR_GID)
+		st->gid = le32_to_cpu(e->gid);
+	if (e->attr & NOVA_ATTR_SIZE)
+		st->size = le64_to_cpu(e->size);
+	if (e->attr & NOVA_ATTR_ATIME)
+		st->atime = (int64_t)le64_to_cpu(e->atime);
+	if (e->attr & NOVA_ATTR_MTIME)
+		st->mtime = (int64_t)le64_to_cpu(e->mtime);
+	if (e->attr & NOVA_ATTR_CTIME)
+		st->ctime = (int64_t)le64_to_cpu(e->ctime);
+	st->last_sa = ent->off;
+	st->last_sa_cut = (e->attr & NOVA_ATTR_SIZE) && st->size < before;
+	if (S_ISREG(st->mode) && st->last_sa_cut &&
+	    !(rc->flags & NV_IREAD_NO_DATA) &&
+	    pm_del_range(&st->pages, (st->size + NOVA_BLOCK_SIZE - 1) >>
+			 NOVA_BLOCK_SHIFT, ~0ULL - 1, rc->count))
+		return -1;
+	return 0;
+}
+
+/* inode.c nova_replay_entry()'s NOVA_LINK_CHANGE case */
+static int apply_link_change(struct nv_inode_state *st,
+			     const struct nv_entry *ent)
+{
+	const struct nova_link_change_entry *e = ent->p;
+
+	st->links = le32_to_cpu(e->links);
+	st->ctime = (int64_t)le64_to_cpu(e->ctime);
+	st->generation = le32_to_cpu(e->generation);
+	st->flags = le32_to_cpu(e->flags) & NV_FL_SUPPORTED;
+	st->last_lc = ent->off;
+	return 0;
+}
+
+/*
+ * inode.c nova_replay_entry()'s NOVA_FILE_WRITE case for a symlink: its
+ * target block.  The replay takes it even from a dead entry; the
+ * mount-time scan (bbuild.c) then does not count the block: only live
+ * entries go in the map.
+ */
+static int replay_symlink_entry(struct replay_ctx *rc,
+				const struct nv_entry *ent, bool dead)
+{
+	const struct nova_file_write_entry *e = ent->p;
+	struct nv_inode_state *st = rc->st;
+	uint64_t pg = le64_to_cpu(e->pgoff), blk = le64_to_cpu(e->block);
+	uint32_t n = le32_to_cpu(e->num_pages);
+
+	if (pg || n != 1 || !nv_page_valid(ent->fs, blk)) {
+		snprintf(ent->msg, ent->msglen,
+			 "symlink write entry at 0x%llx is invalid (page %llu, %u pages, block 0x%llx)",
+			 (unsigned long long)ent->off, (unsigned long long)pg,
+			 n, (unsigned long long)blk);
+		return 1;
+	}
+	st->symlink_block = blk;
+	st->size = le64_to_cpu(e->size);
+	if (!(rc->flags & NV_IREAD_NO_DATA) && !dead &&
+	    nv_pmap_set(&st->pages, 0, blk, ent->off, NULL) < 0)
+		return -1;
+	return 0;
+}
+
+/* dax.c nova_replay_write_entry(): a live write entry of a regular file */
+static int replay_write_entry(struct replay_ctx *rc, const struct nv_entry *ent)
+{
+	const struct nova_file_write_entry *e = ent->p;
+	struct nv_inode_state *st = rc->st;
+	uint64_t pg = le64_to_cpu(e->pgoff), blk = le64_to_cpu(e->block);
+	uint32_t n = le32_to_cpu(e->num_pages);
+
+	if (!n || pg + n < pg || pg + n > NV_MAX_PAGES ||
+	    (blk && (blk & (NOVA_BLOCK_SIZE - 1) ||
+		     !nv_range_valid(ent->fs, blk, (uint64_t)n << NOVA_BLOCK_SHIFT)))) {
+		snprintf(ent->msg, ent->msglen,
+			 "file write entry at 0x%llx is invalid (page %llu, %u pages, block 0x%llx)",
+			 (unsigned long long)ent->off, (unsigned long long)pg,
+			 n, (unsigned long long)blk);
+		return 1;
+	}
+	if (!(rc->flags & NV_IREAD_NO_DATA) &&
+	    index_set(&st->pages, rc->count, ent->off, pg, n, blk))
+		return -1;
+	st->size = le64_to_cpu(e->size);
+	st->mtime = st->ctime = (int64_t)le64_to_cpu(e->mtime);
+	return 0;
+}
+
+/* An entry of a type the inode cannot have */
+static int wrong_type(const struct nv_inode_state *st,
+		      const struct nv_entry *ent)
+{
+	snprintf(ent->msg, ent->msglen, "%s entry at 0x%llx in a %s",
+		 nv_entry_name(*(const uint8_t *)ent->p),
+		 (unsigned long long)ent->off, type_name(st->mode));
+	return 1;
+}
+
+/* inode.c nova_replay_entry(): one entry of the log, by its type */
 static int replay_entry(const struct nv_entry *ent, void *arg)
 {
-	struct nv_fs *fs = ent->fs;
-	uint64_t off = ent->off;
-	const void *entry = ent->p;
-	size_t size = ent->size, msglen = ent->msglen;
-	char *msg = ent->msg;
 	struct replay_ctx *rc = arg;
 	struct nv_inode_state *st = rc->st;
-	struct nv_pmap *cnt = rc->flags & NV_IREAD_COUNT ? &st->superseded : NULL;
-	uint64_t tid = nv_entry_tid(entry);
-	bool dead = !(rc->flags & NV_IREAD_IGNORE_DEAD) && nv_entry_dead(entry);
-	uint8_t type = *(const uint8_t *)entry;
+	uint64_t tid = nv_entry_tid(ent->p);
+	bool dead = !(rc->flags & NV_IREAD_IGNORE_DEAD) && nv_entry_dead(ent->p);
+	uint8_t type = *(const uint8_t *)ent->p;
 
 	if (tid >= st->next_tid)
 		st->next_tid = tid + 1;
 	if (type == NOVA_XATTR)
 		st->xattr_entries++;
+	if (rc->flags & NV_IREAD_RAW)
+		return scan_entry(st, ent);
+	/* the parts of an extended attribute come one after the other */
+	if (rc->g.x.off && type != NOVA_XATTR)
+		return xattr_replay_end(rc, ent);
 
-	if (rc->flags & NV_IREAD_RAW) {
-		/*
-		 * bbuild.c nova_scan_entry(): link counts and data pages
-		 * (xattr entries own no blocks: ignored)
-		 */
-		const struct nova_file_write_entry *e = entry;
-		uint64_t pg = le64_to_cpu(e->pgoff), blk = le64_to_cpu(e->block);
-		uint32_t n = le32_to_cpu(e->num_pages);
-		uint64_t i;
-
-		switch (type) {
-		case NOVA_DIR_LOG:
-			st->links = le32_to_cpu(((const struct nova_dentry *)entry)->links_count);
-			return 0;
-		case NOVA_LINK_CHANGE:
-			if (!nv_entry_dead(entry))
-				st->links = le32_to_cpu(((const struct nova_link_change_entry *)entry)->links);
-			return 0;
-		case NOVA_SET_ATTR: {
-			const struct nova_setattr_entry *sa = entry;
-			uint64_t sz = le64_to_cpu(sa->size), before = st->size;
-
-			if (!(sa->attr & NOVA_ATTR_SIZE) || nv_entry_dead(entry))
-				return 0;
-			/*
-			 * As bbuild.c: only a shrink cuts pages; blocks kept
-			 * past EOF (fallocate KEEP_SIZE) survive any other
-			 * size record.
-			 */
-			st->size = sz;
-			if (sz >= before)
-				return 0;
-			return pm_del_range(&st->pages,
-					    (sz + NOVA_BLOCK_SIZE - 1) >> NOVA_BLOCK_SHIFT,
-					    ~0ULL - 1, NULL);
-		}
-		case NOVA_FILE_WRITE:
-			if (nv_entry_dead(entry))
-				return 0;
-			st->size = le64_to_cpu(e->size);
-			if (!n || pg + n < pg || pg + n > UINT64_MAX / 2 ||
-			    (blk && (blk & (NOVA_BLOCK_SIZE - 1) ||
-				     !nv_range_valid(fs, blk, (uint64_t)n << NOVA_BLOCK_SHIFT)))) {
-				snprintf(msg, msglen, "bad write entry at 0x%llx",
-					 (unsigned long long)off);
-				return 1;
-			}
-			if (!blk)
-				return pm_del_range(&st->pages, pg, pg + n - 1, NULL);
-			for (i = 0; i < n; i++)
-				if (nv_pmap_set(&st->pages, pg + i,
-						blk + (i << NOVA_BLOCK_SHIFT), off, NULL) < 0)
-					return -1;
-			return 0;
-		}
-		return 0;
-	}
-
-	if (rc->g.x.off && type != NOVA_XATTR) {
-		char name[64];
-
-		snprintf(msg, msglen,
-			 "xattr %s at 0x%llx: part %u missing, a %s entry at 0x%llx comes first",
-			 xg_name(&rc->g, name, sizeof(name)),
-			 (unsigned long long)rc->g.x.off, rc->g.x.nparts,
-			 nv_entry_name(type), (unsigned long long)off);
-		return xg_fail(&rc->g);
-	}
 	switch (type) {
 	case NOVA_XATTR:
-		return replay_xattr(rc, off, entry, size, dead, msg, msglen);
-	case NOVA_DIR_LOG: {
-		const struct nova_dentry *de = entry;
-		uint64_t ino = le64_to_cpu(de->ino);
-		int len = de->name_len;
-
-		if (!S_ISDIR(st->mode)) {
-			snprintf(msg, msglen, "directory entry at 0x%llx in a %s",
-				 (unsigned long long)off, type_name(st->mode));
-			return 1;
-		}
-		if (memchr(de->name, '/', len) || memchr(de->name, '\0', len)) {
-			snprintf(msg, msglen,
-				 "directory entry at 0x%llx has an invalid name",
-				 (unsigned long long)off);
-			return 1;
-		}
-		/* a dead dentry still carries the directory's attributes */
-		st->links = le32_to_cpu(de->links_count);
-		st->mtime = st->ctime = (int64_t)le64_to_cpu(de->mtime);
-		if (len == 1 && de->name[0] == '.') {
-			st->dot = ino;
-			return 0;
-		}
-		if (len == 2 && de->name[0] == '.' && de->name[1] == '.') {
-			st->parent = ino;
-			return 0;
-		}
-		if (dead)
-			return 0;
-		if (!ino)
-			dir_remove(&st->dir, de->name, len);
-		else if (dir_add(&st->dir, de, off))
-			return -1;
-		return 0;
-	}
-	case NOVA_SET_ATTR: {
-		const struct nova_setattr_entry *e = entry;
-		uint64_t before = st->size;
-
-		if (dead)
-			return 0;
-		if (e->attr & NOVA_ATTR_MODE)
-			st->mode = (st->mode & S_IFMT) |
-				   (le16_to_cpu(e->mode) & ~S_IFMT);
-		if (e->attr & NOVA_ATTR_UID)
-			st->uid = le32_to_cpu(e->uid);
-		if (e->attr & NOVA_ATTR_GID)
-			st->gid = le32_to_cpu(e->gid);
-		if (e->attr & NOVA_ATTR_SIZE)
-			st->size = le64_to_cpu(e->size);
-		if (e->attr & NOVA_ATTR_ATIME)
-			st->atime = (int64_t)le64_to_cpu(e->atime);
-		if (e->attr & NOVA_ATTR_MTIME)
-			st->mtime = (int64_t)le64_to_cpu(e->mtime);
-		if (e->attr & NOVA_ATTR_CTIME)
-			st->ctime = (int64_t)le64_to_cpu(e->ctime);
-		st->last_sa = off;
-		st->last_sa_cut = (e->attr & NOVA_ATTR_SIZE) && st->size < before;
-		/*
-		 * As the kernel's replay (inode.c): only a shrink cuts
-		 * pages; blocks kept past EOF (fallocate KEEP_SIZE) stay.
-		 */
-		if (S_ISREG(st->mode) && st->last_sa_cut &&
-		    !(rc->flags & NV_IREAD_NO_DATA)) {
-			uint64_t first = (st->size + NOVA_BLOCK_SIZE - 1) >>
-					 NOVA_BLOCK_SHIFT;
-
-			if (pm_del_range(&st->pages, first, ~0ULL - 1, cnt))
-				return -1;
-		}
-		return 0;
-	}
-	case NOVA_LINK_CHANGE: {
-		const struct nova_link_change_entry *e = entry;
-
-		if (dead)
-			return 0;
-		st->links = le32_to_cpu(e->links);
-		st->ctime = (int64_t)le64_to_cpu(e->ctime);
-		st->generation = le32_to_cpu(e->generation);
-		st->flags = le32_to_cpu(e->flags) & NV_FL_SUPPORTED;
-		st->last_lc = off;
-		return 0;
-	}
-	case NOVA_FILE_WRITE: {
-		const struct nova_file_write_entry *e = entry;
-		uint64_t pg = le64_to_cpu(e->pgoff), blk = le64_to_cpu(e->block);
-		uint32_t n = le32_to_cpu(e->num_pages);
-		uint64_t i;
-
-		if (!S_ISREG(st->mode) && !S_ISLNK(st->mode)) {
-			snprintf(msg, msglen, "file write entry at 0x%llx in a %s",
-				 (unsigned long long)off, type_name(st->mode));
-			return 1;
-		}
-		if (dead && S_ISREG(st->mode))
-			return 0;	/* every page superseded */
-		if (S_ISLNK(st->mode)) {
-			/*
-			 * The replay takes a symlink's target even from a dead
-			 * entry; the mount-time scan (bbuild.c) then does not
-			 * count its block: only live entries go in the map.
-			 */
-			if (pg || n != 1 || !nv_page_valid(fs, blk)) {
-				snprintf(msg, msglen,
-					 "symlink write entry at 0x%llx is invalid (page %llu, %u pages, block 0x%llx)",
-					 (unsigned long long)off,
-					 (unsigned long long)pg, n,
-					 (unsigned long long)blk);
-				return 1;
-			}
-			st->symlink_block = blk;
-			st->size = le64_to_cpu(e->size);
-			if (!(rc->flags & NV_IREAD_NO_DATA) && !dead &&
-			    nv_pmap_set(&st->pages, 0, blk, off, NULL) < 0)
-				return -1;
-			return 0;
-		}
-		if (!n || pg + n < pg || pg + n > NV_MAX_PAGES ||
-		    (blk && (blk & (NOVA_BLOCK_SIZE - 1) ||
-			     !nv_range_valid(fs, blk, (uint64_t)n << NOVA_BLOCK_SHIFT)))) {
-			snprintf(msg, msglen,
-				 "file write entry at 0x%llx is invalid (page %llu, %u pages, block 0x%llx)",
-				 (unsigned long long)off, (unsigned long long)pg,
-				 n, (unsigned long long)blk);
-			return 1;
-		}
-		if (!(rc->flags & NV_IREAD_NO_DATA)) {
-			if (!blk) {
-				if (pm_del_range(&st->pages, pg, pg + n - 1, cnt))
-					return -1;
-			} else {
-				for (i = 0; i < n; i++) {
-					uint64_t old = 0;
-
-					if (nv_pmap_set(&st->pages, pg + i,
-							blk + (i << NOVA_BLOCK_SHIFT),
-							off, &old) < 0 ||
-					    count_superseded(cnt, old))
-						return -1;
-				}
-			}
-		}
-		st->size = le64_to_cpu(e->size);
-		st->mtime = st->ctime = (int64_t)le64_to_cpu(e->mtime);
-		return 0;
-	}
+		return xattr_replay(rc, ent, dead);
+	case NOVA_DIR_LOG:
+		if (!S_ISDIR(st->mode))
+			return wrong_type(st, ent);
+		return rebuild_entry(st, ent, dead);
+	case NOVA_SET_ATTR:
+		return dead ? 0 : apply_setattr(rc, ent);
+	case NOVA_LINK_CHANGE:
+		return dead ? 0 : apply_link_change(st, ent);
+	case NOVA_FILE_WRITE:
+		if (S_ISLNK(st->mode))
+			return replay_symlink_entry(rc, ent, dead);
+		if (!S_ISREG(st->mode))
+			return wrong_type(st, ent);
+		/* a dead write entry's pages are all superseded */
+		return dead ? 0 : replay_write_entry(rc, ent);
 	default:
-		snprintf(msg, msglen, "unexpected %s entry (type %u) at 0x%llx",
-			 nv_entry_name(type), type, (unsigned long long)off);
+		snprintf(ent->msg, ent->msglen,
+			 "unexpected %s entry (type %u) at 0x%llx",
+			 nv_entry_name(type), type, (unsigned long long)ent->off);
 		return 1;
 	}
 }
@@ -1728,7 +1778,10 @@ static bool mode_ok(uint32_t mode)
 int nv_iread(struct nv_fs *fs, uint64_t ino, struct nv_inode_state *st,
 	     unsigned int flags, nv_page_fn page_ok, void *page_arg)
 {
-	struct replay_ctx rc = { .st = st, .flags = flags };
+	struct replay_ctx rc = {
+		.st = st, .flags = flags,
+		.count = flags & NV_IREAD_COUNT ? &st->superseded : NULL,
+	};
 	const struct nv_walk walk = {
 		.page_ok = page_ok, .page_arg = page_arg,
 		.entry = replay_entry, .arg = &rc,
