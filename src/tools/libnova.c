@@ -1207,7 +1207,7 @@ struct replay_ctx {
 	struct xgroup g;
 };
 
-static const char *type_name(uint32_t mode)
+const char *nv_type_name(uint32_t mode)
 {
 	switch (mode & S_IFMT) {
 	case S_IFDIR:	return "directory";
@@ -1218,7 +1218,7 @@ static const char *type_name(uint32_t mode)
 	case S_IFIFO:	return "fifo";
 	case S_IFSOCK:	return "socket";
 	}
-	return "inode of unknown type";
+	return NULL;
 }
 
 static int xg_add_part(struct xgroup *g, uint64_t off,
@@ -1707,7 +1707,8 @@ static int wrong_type(const struct nv_inode_state *st,
 {
 	snprintf(ent->msg, ent->msglen, "%s entry at 0x%llx in a %s",
 		 nv_entry_name(*(const uint8_t *)ent->p),
-		 (unsigned long long)ent->off, type_name(st->mode));
+		 (unsigned long long)ent->off,
+		 nv_type_name(st->mode) ?: "inode of unknown type");
 	return 1;
 }
 

@@ -379,6 +379,8 @@ void nv_ifree(struct nv_inode_state *st);
 bool nv_inode_slot_valid(const struct nv_fs *fs, uint64_t ino);
 
 struct nv_dent *nv_dir_lookup(struct nv_dir *d, const char *name, size_t len);
+/* "directory", "regular file", ... for the file type of @mode; NULL if none */
+const char *nv_type_name(uint32_t mode);
 
 /* ---- extended attributes ---- */
 /*
