@@ -1015,47 +1015,20 @@ static void cat_summary(const struct cat *c)
 /* ------------------------------------------------------------------ */
 /* checksums                                                          */
 
-struct elayout {
-	int csum, flag, pages;
-};
-
-static struct elayout layout_of(u8 type)
-{
-	switch (type) {
-	case NOVA_FILE_WRITE:
-		return (struct elayout){ offsetof(struct nova_file_write_entry, e_csum),
-			offsetof(struct nova_file_write_entry, reassigned),
-			offsetof(struct nova_file_write_entry, invalid_pages) };
-	case NOVA_DIR_LOG:
-		return (struct elayout){ offsetof(struct nova_dentry, e_csum),
-			offsetof(struct nova_dentry, invalid), -1 };
-	case NOVA_SET_ATTR:
-		return (struct elayout){ offsetof(struct nova_setattr_entry, e_csum),
-			offsetof(struct nova_setattr_entry, invalid), -1 };
-	case NOVA_LINK_CHANGE:
-		return (struct elayout){ offsetof(struct nova_link_change_entry, e_csum),
-			offsetof(struct nova_link_change_entry, invalid), -1 };
-	case NOVA_MMAP_WRITE:
-		return (struct elayout){ offsetof(struct nova_mmap_entry, e_csum),
-			offsetof(struct nova_mmap_entry, invalid), -1 };
-	}
-	return (struct elayout){ -1, -1, -1 };
-}
-
-/* Recompute an entry's checksum as the kernel computes it */
+/*
+ * Recompute an entry's checksum as the kernel computes it (nova_lib.h
+ * nova_entry_csum()); not of xattr entries, nor of entries longer than
+ * the longest dentry
+ */
 static bool entry_fix(u8 *e, size_t size)
 {
-	struct elayout l = layout_of(e[0]);
-	u8 buf[NOVA_DENTRY_HEADER + NOVA_NAME_LEN + 1];
+	int csum = nova_entry_layout_of(e[0]).csum;
 
-	if (l.csum < 0 || size > sizeof(buf) || size < (size_t)l.csum + 4)
+	if (e[0] == NOVA_XATTR || csum < 0 ||
+	    size > NOVA_DENTRY_HEADER + NOVA_NAME_LEN + 1 ||
+	    size < (size_t)csum + 4)
 		return false;
-	memcpy(buf, e, size);
-	memset(buf + l.csum, 0, 4);
-	buf[l.flag] = 0;
-	if (l.pages >= 0)
-		memset(buf + l.pages, 0, 4);
-	putv(e + l.csum, 4, nova_crc32c(buf, size));
+	nova_entry_csum(e, size);
 	return true;
 }
 
