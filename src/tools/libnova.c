@@ -1305,6 +1305,104 @@ static int xg_finish(struct nv_inode_state *st, struct xgroup *g, char *msg,
 	return 0;
 }
 
+/* The next part of the live group being read (nova_xattr_replay()) */
+static int xattr_replay_part(struct replay_ctx *rc, const struct nv_entry *ent)
+{
+	const struct nova_xattr_entry *e = ent->p;
+	struct xgroup *g = &rc->g;
+	unsigned int part = le16_to_cpu(e->part), plen = le16_to_cpu(e->part_len);
+	uint32_t vlen = le32_to_cpu(e->value_len);
+	unsigned long long o = ent->off, g0 = g->x.off;
+	char name[64];
+
+	xg_name(g, name, sizeof(name));
+	if (!part)
+		snprintf(ent->msg, ent->msglen,
+			 "xattr %s at 0x%llx: part %u missing, a part 0 at 0x%llx comes first",
+			 name, g0, g->x.nparts, o);
+	else if (part != g->x.nparts)
+		snprintf(ent->msg, ent->msglen,
+			 "xattr %s at 0x%llx: part %u expected, part %u found at 0x%llx",
+			 name, g0, g->x.nparts, part, o);
+	else if (e->name_index != g->x.index || vlen != g->x.value_len ||
+		 e->name_len)
+		snprintf(ent->msg, ent->msglen,
+			 "xattr %s at 0x%llx: its part %u at 0x%llx has %s",
+			 name, g0, part, o,
+			 e->name_len ? "a name" :
+			 e->name_index != g->x.index ?
+			 "another name index" : "another value length");
+	/* as xattr.c: the flags of the later parts are not looked at */
+	else if (plen > vlen - g->got)
+		snprintf(ent->msg, ent->msglen,
+			 "xattr %s at 0x%llx: its parts carry more than its %u value bytes (part %u at 0x%llx)",
+			 name, g0, vlen, part, o);
+	else if (xg_add_part(g, ent->off, e, ent->size))
+		return -1;
+	else
+		return g->got == vlen ?
+		       xg_finish(rc->st, g, ent->msg, ent->msglen) : 0;
+	return xg_fail(g);
+}
+
+/* What is wrong with the header of a live part 0, NULL if nothing */
+static const char *xattr_bad_part0(const struct nv_entry *ent)
+{
+	const struct nova_xattr_entry *e = ent->p;
+	unsigned int plen = le16_to_cpu(e->part_len);
+	uint32_t vlen = le32_to_cpu(e->value_len), flags = le32_to_cpu(e->flags);
+	unsigned long long o = ent->off;
+	const char *prefix = nv_xattr_prefix(e->name_index);
+	char name[64], ns[16];
+
+	/*
+	 * xattr.c takes any index up to NOVA_XATTR_INDEX_MAX (5 has no
+	 * namespace: such an attribute is kept but never listed)
+	 */
+	if (!e->name_index || e->name_index > NOVA_XATTR_INDEX_MAX) {
+		snprintf(ent->msg, ent->msglen,
+			 "xattr entry at 0x%llx has an unknown name index %u",
+			 o, e->name_index);
+		return ent->msg;
+	}
+	if (!prefix) {
+		snprintf(ns, sizeof(ns), "index %u", e->name_index);
+		prefix = ns;
+	}
+	if (xattr_is_acl(e->name_index) && e->name_len) {
+		snprintf(ent->msg, ent->msglen,
+			 "xattr entry at 0x%llx: the POSIX ACL %s has a %u-byte name",
+			 o, prefix, e->name_len);
+		return ent->msg;
+	}
+	if (!xattr_is_acl(e->name_index) && !e->name_len) {
+		snprintf(ent->msg, ent->msglen,
+			 "xattr entry at 0x%llx has an empty name in the %s namespace",
+			 o, prefix);
+		return ent->msg;
+	}
+	ent->msg[0] = '\0';
+	nv_xattr_fullname(name, sizeof(name), e->name_index,
+			  (const char *)e->data, e->name_len > 40 ? 40 : e->name_len);
+	if (vlen > NOVA_XATTR_VALUE_MAX)
+		snprintf(ent->msg, ent->msglen,
+			 "xattr entry at 0x%llx: %s has a value of %u bytes (at most %u)",
+			 o, name, vlen, NOVA_XATTR_VALUE_MAX);
+	else if (flags & ~NOVA_XATTR_FLAGS)
+		snprintf(ent->msg, ent->msglen,
+			 "xattr entry at 0x%llx has unknown flags 0x%x",
+			 o, flags & ~NOVA_XATTR_FLAGS);
+	else if ((flags & NOVA_XATTR_REMOVE) && (vlen || plen))
+		snprintf(ent->msg, ent->msglen,
+			 "xattr entry at 0x%llx removes %s but carries a %u-byte value",
+			 o, name, vlen ? vlen : plen);
+	else if (plen > vlen)
+		snprintf(ent->msg, ent->msglen,
+			 "xattr entry at 0x%llx: part 0 of %s carries %u bytes of a %u-byte value",
+			 o, name, plen, vlen);
+	return ent->msg[0] ? ent->msg : NULL;
+}
+
 /*
  * xattr.c nova_xattr_replay(): a live part 0 starts a group, whose other
  * parts must follow it at once; parts after a dead part 0 or without a
@@ -1315,112 +1413,20 @@ static int xattr_replay(struct replay_ctx *rc, const struct nv_entry *ent,
 			bool dead)
 {
 	const struct nova_xattr_entry *e = ent->p;
-	uint64_t off = ent->off;
-	size_t size = ent->size, msglen = ent->msglen;
-	char *msg = ent->msg;
 	struct nv_inode_state *st = rc->st;
 	struct xgroup *g = &rc->g;
-	unsigned int part = le16_to_cpu(e->part), plen = le16_to_cpu(e->part_len);
 	uint32_t vlen = le32_to_cpu(e->value_len), flags = le32_to_cpu(e->flags);
-	unsigned long long o = off;
-	const char *prefix = nv_xattr_prefix(e->name_index);
-	char name[64], ns[16];
 
-	if (g->x.off) {
-		/* the next part of the live group being read */
-		xg_name(g, name, sizeof(name));
-		if (!part) {
-			snprintf(msg, msglen,
-				 "xattr %s at 0x%llx: part %u missing, a part 0 at 0x%llx comes first",
-				 name, (unsigned long long)g->x.off,
-				 g->x.nparts, o);
-			return xg_fail(g);
-		}
-		if (part != g->x.nparts) {
-			snprintf(msg, msglen,
-				 "xattr %s at 0x%llx: part %u expected, part %u found at 0x%llx",
-				 name, (unsigned long long)g->x.off,
-				 g->x.nparts, part, o);
-			return xg_fail(g);
-		}
-		if (e->name_index != g->x.index || vlen != g->x.value_len ||
-		    e->name_len) {
-			snprintf(msg, msglen,
-				 "xattr %s at 0x%llx: its part %u at 0x%llx has %s",
-				 name, (unsigned long long)g->x.off, part, o,
-				 e->name_len ? "a name" :
-				 e->name_index != g->x.index ?
-				 "another name index" : "another value length");
-			return xg_fail(g);
-		}
-		/* as xattr.c: the flags of the later parts are not looked at */
-		if (plen > vlen - g->got) {
-			snprintf(msg, msglen,
-				 "xattr %s at 0x%llx: its parts carry more than its %u value bytes (part %u at 0x%llx)",
-				 name, (unsigned long long)g->x.off, vlen,
-				 part, o);
-			return xg_fail(g);
-		}
-		if (xg_add_part(g, off, e, size))
-			return -1;
-		return g->got == vlen ? xg_finish(st, g, msg, msglen) : 0;
-	}
-	if (part)
+	if (g->x.off)
+		return xattr_replay_part(rc, ent);
+	if (e->part)
 		return 0;	/* after a dead part 0, or without one: skipped */
 	/* a part 0, live or dead, carries the inode's ctime */
 	st->ctime = (int64_t)le64_to_cpu(e->ctime);
 	if (dead)
 		return 0;
-	/*
-	 * xattr.c takes any index up to NOVA_XATTR_INDEX_MAX (5 has no
-	 * namespace: such an attribute is kept but never listed)
-	 */
-	if (!e->name_index || e->name_index > NOVA_XATTR_INDEX_MAX) {
-		snprintf(msg, msglen, "xattr entry at 0x%llx has an unknown name index %u",
-			 o, e->name_index);
+	if (xattr_bad_part0(ent))
 		return 1;
-	}
-	if (!prefix) {
-		snprintf(ns, sizeof(ns), "index %u", e->name_index);
-		prefix = ns;
-	}
-	if (xattr_is_acl(e->name_index) && e->name_len) {
-		snprintf(msg, msglen,
-			 "xattr entry at 0x%llx: the POSIX ACL %s has a %u-byte name",
-			 o, prefix, e->name_len);
-		return 1;
-	}
-	if (!xattr_is_acl(e->name_index) && !e->name_len) {
-		snprintf(msg, msglen,
-			 "xattr entry at 0x%llx has an empty name in the %s namespace",
-			 o, prefix);
-		return 1;
-	}
-	nv_xattr_fullname(name, sizeof(name), e->name_index,
-			  (const char *)e->data, e->name_len > 40 ? 40 : e->name_len);
-	if (vlen > NOVA_XATTR_VALUE_MAX) {
-		snprintf(msg, msglen,
-			 "xattr entry at 0x%llx: %s has a value of %u bytes (at most %u)",
-			 o, name, vlen, NOVA_XATTR_VALUE_MAX);
-		return 1;
-	}
-	if (flags & ~NOVA_XATTR_FLAGS) {
-		snprintf(msg, msglen, "xattr entry at 0x%llx has unknown flags 0x%x",
-			 o, flags & ~NOVA_XATTR_FLAGS);
-		return 1;
-	}
-	if ((flags & NOVA_XATTR_REMOVE) && (vlen || plen)) {
-		snprintf(msg, msglen,
-			 "xattr entry at 0x%llx removes %s but carries a %u-byte value",
-			 o, name, vlen ? vlen : plen);
-		return 1;
-	}
-	if (plen > vlen) {
-		snprintf(msg, msglen,
-			 "xattr entry at 0x%llx: part 0 of %s carries %u bytes of a %u-byte value",
-			 o, name, plen, vlen);
-		return 1;
-	}
 	if (flags & NOVA_XATTR_MODE)
 		st->mode = (st->mode & S_IFMT) | (le16_to_cpu(e->mode) & ~S_IFMT);
 	memset(g, 0, sizeof(*g));
@@ -1429,13 +1435,13 @@ static int xattr_replay(struct replay_ctx *rc, const struct nv_entry *ent,
 	memcpy(g->x.name, e->data, e->name_len);
 	g->x.value_len = vlen;
 	g->x.value_csum = le32_to_cpu(e->value_csum);
-	g->x.off = off;
+	g->x.off = ent->off;
 	g->flags = flags;
 	g->crc = ~0U;
 	g->nentries = st->log.nentries;
-	if (xg_add_part(g, off, e, size))
+	if (xg_add_part(g, ent->off, e, ent->size))
 		return -1;
-	return g->got == vlen ? xg_finish(st, g, msg, msglen) : 0;
+	return g->got == vlen ? xg_finish(st, g, ent->msg, ent->msglen) : 0;
 }
 
 /*
