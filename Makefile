@@ -55,7 +55,8 @@ guest-bin:
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/t_data tests/guest/src/t_data.c
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/fsx_nova tests/guest/src/fsx_nova.c
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/crashwork tests/guest/src/crashwork.c
-	$(CC) $(CFLAGS_STATIC) -Isrc -o $(GUEST_BIN)/nova_fuzz tests/guest/src/nova_fuzz.c
+	$(CC) $(CFLAGS_STATIC) -Isrc -o $(GUEST_BIN)/nova_fuzz tests/guest/src/nova_fuzz.c \
+		src/tools/libnova.c src/tools/nova_tools.c
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/nova_stress tests/guest/src/nova_stress.c
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/t_dax_stale tests/guest/src/t_dax_stale.c
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/t_enospc_write tests/guest/src/t_enospc_write.c

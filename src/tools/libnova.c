@@ -7,10 +7,12 @@
  *   checksums       log.c nova_entry_crc(): CRC32C of the entry with
  *                   e_csum, the dead flag and (write entries)
  *                   invalid_pages taken as zero
- *   replay          inode.c nova_replay_entry(), dir.c
- *                   nova_rebuild_entry(), dax.c nova_replay_write_entry(),
- *                   the xattr groups (nova_format.h, NOVA_XATTR)
- *   used blocks     bbuild.c
+ *   replay          one function per entry type, each named after the
+ *                   kernel's: inode.c nova_replay_entry() (replay_entry()),
+ *                   dir.c nova_rebuild_entry(), dax.c
+ *                   nova_replay_write_entry() and nova_index_set(),
+ *                   xattr.c nova_xattr_replay() (the xattr groups)
+ *   used blocks     bbuild.c, nova_scan_entry() (scan_entry())
  *   appends         log.c nova_log_make_room()/nova_log_append()
  *   new inodes      inode.c nova_new_inode(), namei.c
  */
@@ -144,6 +146,18 @@ int nv_open_fd(struct nv_fs *fs, int fd, int mode, char *err, size_t errlen)
 	return 0;
 }
 
+void nv_open_mem(struct nv_fs *fs, void *buf, uint64_t size)
+{
+	memset(fs, 0, sizeof(*fs));
+	fs->fd = -1;
+	fs->mode = NV_OPEN_PRIVATE;
+	fs->cur_stripe = -1;
+	fs->in_memory = true;
+	fs->map = buf;
+	fs->dev_size = size;
+	fs->map_size = size & ~(uint64_t)(NOVA_BLOCK_SIZE - 1);
+}
+
 int nv_sync(struct nv_fs *fs)
 {
 	if (fs->mode != NV_OPEN_RW || !fs->map)
@@ -164,7 +178,7 @@ void nv_close(struct nv_fs *fs)
 	}
 	free(fs->used);
 	free(fs->alloc_hint);
-	if (fs->map)
+	if (fs->map && !fs->in_memory)
 		munmap(fs->map, fs->map_size);
 	if (fs->fd >= 0 && fs->own_fd)
 		close(fs->fd);
@@ -195,57 +209,28 @@ uint64_t nv_replica_sb_off(const struct nv_fs *fs)
 	return (fs->nblocks - 1) << NOVA_BLOCK_SHIFT;
 }
 
-uint64_t nv_find_replica(const struct nv_fs *fs, const char **rwhy,
-			 uint64_t *scanned)
+static int map_read(void *arg, __u64 off, void *buf, size_t len)
 {
-	const struct nova_super_block *p = nv_ptr(fs, 0);
-	const struct nova_inode *root = nv_ptr(fs,
-		((uint64_t)NOVA_RESERVED_INODE_BLOCK << NOVA_BLOCK_SHIFT) +
-		NOVA_ROOT_INO * sizeof(struct nova_inode));
-	struct nova_replica_iter it;
-	const char *w;
-	uint64_t off;
+	const struct nv_fs *fs = arg;
 
-	*rwhy = NULL;
-	if (scanned)
-		*scanned = 0;
-	nova_replica_iter_init(&it, p, fs->dev_size, nova_shows_nova(p, root));
-	while ((off = nova_replica_next(&it))) {
-		const struct nova_super_block *r = nv_ptr(fs, off);
-
-		if (scanned)
-			*scanned = it.scanned;
-		/* most blocks a search looks at hold data: the magic first */
-		if (le32_to_cpu(r->s_magic) != NOVA_SUPER_MAGIC)
-			w = "bad magic number";
-		else
-			w = nova_check_replica(r, off, fs->dev_size);
-		if (!w)
-			return off;
-		if (!*rwhy)
-			*rwhy = w;
-	}
-	if (!*rwhy)
-		*rwhy = "none found";
+	if (off > fs->map_size || len > fs->map_size - off)
+		return -1;
+	memcpy(buf, fs->map + off, len);
 	return 0;
 }
 
-int nv_load_super(struct nv_fs *fs, const char **why)
+int nv_load_super(struct nv_fs *fs, unsigned int flags,
+		  struct nova_sb_search *s)
 {
-	const struct nova_super_block *p = nv_ptr(fs, 0);
-	const char *rwhy;
-	uint64_t off;
+	struct nova_super_block sb;
+	struct nova_sb_search local;
+	int which;
 
-	*why = nova_check_super(p, fs->dev_size);
-	if (!*why) {
-		nv_set_geometry(fs, p);
-		return 0;
-	}
-	off = nv_find_replica(fs, &rwhy, NULL);
-	if (!off)
-		return -1;
-	nv_set_geometry(fs, nv_ptr(fs, off));
-	return 1;
+	which = nova_find_super(map_read, fs, fs->dev_size, flags, &sb,
+				s ? s : &local);
+	if (which >= 0)
+		nv_set_geometry(fs, &sb);
+	return which;
 }
 
 void nv_stripe_region(const struct nv_fs *fs, unsigned int s, uint64_t *start,
@@ -581,40 +566,28 @@ static int set_add(struct u64set *s, uint64_t v)	/* 1 if present */
 	return 0;
 }
 
-int nv_log_scan(struct nv_fs *fs, uint64_t head, uint64_t tail,
-		struct nv_log *lg, nv_page_fn page_ok, void *page_arg,
-		nv_entry_fn fn, void *arg)
+int nv_log_chain(struct nv_fs *fs, uint64_t head, struct nv_log *lg,
+		 nv_page_fn page_ok, void *page_arg)
 {
 	struct u64set seen = { 0 };
-	uint64_t page = head, cur;
-	bool tailmode;
-	size_t idx;
-	size_t i;
+	uint64_t page = head;
 
 	memset(lg, 0, sizeof(*lg));
 	lg->head = head;
-	lg->tail = tail;
 	lg->tail_idx = -1;
 	lg->good_idx = -1;
-
-	/* the chain, to its end (pre-allocated pages past the tail too) */
+	/* to its end (pre-allocated pages past a log's tail too) */
 	while (page) {
 		if (!nv_page_valid(fs, page)) {
 			lg->chain_err = lg->npages ? NV_CHAIN_RANGE : NV_CHAIN_HEAD;
-			lg->chain_err_idx = lg->npages ? lg->npages - 1 : 0;
-			lg->chain_err_ptr = page;
 			break;
 		}
 		if (set_add(&seen, page)) {
 			lg->chain_err = NV_CHAIN_LOOP;
-			lg->chain_err_idx = lg->npages - 1;
-			lg->chain_err_ptr = page;
 			break;
 		}
 		if (page_ok && !page_ok(page_arg, page)) {
 			lg->chain_err = lg->npages ? NV_CHAIN_CONFLICT : NV_CHAIN_HEAD;
-			lg->chain_err_idx = lg->npages ? lg->npages - 1 : 0;
-			lg->chain_err_ptr = page;
 			break;
 		}
 		if (log_push(lg, page)) {
@@ -624,8 +597,140 @@ int nv_log_scan(struct nv_fs *fs, uint64_t head, uint64_t tail,
 		page = nv_get64(fs, page + NOVA_LOG_LAST_ENTRY +
 				offsetof(struct nova_log_page_tail, next_page));
 	}
+	if (lg->chain_err) {
+		lg->chain_err_idx = lg->npages ? lg->npages - 1 : 0;
+		lg->chain_err_ptr = page;
+	}
 	free(seen.k);
+	return 0;
+}
 
+/* At the end of page @*idx: on to the next page (0), or the problem */
+static int next_page(struct nv_log *lg, size_t *idx, uint64_t *cur, char *why,
+		     size_t len)
+{
+	uint64_t page = *cur & ~(uint64_t)(NOVA_BLOCK_SIZE - 1);
+
+	if ((long)*idx == lg->tail_idx) {
+		snprintf(why, len, "next-page marker at 0x%llx before the tail",
+			 (unsigned long long)*cur);
+		return NV_LOG_BAD_ENTRY;
+	}
+	if (*idx + 1 >= lg->npages) {
+		snprintf(why, len, "log continues past page 0x%llx, %s",
+			 (unsigned long long)page,
+			 lg->chain_err ? "whose next pointer is bad" : "the last one");
+		return lg->chain_err ? NV_LOG_CHAIN : NV_LOG_PAST_CHAIN;
+	}
+	*cur = lg->pages[++*idx];
+	return 0;
+}
+
+/* The entry at @cur, in page @idx: its size (*size) or its problem */
+static int check_entry(const struct nv_log *lg, size_t idx, uint64_t cur,
+		       const uint8_t *p, unsigned int flags, size_t *size,
+		       char *why, size_t len)
+{
+	uint64_t in_page = cur & (NOVA_BLOCK_SIZE - 1);
+	unsigned long long o = cur;
+	uint64_t tid;
+
+	*size = nv_entry_size(p, NOVA_LOG_LAST_ENTRY - in_page);
+	if (!*size) {
+		if (*p == NOVA_DIR_LOG || *p == NOVA_XATTR)
+			snprintf(why, len, "%s entry at 0x%llx has a bad length",
+				 *p == NOVA_DIR_LOG ? "directory" : "xattr", o);
+		else
+			snprintf(why, len, "entry at 0x%llx has unknown type %u",
+				 o, *p);
+		return NV_LOG_BAD_ENTRY;
+	}
+	if (in_page + *size > NOVA_LOG_LAST_ENTRY) {
+		snprintf(why, len, "%s entry at 0x%llx crosses the page end",
+			 nv_entry_name(*p), o);
+		return NV_LOG_BAD_ENTRY;
+	}
+	if ((long)idx == lg->tail_idx && lg->tail < cur + *size) {
+		snprintf(why, len, "%s entry at 0x%llx crosses the tail 0x%llx",
+			 nv_entry_name(*p), o, (unsigned long long)lg->tail);
+		return NV_LOG_CROSS_TAIL;
+	}
+	if (flags & NV_WALK_LENIENT)
+		return 0;
+	if (!nv_entry_csum_ok(p, *size)) {
+		snprintf(why, len, "%s entry at 0x%llx has a bad checksum",
+			 nv_entry_name(*p), o);
+		return NV_LOG_CSUM;
+	}
+	tid = nv_entry_tid(p);
+	if (lg->nentries && tid <= lg->last_tid) {
+		snprintf(why, len, "%s entry at 0x%llx has trans_id %llu, not above %llu",
+			 nv_entry_name(*p), o, (unsigned long long)tid,
+			 (unsigned long long)lg->last_tid);
+		return NV_LOG_TID;
+	}
+	return 0;
+}
+
+/* The entries from the head to the tail, each checked, then w->entry() */
+static void walk_entries(struct nv_fs *fs, struct nv_log *lg,
+			 const struct nv_walk *w)
+{
+	uint64_t cur = lg->head;
+	size_t idx = 0, size;
+	char why[160];
+	int kind;
+
+	for (;;) {
+		const uint8_t *p = nv_ptr(fs, cur);
+
+		if (lg->tail_idx >= 0 && cur == lg->tail)
+			return;
+		if ((cur & (NOVA_BLOCK_SIZE - 1)) >= NOVA_LOG_LAST_ENTRY ||
+		    *p == NOVA_NEXT_PAGE) {
+			kind = next_page(lg, &idx, &cur, why, sizeof(why));
+			if (kind)
+				break;
+			continue;
+		}
+		kind = check_entry(lg, idx, cur, p, w->flags, &size, why,
+				   sizeof(why));
+		if (!kind && w->entry) {
+			const struct nv_entry e = {
+				fs, cur, p, size, why, sizeof(why)
+			};
+
+			why[0] = '\0';
+			if (w->entry(&e, w->arg))
+				kind = NV_LOG_SEMANTIC;
+		}
+		if (kind)
+			break;
+		lg->nentries++;
+		lg->last_tid = nv_entry_tid(p);
+		lg->nent[idx]++;
+		if (nv_entry_dead(p))
+			lg->ndead[idx]++;
+		cur += size;
+		lg->good_end = cur;
+		lg->good_idx = idx;
+	}
+	/* a tail outside the chain: the end of what the walk can trust */
+	if (lg->tail_idx < 0)
+		return;
+	lg->err = kind;
+	lg->err_off = cur;
+	snprintf(lg->msg, sizeof(lg->msg), "%s", why);
+}
+
+int nv_log_walk(struct nv_fs *fs, uint64_t head, uint64_t tail,
+		struct nv_log *lg, const struct nv_walk *w)
+{
+	size_t i;
+
+	if (nv_log_chain(fs, head, lg, w->page_ok, w->page_arg))
+		return -1;
+	lg->tail = tail;
 	if (!head) {
 		if (tail) {
 			lg->err = NV_LOG_HEAD_ZERO_TAIL;
@@ -642,129 +747,23 @@ int nv_log_scan(struct nv_fs *fs, uint64_t head, uint64_t tail,
 			 (unsigned long long)head);
 		return 0;
 	}
-	for (i = 0; i < lg->npages; i++)
+	for (i = 0; i < lg->npages && lg->tail_idx < 0; i++)
 		if (tail >= lg->pages[i] &&
-		    tail <= lg->pages[i] + NOVA_LOG_LAST_ENTRY) {
+		    tail <= lg->pages[i] + NOVA_LOG_LAST_ENTRY)
 			lg->tail_idx = i;
-			break;
-		}
 	lg->good_end = head;
 	lg->good_idx = 0;
 	if (!tail)
 		return 0;	/* pages allocated, nothing committed */
-
-	tailmode = lg->tail_idx >= 0;
-	if (!tailmode) {
+	if (lg->tail_idx < 0) {
 		lg->err = NV_LOG_TAIL_OUTSIDE;
 		snprintf(lg->msg, sizeof(lg->msg),
 			 "log tail 0x%llx is not in the log's %zu page(s)%s",
 			 (unsigned long long)tail, lg->npages,
 			 lg->chain_err ? " (chain broken)" : "");
 	}
-	cur = head;
-	idx = 0;
-	for (;;) {
-		uint64_t in_page = cur & (NOVA_BLOCK_SIZE - 1);
-		const uint8_t *p = nv_ptr(fs, cur);
-		char why[160];
-		size_t size;
-		uint64_t tid;
-		int kind = 0;
-
-		if (tailmode && cur == tail)
-			return 0;
-		if (in_page >= NOVA_LOG_LAST_ENTRY || *p == NOVA_NEXT_PAGE) {
-			if (tailmode && (long)idx == lg->tail_idx) {
-				kind = NV_LOG_BAD_ENTRY;
-				snprintf(why, sizeof(why),
-					 "next-page marker at 0x%llx before the tail",
-					 (unsigned long long)cur);
-				goto bad;
-			}
-			if (idx + 1 >= lg->npages) {
-				if (!tailmode)
-					return 0;
-				kind = lg->chain_err ? NV_LOG_CHAIN : NV_LOG_PAST_CHAIN;
-				snprintf(why, sizeof(why),
-					 "log continues past page 0x%llx, %s",
-					 (unsigned long long)(cur - in_page),
-					 lg->chain_err ? "whose next pointer is bad" :
-					 "the last one");
-				goto bad;
-			}
-			cur = lg->pages[++idx];
-			continue;
-		}
-		size = nv_entry_size(p, NOVA_LOG_LAST_ENTRY - in_page);
-		if (!size) {
-			kind = NV_LOG_BAD_ENTRY;
-			if (*p == NOVA_DIR_LOG || *p == NOVA_XATTR)
-				snprintf(why, sizeof(why),
-					 "%s entry at 0x%llx has a bad length",
-					 *p == NOVA_DIR_LOG ? "directory" : "xattr",
-					 (unsigned long long)cur);
-			else
-				snprintf(why, sizeof(why),
-					 "entry at 0x%llx has unknown type %u",
-					 (unsigned long long)cur, *p);
-			goto bad;
-		}
-		if (in_page + size > NOVA_LOG_LAST_ENTRY) {
-			kind = NV_LOG_BAD_ENTRY;
-			snprintf(why, sizeof(why),
-				 "%s entry at 0x%llx crosses the page end",
-				 nv_entry_name(*p), (unsigned long long)cur);
-			goto bad;
-		}
-		if (tailmode && (long)idx == lg->tail_idx && tail < cur + size) {
-			kind = NV_LOG_CROSS_TAIL;
-			snprintf(why, sizeof(why),
-				 "%s entry at 0x%llx crosses the tail 0x%llx",
-				 nv_entry_name(*p), (unsigned long long)cur,
-				 (unsigned long long)tail);
-			goto bad;
-		}
-		if (!nv_entry_csum_ok(p, size)) {
-			kind = NV_LOG_CSUM;
-			snprintf(why, sizeof(why),
-				 "%s entry at 0x%llx has a bad checksum",
-				 nv_entry_name(*p), (unsigned long long)cur);
-			goto bad;
-		}
-		tid = nv_entry_tid(p);
-		if (lg->nentries && tid <= lg->last_tid) {
-			kind = NV_LOG_TID;
-			snprintf(why, sizeof(why),
-				 "%s entry at 0x%llx has trans_id %llu, not above %llu",
-				 nv_entry_name(*p), (unsigned long long)cur,
-				 (unsigned long long)tid,
-				 (unsigned long long)lg->last_tid);
-			goto bad;
-		}
-		if (fn) {
-			why[0] = '\0';
-			if (fn(fs, cur, p, size, arg, why, sizeof(why))) {
-				kind = NV_LOG_SEMANTIC;
-				goto bad;
-			}
-		}
-		lg->nentries++;
-		lg->last_tid = tid;
-		lg->nent[idx]++;
-		if (nv_entry_dead(p))
-			lg->ndead[idx]++;
-		cur += size;
-		lg->good_end = cur;
-		lg->good_idx = idx;
-		continue;
-bad:
-		if (!tailmode)
-			return 0;	/* the end of what the walk can trust */
-		lg->err = kind;
-		lg->err_off = cur;
-		snprintf(lg->msg, sizeof(lg->msg), "%s", why);
-		return 0;
-	}
+	walk_entries(fs, lg, w);
+	return 0;
 }
 
 /* ------------------------------------------------------------ page map */
@@ -1204,10 +1203,11 @@ struct xgroup {
 struct replay_ctx {
 	struct nv_inode_state *st;
 	unsigned int flags;
+	struct nv_pmap *count;		/* NV_IREAD_COUNT: st->superseded */
 	struct xgroup g;
 };
 
-static const char *type_name(uint32_t mode)
+const char *nv_type_name(uint32_t mode)
 {
 	switch (mode & S_IFMT) {
 	case S_IFDIR:	return "directory";
@@ -1218,7 +1218,7 @@ static const char *type_name(uint32_t mode)
 	case S_IFIFO:	return "fifo";
 	case S_IFSOCK:	return "socket";
 	}
-	return "inode of unknown type";
+	return NULL;
 }
 
 static int xg_add_part(struct xgroup *g, uint64_t off,
@@ -1305,119 +1305,128 @@ static int xg_finish(struct nv_inode_state *st, struct xgroup *g, char *msg,
 	return 0;
 }
 
-/*
- * A NOVA_XATTR entry (xattr.c nova_xattr_replay()): a live part 0 starts a group,
- * whose other parts must follow it at once; parts after a dead part 0
- * or without a part 0 before them are skipped; every part 0 sets the
- * ctime, a live one with NOVA_XATTR_MODE the permission bits.
- */
-static int replay_xattr(struct replay_ctx *rc, uint64_t off,
-			const struct nova_xattr_entry *e, size_t size,
-			bool dead, char *msg, size_t msglen)
+/* The next part of the live group being read (nova_xattr_replay()) */
+static int xattr_replay_part(struct replay_ctx *rc, const struct nv_entry *ent)
 {
-	struct nv_inode_state *st = rc->st;
+	const struct nova_xattr_entry *e = ent->p;
 	struct xgroup *g = &rc->g;
 	unsigned int part = le16_to_cpu(e->part), plen = le16_to_cpu(e->part_len);
+	uint32_t vlen = le32_to_cpu(e->value_len);
+	unsigned long long o = ent->off, g0 = g->x.off;
+	char name[64];
+
+	xg_name(g, name, sizeof(name));
+	if (!part)
+		snprintf(ent->msg, ent->msglen,
+			 "xattr %s at 0x%llx: part %u missing, a part 0 at 0x%llx comes first",
+			 name, g0, g->x.nparts, o);
+	else if (part != g->x.nparts)
+		snprintf(ent->msg, ent->msglen,
+			 "xattr %s at 0x%llx: part %u expected, part %u found at 0x%llx",
+			 name, g0, g->x.nparts, part, o);
+	else if (e->name_index != g->x.index || vlen != g->x.value_len ||
+		 e->name_len)
+		snprintf(ent->msg, ent->msglen,
+			 "xattr %s at 0x%llx: its part %u at 0x%llx has %s",
+			 name, g0, part, o,
+			 e->name_len ? "a name" :
+			 e->name_index != g->x.index ?
+			 "another name index" : "another value length");
+	/* as xattr.c: the flags of the later parts are not looked at */
+	else if (plen > vlen - g->got)
+		snprintf(ent->msg, ent->msglen,
+			 "xattr %s at 0x%llx: its parts carry more than its %u value bytes (part %u at 0x%llx)",
+			 name, g0, vlen, part, o);
+	else if (xg_add_part(g, ent->off, e, ent->size))
+		return -1;
+	else
+		return g->got == vlen ?
+		       xg_finish(rc->st, g, ent->msg, ent->msglen) : 0;
+	return xg_fail(g);
+}
+
+/* What is wrong with the header of a live part 0, NULL if nothing */
+static const char *xattr_bad_part0(const struct nv_entry *ent)
+{
+	const struct nova_xattr_entry *e = ent->p;
+	unsigned int plen = le16_to_cpu(e->part_len);
 	uint32_t vlen = le32_to_cpu(e->value_len), flags = le32_to_cpu(e->flags);
-	unsigned long long o = off;
+	unsigned long long o = ent->off;
 	const char *prefix = nv_xattr_prefix(e->name_index);
 	char name[64], ns[16];
 
-	if (g->x.off) {
-		/* the next part of the live group being read */
-		xg_name(g, name, sizeof(name));
-		if (!part) {
-			snprintf(msg, msglen,
-				 "xattr %s at 0x%llx: part %u missing, a part 0 at 0x%llx comes first",
-				 name, (unsigned long long)g->x.off,
-				 g->x.nparts, o);
-			return xg_fail(g);
-		}
-		if (part != g->x.nparts) {
-			snprintf(msg, msglen,
-				 "xattr %s at 0x%llx: part %u expected, part %u found at 0x%llx",
-				 name, (unsigned long long)g->x.off,
-				 g->x.nparts, part, o);
-			return xg_fail(g);
-		}
-		if (e->name_index != g->x.index || vlen != g->x.value_len ||
-		    e->name_len) {
-			snprintf(msg, msglen,
-				 "xattr %s at 0x%llx: its part %u at 0x%llx has %s",
-				 name, (unsigned long long)g->x.off, part, o,
-				 e->name_len ? "a name" :
-				 e->name_index != g->x.index ?
-				 "another name index" : "another value length");
-			return xg_fail(g);
-		}
-		/* as xattr.c: the flags of the later parts are not looked at */
-		if (plen > vlen - g->got) {
-			snprintf(msg, msglen,
-				 "xattr %s at 0x%llx: its parts carry more than its %u value bytes (part %u at 0x%llx)",
-				 name, (unsigned long long)g->x.off, vlen,
-				 part, o);
-			return xg_fail(g);
-		}
-		if (xg_add_part(g, off, e, size))
-			return -1;
-		return g->got == vlen ? xg_finish(st, g, msg, msglen) : 0;
-	}
-	if (part)
-		return 0;	/* after a dead part 0, or without one: skipped */
-	/* a part 0, live or dead, carries the inode's ctime */
-	st->ctime = (int64_t)le64_to_cpu(e->ctime);
-	if (dead)
-		return 0;
 	/*
 	 * xattr.c takes any index up to NOVA_XATTR_INDEX_MAX (5 has no
 	 * namespace: such an attribute is kept but never listed)
 	 */
 	if (!e->name_index || e->name_index > NOVA_XATTR_INDEX_MAX) {
-		snprintf(msg, msglen, "xattr entry at 0x%llx has an unknown name index %u",
+		snprintf(ent->msg, ent->msglen,
+			 "xattr entry at 0x%llx has an unknown name index %u",
 			 o, e->name_index);
-		return 1;
+		return ent->msg;
 	}
 	if (!prefix) {
 		snprintf(ns, sizeof(ns), "index %u", e->name_index);
 		prefix = ns;
 	}
 	if (xattr_is_acl(e->name_index) && e->name_len) {
-		snprintf(msg, msglen,
+		snprintf(ent->msg, ent->msglen,
 			 "xattr entry at 0x%llx: the POSIX ACL %s has a %u-byte name",
 			 o, prefix, e->name_len);
-		return 1;
+		return ent->msg;
 	}
 	if (!xattr_is_acl(e->name_index) && !e->name_len) {
-		snprintf(msg, msglen,
+		snprintf(ent->msg, ent->msglen,
 			 "xattr entry at 0x%llx has an empty name in the %s namespace",
 			 o, prefix);
-		return 1;
+		return ent->msg;
 	}
+	ent->msg[0] = '\0';
 	nv_xattr_fullname(name, sizeof(name), e->name_index,
 			  (const char *)e->data, e->name_len > 40 ? 40 : e->name_len);
-	if (vlen > NOVA_XATTR_VALUE_MAX) {
-		snprintf(msg, msglen,
+	if (vlen > NOVA_XATTR_VALUE_MAX)
+		snprintf(ent->msg, ent->msglen,
 			 "xattr entry at 0x%llx: %s has a value of %u bytes (at most %u)",
 			 o, name, vlen, NOVA_XATTR_VALUE_MAX);
-		return 1;
-	}
-	if (flags & ~NOVA_XATTR_FLAGS) {
-		snprintf(msg, msglen, "xattr entry at 0x%llx has unknown flags 0x%x",
+	else if (flags & ~NOVA_XATTR_FLAGS)
+		snprintf(ent->msg, ent->msglen,
+			 "xattr entry at 0x%llx has unknown flags 0x%x",
 			 o, flags & ~NOVA_XATTR_FLAGS);
-		return 1;
-	}
-	if ((flags & NOVA_XATTR_REMOVE) && (vlen || plen)) {
-		snprintf(msg, msglen,
+	else if ((flags & NOVA_XATTR_REMOVE) && (vlen || plen))
+		snprintf(ent->msg, ent->msglen,
 			 "xattr entry at 0x%llx removes %s but carries a %u-byte value",
 			 o, name, vlen ? vlen : plen);
-		return 1;
-	}
-	if (plen > vlen) {
-		snprintf(msg, msglen,
+	else if (plen > vlen)
+		snprintf(ent->msg, ent->msglen,
 			 "xattr entry at 0x%llx: part 0 of %s carries %u bytes of a %u-byte value",
 			 o, name, plen, vlen);
+	return ent->msg[0] ? ent->msg : NULL;
+}
+
+/*
+ * xattr.c nova_xattr_replay(): a live part 0 starts a group, whose other
+ * parts must follow it at once; parts after a dead part 0 or without a
+ * part 0 before them are skipped; every part 0 sets the ctime, a live
+ * one with NOVA_XATTR_MODE the permission bits.
+ */
+static int xattr_replay(struct replay_ctx *rc, const struct nv_entry *ent,
+			bool dead)
+{
+	const struct nova_xattr_entry *e = ent->p;
+	struct nv_inode_state *st = rc->st;
+	struct xgroup *g = &rc->g;
+	uint32_t vlen = le32_to_cpu(e->value_len), flags = le32_to_cpu(e->flags);
+
+	if (g->x.off)
+		return xattr_replay_part(rc, ent);
+	if (e->part)
+		return 0;	/* after a dead part 0, or without one: skipped */
+	/* a part 0, live or dead, carries the inode's ctime */
+	st->ctime = (int64_t)le64_to_cpu(e->ctime);
+	if (dead)
+		return 0;
+	if (xattr_bad_part0(ent))
 		return 1;
-	}
 	if (flags & NOVA_XATTR_MODE)
 		st->mode = (st->mode & S_IFMT) | (le16_to_cpu(e->mode) & ~S_IFMT);
 	memset(g, 0, sizeof(*g));
@@ -1426,13 +1435,13 @@ static int replay_xattr(struct replay_ctx *rc, uint64_t off,
 	memcpy(g->x.name, e->data, e->name_len);
 	g->x.value_len = vlen;
 	g->x.value_csum = le32_to_cpu(e->value_csum);
-	g->x.off = off;
+	g->x.off = ent->off;
 	g->flags = flags;
 	g->crc = ~0U;
 	g->nentries = st->log.nentries;
-	if (xg_add_part(g, off, e, size))
+	if (xg_add_part(g, ent->off, e, ent->size))
 		return -1;
-	return g->got == vlen ? xg_finish(st, g, msg, msglen) : 0;
+	return g->got == vlen ? xg_finish(st, g, ent->msg, ent->msglen) : 0;
 }
 
 /*
@@ -1465,242 +1474,291 @@ static void xg_cut(struct xgroup *g, struct nv_log *lg)
 	memset(g, 0, sizeof(*g));
 }
 
-static int replay_entry(struct nv_fs *fs, uint64_t off, const void *entry,
-			size_t size, void *arg, char *msg, size_t msglen)
+/*
+ * xattr.c nova_xattr_replay_end(): an entry of another type while a live
+ * group still misses parts
+ */
+static int xattr_replay_end(struct replay_ctx *rc, const struct nv_entry *ent)
+{
+	char name[64];
+
+	snprintf(ent->msg, ent->msglen,
+		 "xattr %s at 0x%llx: part %u missing, a %s entry at 0x%llx comes first",
+		 xg_name(&rc->g, name, sizeof(name)),
+		 (unsigned long long)rc->g.x.off, rc->g.x.nparts,
+		 nv_entry_name(*(const uint8_t *)ent->p),
+		 (unsigned long long)ent->off);
+	return xg_fail(&rc->g);
+}
+
+/*
+ * dax.c nova_index_set(): file pages @pg .. @pg + @n - 1 of @pages to the
+ * blocks from @blk on (0: a hole), mapped by the write entry at @off;
+ * the pages superseded counted in @count (may be NULL)
+ */
+static int index_set(struct nv_pmap *pages, struct nv_pmap *count,
+		     uint64_t off, uint64_t pg, uint32_t n, uint64_t blk)
+{
+	uint64_t i, old;
+
+	if (!blk)
+		return pm_del_range(pages, pg, pg + n - 1, count);
+	for (i = 0; i < n; i++) {
+		old = 0;
+		if (nv_pmap_set(pages, pg + i, blk + (i << NOVA_BLOCK_SHIFT),
+				off, &old) < 0 ||
+		    count_superseded(count, old))
+			return -1;
+	}
+	return 0;
+}
+
+/* bbuild.c nova_scan_entry()'s NOVA_FILE_WRITE case: a live write entry */
+static int scan_write_entry(struct nv_inode_state *st,
+			    const struct nv_entry *ent)
+{
+	const struct nova_file_write_entry *e = ent->p;
+	uint64_t pg = le64_to_cpu(e->pgoff), blk = le64_to_cpu(e->block);
+	uint32_t n = le32_to_cpu(e->num_pages);
+
+	st->size = le64_to_cpu(e->size);
+	if (!n || pg + n < pg || pg + n > UINT64_MAX / 2 ||
+	    (blk && (blk & (NOVA_BLOCK_SIZE - 1) ||
+		     !nv_range_valid(ent->fs, blk, (uint64_t)n << NOVA_BLOCK_SHIFT)))) {
+		snprintf(ent->msg, ent->msglen, "bad write entry at 0x%llx",
+			 (unsigned long long)ent->off);
+		return 1;
+	}
+	return index_set(&st->pages, NULL, ent->off, pg, n, blk);
+}
+
+/*
+ * bbuild.c nova_scan_entry(), for NV_IREAD_RAW: link counts and data
+ * pages (xattr entries own no blocks: ignored)
+ */
+static int scan_entry(struct nv_inode_state *st, const struct nv_entry *ent)
+{
+	const struct nova_setattr_entry *sa = ent->p;
+	bool dead = nv_entry_dead(ent->p);
+	uint64_t before;
+
+	switch (sa->entry_type) {
+	case NOVA_DIR_LOG:
+		st->links = le32_to_cpu(((const struct nova_dentry *)ent->p)->links_count);
+		return 0;
+	case NOVA_LINK_CHANGE:
+		if (!dead)
+			st->links = le32_to_cpu(((const struct nova_link_change_entry *)ent->p)->links);
+		return 0;
+	case NOVA_SET_ATTR:
+		if (!(sa->attr & NOVA_ATTR_SIZE) || dead)
+			return 0;
+		/*
+		 * As bbuild.c: only a shrink cuts pages; blocks kept past
+		 * EOF (fallocate KEEP_SIZE) survive any other size record.
+		 */
+		before = st->size;
+		st->size = le64_to_cpu(sa->size);
+		if (st->size >= before)
+			return 0;
+		return pm_del_range(&st->pages,
+				    (st->size + NOVA_BLOCK_SIZE - 1) >> NOVA_BLOCK_SHIFT,
+				    ~0ULL - 1, NULL);
+	case NOVA_FILE_WRITE:
+		return dead ? 0 : scan_write_entry(st, ent);
+	}
+	return 0;
+}
+
+/* dir.c nova_rebuild_entry(): a dentry of a directory's log */
+static int rebuild_entry(struct nv_inode_state *st, const struct nv_entry *ent,
+			 bool dead)
+{
+	const struct nova_dentry *de = ent->p;
+	uint64_t ino = le64_to_cpu(de->ino);
+	int len = de->name_len;
+
+	if (memchr(de->name, '/', len) || memchr(de->name, '\0', len)) {
+		snprintf(ent->msg, ent->msglen,
+			 "directory entry at 0x%llx has an invalid name",
+			 (unsigned long long)ent->off);
+		return 1;
+	}
+	/* a dead dentry still carries the directory's attributes */
+	st->links = le32_to_cpu(de->links_count);
+	st->mtime = st->ctime = (int64_t)le64_to_cpu(de->mtime);
+	if (len == 1 && de->name[0] == '.') {
+		st->dot = ino;
+		return 0;
+	}
+	if (len == 2 && de->name[0] == '.' && de->name[1] == '.') {
+		st->parent = ino;
+		return 0;
+	}
+	if (dead)
+		return 0;
+	if (!ino)
+		dir_remove(&st->dir, de->name, len);
+	else if (dir_add(&st->dir, de, ent->off))
+		return -1;
+	return 0;
+}
+
+/*
+ * inode.c nova_replay_entry()'s NOVA_SET_ATTR case: nova_apply_setattr(),
+ * then, as the kernel's replay, pages cut only by a shrink (blocks kept
+ * past EOF by fallocate KEEP_SIZE stay)
+ */
+static int apply_setattr(struct replay_ctx *rc, const struct nv_entry *ent)
+{
+	const struct nova_setattr_entry *e = ent->p;
+	struct nv_inode_state *st = rc->st;
+	uint64_t before = st->size;
+
+	if (e->attr & NOVA_ATTR_MODE)
+		st->mode = (st->mode & S_IFMT) | (le16_to_cpu(e->mode) & ~S_IFMT);
+	if (e->attr & NOVA_ATTR_UID)
+		st->uid = le32_to_cpu(e->uid);
+	if (e->attr & NOVA_ATTR_GID)
+		st->gid = le32_to_cpu(e->gid);
+	if (e->attr & NOVA_ATTR_SIZE)
+		st->size = le64_to_cpu(e->size);
+	if (e->attr & NOVA_ATTR_ATIME)
+		st->atime = (int64_t)le64_to_cpu(e->atime);
+	if (e->attr & NOVA_ATTR_MTIME)
+		st->mtime = (int64_t)le64_to_cpu(e->mtime);
+	if (e->attr & NOVA_ATTR_CTIME)
+		st->ctime = (int64_t)le64_to_cpu(e->ctime);
+	st->last_sa = ent->off;
+	st->last_sa_cut = (e->attr & NOVA_ATTR_SIZE) && st->size < before;
+	if (S_ISREG(st->mode) && st->last_sa_cut &&
+	    !(rc->flags & NV_IREAD_NO_DATA) &&
+	    pm_del_range(&st->pages, (st->size + NOVA_BLOCK_SIZE - 1) >>
+			 NOVA_BLOCK_SHIFT, ~0ULL - 1, rc->count))
+		return -1;
+	return 0;
+}
+
+/* inode.c nova_replay_entry()'s NOVA_LINK_CHANGE case */
+static int apply_link_change(struct nv_inode_state *st,
+			     const struct nv_entry *ent)
+{
+	const struct nova_link_change_entry *e = ent->p;
+
+	st->links = le32_to_cpu(e->links);
+	st->ctime = (int64_t)le64_to_cpu(e->ctime);
+	st->generation = le32_to_cpu(e->generation);
+	st->flags = le32_to_cpu(e->flags) & NV_FL_SUPPORTED;
+	st->last_lc = ent->off;
+	return 0;
+}
+
+/*
+ * inode.c nova_replay_entry()'s NOVA_FILE_WRITE case for a symlink: its
+ * target block.  The replay takes it even from a dead entry; the
+ * mount-time scan (bbuild.c) then does not count the block: only live
+ * entries go in the map.
+ */
+static int replay_symlink_entry(struct replay_ctx *rc,
+				const struct nv_entry *ent, bool dead)
+{
+	const struct nova_file_write_entry *e = ent->p;
+	struct nv_inode_state *st = rc->st;
+	uint64_t pg = le64_to_cpu(e->pgoff), blk = le64_to_cpu(e->block);
+	uint32_t n = le32_to_cpu(e->num_pages);
+
+	if (pg || n != 1 || !nv_page_valid(ent->fs, blk)) {
+		snprintf(ent->msg, ent->msglen,
+			 "symlink write entry at 0x%llx is invalid (page %llu, %u pages, block 0x%llx)",
+			 (unsigned long long)ent->off, (unsigned long long)pg,
+			 n, (unsigned long long)blk);
+		return 1;
+	}
+	st->symlink_block = blk;
+	st->size = le64_to_cpu(e->size);
+	if (!(rc->flags & NV_IREAD_NO_DATA) && !dead &&
+	    nv_pmap_set(&st->pages, 0, blk, ent->off, NULL) < 0)
+		return -1;
+	return 0;
+}
+
+/* dax.c nova_replay_write_entry(): a live write entry of a regular file */
+static int replay_write_entry(struct replay_ctx *rc, const struct nv_entry *ent)
+{
+	const struct nova_file_write_entry *e = ent->p;
+	struct nv_inode_state *st = rc->st;
+	uint64_t pg = le64_to_cpu(e->pgoff), blk = le64_to_cpu(e->block);
+	uint32_t n = le32_to_cpu(e->num_pages);
+
+	if (!n || pg + n < pg || pg + n > NV_MAX_PAGES ||
+	    (blk && (blk & (NOVA_BLOCK_SIZE - 1) ||
+		     !nv_range_valid(ent->fs, blk, (uint64_t)n << NOVA_BLOCK_SHIFT)))) {
+		snprintf(ent->msg, ent->msglen,
+			 "file write entry at 0x%llx is invalid (page %llu, %u pages, block 0x%llx)",
+			 (unsigned long long)ent->off, (unsigned long long)pg,
+			 n, (unsigned long long)blk);
+		return 1;
+	}
+	if (!(rc->flags & NV_IREAD_NO_DATA) &&
+	    index_set(&st->pages, rc->count, ent->off, pg, n, blk))
+		return -1;
+	st->size = le64_to_cpu(e->size);
+	st->mtime = st->ctime = (int64_t)le64_to_cpu(e->mtime);
+	return 0;
+}
+
+/* An entry of a type the inode cannot have */
+static int wrong_type(const struct nv_inode_state *st,
+		      const struct nv_entry *ent)
+{
+	snprintf(ent->msg, ent->msglen, "%s entry at 0x%llx in a %s",
+		 nv_entry_name(*(const uint8_t *)ent->p),
+		 (unsigned long long)ent->off,
+		 nv_type_name(st->mode) ?: "inode of unknown type");
+	return 1;
+}
+
+/* inode.c nova_replay_entry(): one entry of the log, by its type */
+static int replay_entry(const struct nv_entry *ent, void *arg)
 {
 	struct replay_ctx *rc = arg;
 	struct nv_inode_state *st = rc->st;
-	struct nv_pmap *cnt = rc->flags & NV_IREAD_COUNT ? &st->superseded : NULL;
-	uint64_t tid = nv_entry_tid(entry);
-	bool dead = !(rc->flags & NV_IREAD_IGNORE_DEAD) && nv_entry_dead(entry);
-	uint8_t type = *(const uint8_t *)entry;
+	uint64_t tid = nv_entry_tid(ent->p);
+	bool dead = !(rc->flags & NV_IREAD_IGNORE_DEAD) && nv_entry_dead(ent->p);
+	uint8_t type = *(const uint8_t *)ent->p;
 
 	if (tid >= st->next_tid)
 		st->next_tid = tid + 1;
 	if (type == NOVA_XATTR)
 		st->xattr_entries++;
+	if (rc->flags & NV_IREAD_RAW)
+		return scan_entry(st, ent);
+	/* the parts of an extended attribute come one after the other */
+	if (rc->g.x.off && type != NOVA_XATTR)
+		return xattr_replay_end(rc, ent);
 
-	if (rc->flags & NV_IREAD_RAW) {
-		/*
-		 * bbuild.c nova_scan_entry(): link counts and data pages
-		 * (xattr entries own no blocks: ignored)
-		 */
-		const struct nova_file_write_entry *e = entry;
-		uint64_t pg = le64_to_cpu(e->pgoff), blk = le64_to_cpu(e->block);
-		uint32_t n = le32_to_cpu(e->num_pages);
-		uint64_t i;
-
-		switch (type) {
-		case NOVA_DIR_LOG:
-			st->links = le32_to_cpu(((const struct nova_dentry *)entry)->links_count);
-			return 0;
-		case NOVA_LINK_CHANGE:
-			if (!nv_entry_dead(entry))
-				st->links = le32_to_cpu(((const struct nova_link_change_entry *)entry)->links);
-			return 0;
-		case NOVA_SET_ATTR: {
-			const struct nova_setattr_entry *sa = entry;
-			uint64_t sz = le64_to_cpu(sa->size), before = st->size;
-
-			if (!(sa->attr & NOVA_ATTR_SIZE) || nv_entry_dead(entry))
-				return 0;
-			/*
-			 * As bbuild.c: only a shrink cuts pages; blocks kept
-			 * past EOF (fallocate KEEP_SIZE) survive any other
-			 * size record.
-			 */
-			st->size = sz;
-			if (sz >= before)
-				return 0;
-			return pm_del_range(&st->pages,
-					    (sz + NOVA_BLOCK_SIZE - 1) >> NOVA_BLOCK_SHIFT,
-					    ~0ULL - 1, NULL);
-		}
-		case NOVA_FILE_WRITE:
-			if (nv_entry_dead(entry))
-				return 0;
-			st->size = le64_to_cpu(e->size);
-			if (!n || pg + n < pg || pg + n > UINT64_MAX / 2 ||
-			    (blk && (blk & (NOVA_BLOCK_SIZE - 1) ||
-				     !nv_range_valid(fs, blk, (uint64_t)n << NOVA_BLOCK_SHIFT)))) {
-				snprintf(msg, msglen, "bad write entry at 0x%llx",
-					 (unsigned long long)off);
-				return 1;
-			}
-			if (!blk)
-				return pm_del_range(&st->pages, pg, pg + n - 1, NULL);
-			for (i = 0; i < n; i++)
-				if (nv_pmap_set(&st->pages, pg + i,
-						blk + (i << NOVA_BLOCK_SHIFT), off, NULL) < 0)
-					return -1;
-			return 0;
-		}
-		return 0;
-	}
-
-	if (rc->g.x.off && type != NOVA_XATTR) {
-		char name[64];
-
-		snprintf(msg, msglen,
-			 "xattr %s at 0x%llx: part %u missing, a %s entry at 0x%llx comes first",
-			 xg_name(&rc->g, name, sizeof(name)),
-			 (unsigned long long)rc->g.x.off, rc->g.x.nparts,
-			 nv_entry_name(type), (unsigned long long)off);
-		return xg_fail(&rc->g);
-	}
 	switch (type) {
 	case NOVA_XATTR:
-		return replay_xattr(rc, off, entry, size, dead, msg, msglen);
-	case NOVA_DIR_LOG: {
-		const struct nova_dentry *de = entry;
-		uint64_t ino = le64_to_cpu(de->ino);
-		int len = de->name_len;
-
-		if (!S_ISDIR(st->mode)) {
-			snprintf(msg, msglen, "directory entry at 0x%llx in a %s",
-				 (unsigned long long)off, type_name(st->mode));
-			return 1;
-		}
-		if (memchr(de->name, '/', len) || memchr(de->name, '\0', len)) {
-			snprintf(msg, msglen,
-				 "directory entry at 0x%llx has an invalid name",
-				 (unsigned long long)off);
-			return 1;
-		}
-		/* a dead dentry still carries the directory's attributes */
-		st->links = le32_to_cpu(de->links_count);
-		st->mtime = st->ctime = (int64_t)le64_to_cpu(de->mtime);
-		if (len == 1 && de->name[0] == '.') {
-			st->dot = ino;
-			return 0;
-		}
-		if (len == 2 && de->name[0] == '.' && de->name[1] == '.') {
-			st->parent = ino;
-			return 0;
-		}
-		if (dead)
-			return 0;
-		if (!ino)
-			dir_remove(&st->dir, de->name, len);
-		else if (dir_add(&st->dir, de, off))
-			return -1;
-		return 0;
-	}
-	case NOVA_SET_ATTR: {
-		const struct nova_setattr_entry *e = entry;
-		uint64_t before = st->size;
-
-		if (dead)
-			return 0;
-		if (e->attr & NOVA_ATTR_MODE)
-			st->mode = (st->mode & S_IFMT) |
-				   (le16_to_cpu(e->mode) & ~S_IFMT);
-		if (e->attr & NOVA_ATTR_UID)
-			st->uid = le32_to_cpu(e->uid);
-		if (e->attr & NOVA_ATTR_GID)
-			st->gid = le32_to_cpu(e->gid);
-		if (e->attr & NOVA_ATTR_SIZE)
-			st->size = le64_to_cpu(e->size);
-		if (e->attr & NOVA_ATTR_ATIME)
-			st->atime = (int64_t)le64_to_cpu(e->atime);
-		if (e->attr & NOVA_ATTR_MTIME)
-			st->mtime = (int64_t)le64_to_cpu(e->mtime);
-		if (e->attr & NOVA_ATTR_CTIME)
-			st->ctime = (int64_t)le64_to_cpu(e->ctime);
-		st->last_sa = off;
-		st->last_sa_cut = (e->attr & NOVA_ATTR_SIZE) && st->size < before;
-		/*
-		 * As the kernel's replay (inode.c): only a shrink cuts
-		 * pages; blocks kept past EOF (fallocate KEEP_SIZE) stay.
-		 */
-		if (S_ISREG(st->mode) && st->last_sa_cut &&
-		    !(rc->flags & NV_IREAD_NO_DATA)) {
-			uint64_t first = (st->size + NOVA_BLOCK_SIZE - 1) >>
-					 NOVA_BLOCK_SHIFT;
-
-			if (pm_del_range(&st->pages, first, ~0ULL - 1, cnt))
-				return -1;
-		}
-		return 0;
-	}
-	case NOVA_LINK_CHANGE: {
-		const struct nova_link_change_entry *e = entry;
-
-		if (dead)
-			return 0;
-		st->links = le32_to_cpu(e->links);
-		st->ctime = (int64_t)le64_to_cpu(e->ctime);
-		st->generation = le32_to_cpu(e->generation);
-		st->flags = le32_to_cpu(e->flags) & NV_FL_SUPPORTED;
-		st->last_lc = off;
-		return 0;
-	}
-	case NOVA_FILE_WRITE: {
-		const struct nova_file_write_entry *e = entry;
-		uint64_t pg = le64_to_cpu(e->pgoff), blk = le64_to_cpu(e->block);
-		uint32_t n = le32_to_cpu(e->num_pages);
-		uint64_t i;
-
-		if (!S_ISREG(st->mode) && !S_ISLNK(st->mode)) {
-			snprintf(msg, msglen, "file write entry at 0x%llx in a %s",
-				 (unsigned long long)off, type_name(st->mode));
-			return 1;
-		}
-		if (dead && S_ISREG(st->mode))
-			return 0;	/* every page superseded */
-		if (S_ISLNK(st->mode)) {
-			/*
-			 * The replay takes a symlink's target even from a dead
-			 * entry; the mount-time scan (bbuild.c) then does not
-			 * count its block: only live entries go in the map.
-			 */
-			if (pg || n != 1 || !nv_page_valid(fs, blk)) {
-				snprintf(msg, msglen,
-					 "symlink write entry at 0x%llx is invalid (page %llu, %u pages, block 0x%llx)",
-					 (unsigned long long)off,
-					 (unsigned long long)pg, n,
-					 (unsigned long long)blk);
-				return 1;
-			}
-			st->symlink_block = blk;
-			st->size = le64_to_cpu(e->size);
-			if (!(rc->flags & NV_IREAD_NO_DATA) && !dead &&
-			    nv_pmap_set(&st->pages, 0, blk, off, NULL) < 0)
-				return -1;
-			return 0;
-		}
-		if (!n || pg + n < pg || pg + n > NV_MAX_PAGES ||
-		    (blk && (blk & (NOVA_BLOCK_SIZE - 1) ||
-			     !nv_range_valid(fs, blk, (uint64_t)n << NOVA_BLOCK_SHIFT)))) {
-			snprintf(msg, msglen,
-				 "file write entry at 0x%llx is invalid (page %llu, %u pages, block 0x%llx)",
-				 (unsigned long long)off, (unsigned long long)pg,
-				 n, (unsigned long long)blk);
-			return 1;
-		}
-		if (!(rc->flags & NV_IREAD_NO_DATA)) {
-			if (!blk) {
-				if (pm_del_range(&st->pages, pg, pg + n - 1, cnt))
-					return -1;
-			} else {
-				for (i = 0; i < n; i++) {
-					uint64_t old = 0;
-
-					if (nv_pmap_set(&st->pages, pg + i,
-							blk + (i << NOVA_BLOCK_SHIFT),
-							off, &old) < 0 ||
-					    count_superseded(cnt, old))
-						return -1;
-				}
-			}
-		}
-		st->size = le64_to_cpu(e->size);
-		st->mtime = st->ctime = (int64_t)le64_to_cpu(e->mtime);
-		return 0;
-	}
+		return xattr_replay(rc, ent, dead);
+	case NOVA_DIR_LOG:
+		if (!S_ISDIR(st->mode))
+			return wrong_type(st, ent);
+		return rebuild_entry(st, ent, dead);
+	case NOVA_SET_ATTR:
+		return dead ? 0 : apply_setattr(rc, ent);
+	case NOVA_LINK_CHANGE:
+		return dead ? 0 : apply_link_change(st, ent);
+	case NOVA_FILE_WRITE:
+		if (S_ISLNK(st->mode))
+			return replay_symlink_entry(rc, ent, dead);
+		if (!S_ISREG(st->mode))
+			return wrong_type(st, ent);
+		/* a dead write entry's pages are all superseded */
+		return dead ? 0 : replay_write_entry(rc, ent);
 	default:
-		snprintf(msg, msglen, "unexpected %s entry (type %u) at 0x%llx",
-			 nv_entry_name(type), type, (unsigned long long)off);
+		snprintf(ent->msg, ent->msglen,
+			 "unexpected %s entry (type %u) at 0x%llx",
+			 nv_entry_name(type), type, (unsigned long long)ent->off);
 		return 1;
 	}
 }
@@ -1727,7 +1785,14 @@ static bool mode_ok(uint32_t mode)
 int nv_iread(struct nv_fs *fs, uint64_t ino, struct nv_inode_state *st,
 	     unsigned int flags, nv_page_fn page_ok, void *page_arg)
 {
-	struct replay_ctx rc = { .st = st, .flags = flags };
+	struct replay_ctx rc = {
+		.st = st, .flags = flags,
+		.count = flags & NV_IREAD_COUNT ? &st->superseded : NULL,
+	};
+	const struct nv_walk walk = {
+		.page_ok = page_ok, .page_arg = page_arg,
+		.entry = replay_entry, .arg = &rc,
+	};
 	const struct nova_inode *pi;
 
 	memset(st, 0, sizeof(*st));
@@ -1755,8 +1820,8 @@ int nv_iread(struct nv_fs *fs, uint64_t ino, struct nv_inode_state *st,
 		snprintf(st->bad_msg, sizeof(st->bad_msg), "bad mode 0%o",
 			 st->mode);
 	}
-	if (nv_log_scan(fs, le64_to_cpu(pi->log_head), le64_to_cpu(pi->log_tail),
-			&st->log, page_ok, page_arg, replay_entry, &rc)) {
+	if (nv_log_walk(fs, le64_to_cpu(pi->log_head), le64_to_cpu(pi->log_tail),
+			&st->log, &walk)) {
 		free(rc.g.x.parts);
 		return -1;
 	}

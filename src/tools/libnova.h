@@ -44,6 +44,7 @@ struct nv_itable {
 struct nv_fs {
 	int fd;
 	bool own_fd;
+	bool in_memory;			/* nv_open_mem(): map is the caller's */
 	int mode;
 	const char *path;
 	uint8_t *map;
@@ -76,25 +77,24 @@ int nv_open(struct nv_fs *fs, const char *path, int mode, char *err,
 	    size_t errlen);
 /* Map an already open device or image (the fd stays the caller's) */
 int nv_open_fd(struct nv_fs *fs, int fd, int mode, char *err, size_t errlen);
+/*
+ * An image of @size bytes in memory at @buf, which stays the caller's:
+ * nv_put() and the other stores write it, nv_close() leaves it alone
+ */
+void nv_open_mem(struct nv_fs *fs, void *buf, uint64_t size);
 void nv_close(struct nv_fs *fs);
 int nv_sync(struct nv_fs *fs);
 
 /* Geometry from a (valid) super block copy; map must be set */
 void nv_set_geometry(struct nv_fs *fs, const struct nova_super_block *sb);
 /*
- * Find the replica super block as the kernel does when the primary is not
- * valid (nova_replica_next() in nova_lib.h, with its scan): returns its
- * offset, or 0 if there is none (*rwhy: why the first candidate is not
- * one).  @scanned (may be NULL) gets the number of blocks scanned.
+ * Load the super block as the kernel does (nova_find_super(), with its
+ * scan unless NOVA_SB_NO_SCAN), and the geometry from the copy found.
+ * Returns 0 (primary), 1 (replica), -1 (none); @s (may be NULL) says
+ * what was looked at: where the copy is, why the primary is not valid.
  */
-uint64_t nv_find_replica(const struct nv_fs *fs, const char **rwhy,
-			 uint64_t *scanned);
-/*
- * Load the super block as the kernel does: the primary if valid, else
- * the replica nv_find_replica() finds.  Returns 0 (primary), 1
- * (replica), -1 (none; *why says why the primary is bad).
- */
-int nv_load_super(struct nv_fs *fs, const char **why);
+int nv_load_super(struct nv_fs *fs, unsigned int flags,
+		  struct nova_sb_search *s);
 /* The replica's place: the last block of the file system */
 uint64_t nv_replica_sb_off(const struct nv_fs *fs);
 
@@ -210,18 +210,58 @@ struct nv_log {
 	uint64_t xgroup_off;
 };
 
+/* A log entry, as the walk hands it to its callback */
+struct nv_entry {
+	struct nv_fs *fs;
+	uint64_t off;			/* where it is */
+	const void *p;			/* it, in the map */
+	size_t size;
+	char *msg;			/* for why the callback rejects it */
+	size_t msglen;
+};
+
 /*
  * Entry callback: return 0 to accept, non-zero to reject (writing why
- * into @msg): the walk stops there with NV_LOG_SEMANTIC.
+ * into e->msg): the walk stops there with NV_LOG_SEMANTIC.
  */
-typedef int (*nv_entry_fn)(struct nv_fs *fs, uint64_t off, const void *entry,
-			   size_t size, void *arg, char *msg, size_t msglen);
+typedef int (*nv_entry_fn)(const struct nv_entry *e, void *arg);
 /* Page filter for the chain walk: false stops it with NV_CHAIN_CONFLICT */
 typedef bool (*nv_page_fn)(void *arg, uint64_t page);
 
-int nv_log_scan(struct nv_fs *fs, uint64_t head, uint64_t tail,
-		struct nv_log *lg, nv_page_fn page_ok, void *page_arg,
-		nv_entry_fn fn, void *arg);
+/* nv_walk.flags */
+#define NV_WALK_LENIENT	0x01	/* no checksum and trans_id checks */
+
+/* How nv_log_walk() walks a log */
+struct nv_walk {
+	nv_page_fn page_ok;		/* may be NULL */
+	void *page_arg;
+	nv_entry_fn entry;		/* may be NULL */
+	void *arg;
+	unsigned int flags;		/* NV_WALK_* */
+};
+
+/*
+ * The page chain from @head into @lg (log.c nova_log_check_chain()), to
+ * its end: every page aligned and inside the dynamic area, none twice,
+ * each taken by @page_ok (may be NULL).  The chain stops at the first
+ * page that is not (lg->chain_err, chain_err_idx, chain_err_ptr).
+ * Returns 0, or -1 when out of memory.
+ */
+int nv_log_chain(struct nv_fs *fs, uint64_t head, struct nv_log *lg,
+		 nv_page_fn page_ok, void *page_arg);
+/*
+ * The one log walker (log.c nova_log_walk()): nv_log_chain(), then the
+ * entries from @head to @tail through NEXT_PAGE markers and page ends,
+ * each well formed (nova_entry_size()), inside its page, not across the
+ * tail, with a good checksum and a trans_id above the one before (but
+ * with NV_WALK_LENIENT), then taken by w->entry.  It stops at the first
+ * problem, recorded in @lg (err, err_off, msg; good_end and nentries:
+ * what was taken).  With the tail outside the chain, NV_LOG_TAIL_OUTSIDE
+ * and the entries as far as they go, stopping quietly at damage.
+ * Returns 0, or -1 when out of memory; nv_log_free() frees @lg.
+ */
+int nv_log_walk(struct nv_fs *fs, uint64_t head, uint64_t tail,
+		struct nv_log *lg, const struct nv_walk *w);
 void nv_log_free(struct nv_log *lg);
 const char *nv_log_strerror(int err);
 
@@ -339,6 +379,8 @@ void nv_ifree(struct nv_inode_state *st);
 bool nv_inode_slot_valid(const struct nv_fs *fs, uint64_t ino);
 
 struct nv_dent *nv_dir_lookup(struct nv_dir *d, const char *name, size_t len);
+/* "directory", "regular file", ... for the file type of @mode; NULL if none */
+const char *nv_type_name(uint32_t mode);
 
 /* ---- extended attributes ---- */
 /*

@@ -380,7 +380,7 @@ static int check_existing(int fd, const char *dev)
 	char uuid[37];
 	int which, ret;
 
-	which = nova_read_super(fd, &sb, &why);
+	which = nova_read_super(fd, NOVA_SB_NO_SCAN, &sb, &why);
 	if (which >= 0) {
 		char lbl[NOVA_SAFE_SIZE(NOVA_LABEL_LEN)];
 
@@ -958,7 +958,7 @@ int main(int argc, char **argv)
 		struct nova_super_block check;
 		const char *why;
 
-		if (nova_read_super(fd, &check, &why) != 0) {
+		if (nova_read_super(fd, NOVA_SB_NO_SCAN, &check, &why) != 0) {
 			err("the new super block does not read back: %s", why);
 			goto fail;
 		}

@@ -61,7 +61,7 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return 8;
 	}
-	which = nova_read_super(fd, &sb, &why);
+	which = nova_read_super(fd, NOVA_SB_NO_SCAN, &sb, &why);
 	close(fd);
 	if (which < 0) {
 		fprintf(stderr, "%s: %s: no NOVA file system (%s)\n", argv[0],

@@ -22,40 +22,80 @@ long long nova_dev_size(int fd)
 	return -1;
 }
 
-static const char *read_copy(int fd, long long off, long long size,
-			     struct nova_super_block *sb)
+/* Does the device show NOVA at its start?  (nova_shows_nova()) */
+static int shows_nova(nova_read_fn rd, void *arg,
+		      const struct nova_super_block *p)
 {
-	if (pread(fd, sb, sizeof(*sb), off) != (ssize_t)sizeof(*sb))
-		return "cannot read the super block";
-	return nova_check_super(sb, (__u64)size);
+	struct nova_inode root;
+	__u64 off = ((__u64)NOVA_RESERVED_INODE_BLOCK << NOVA_BLOCK_SHIFT) +
+		    NOVA_ROOT_INO * sizeof(root);
+
+	return nova_shows_nova(p, rd(arg, off, &root, sizeof(root)) ? NULL : &root);
 }
 
-int nova_read_super(int fd, struct nova_super_block *sb, const char **why)
+int nova_find_super(nova_read_fn rd, void *arg, __u64 dev_size,
+		    unsigned int flags, struct nova_super_block *sb,
+		    struct nova_sb_search *s)
 {
-	long long size = nova_dev_size(fd);
 	struct nova_super_block p;
 	struct nova_replica_iter it;
+	const char *w;
 	__u64 off;
+
+	memset(s, 0, sizeof(*s));
+	if (rd(arg, 0, &p, sizeof(p))) {
+		s->why = "cannot read the super block";
+		memset(&p, 0, sizeof(p));
+	} else {
+		s->why = nova_check_super(&p, dev_size);
+	}
+	if (!s->why) {
+		*sb = p;
+		return 0;
+	}
+	nova_replica_iter_init(&it, &p, dev_size, !(flags & NOVA_SB_NO_SCAN) &&
+			       shows_nova(rd, arg, &p));
+	while ((off = nova_replica_next(&it))) {
+		s->scanned = it.scanned;
+		/* most blocks a search looks at hold data: the magic first */
+		if (rd(arg, off, sb, sizeof(*sb)))
+			w = "cannot read the super block";
+		else if (le32_to_cpu(sb->s_magic) != NOVA_SUPER_MAGIC)
+			w = "bad magic number";
+		else
+			w = nova_check_replica(sb, off, dev_size);
+		if (!w) {
+			s->off = off;
+			return 1;
+		}
+		if (!s->rwhy)
+			s->rwhy = w;
+	}
+	if (!s->rwhy)
+		s->rwhy = "none found";
+	return -1;
+}
+
+static int fd_read(void *arg, __u64 off, void *buf, size_t len)
+{
+	return pread(*(int *)arg, buf, len, (off_t)off) == (ssize_t)len ? 0 : -1;
+}
+
+int nova_read_super(int fd, unsigned int flags, struct nova_super_block *sb,
+		    const char **why)
+{
+	long long size = nova_dev_size(fd);
+	struct nova_sb_search s;
+	int which;
 
 	if (size < (long long)NOVA_MIN_SIZE) {
 		*why = size < 0 ? "cannot get the device size" :
 		       "device too small";
 		return -1;
 	}
-	*why = read_copy(fd, 0, size, &p);
-	if (!*why) {
-		*sb = p;
-		return 0;
-	}
-	if (!strcmp(*why, "cannot read the super block"))
-		memset(&p, 0, sizeof(p));
-	/* no scan (nova_lib.h): this runs on any device udev sees */
-	nova_replica_iter_init(&it, &p, (__u64)size, 0);
-	while ((off = nova_replica_next(&it)))
-		if (pread(fd, sb, sizeof(*sb), (off_t)off) == (ssize_t)sizeof(*sb) &&
-		    !nova_check_replica(sb, off, (__u64)size))
-			return 1;
-	return -1;
+	which = nova_find_super(fd_read, &fd, (__u64)size, flags, sb, &s);
+	*why = s.why;
+	return which;
 }
 
 void nova_uuid_str(const __u8 u[16], char out[37])

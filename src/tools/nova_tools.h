@@ -20,15 +20,40 @@
 /* Size in bytes of a block device or regular file, or -1 */
 long long nova_dev_size(int fd);
 
+/* Read @len bytes at byte @off of a device into @buf: 0, or -1 */
+typedef int (*nova_read_fn)(void *arg, __u64 off, void *buf, size_t len);
+
+/* nova_find_super() flags */
+#define NOVA_SB_NO_SCAN	0x01	/* no step 3 of the replica search */
+
+/* What nova_find_super() looked at */
+struct nova_sb_search {
+	__u64 off;		/* offset of the copy found (0: the primary) */
+	__u64 scanned;		/* blocks step 3 looked at */
+	const char *why;	/* why the primary is not valid, NULL if it is */
+	const char *rwhy;	/* no replica: why the first candidate is not */
+};
+
 /*
- * Read the super block of the device open on @fd into @sb.  Returns 0 for
- * the primary, 1 for the replica (primary invalid: *why says why), -1 if
- * neither is valid (*why says why the primary is not).  The replica is
- * looked for where the primary's size says and in the device's last
- * block, never by a scan of the device (nova_replica_next() in
- * nova_lib.h): nova-probe runs on every device udev sees.
+ * The one super block reader of the tools: the super block of a device of
+ * @dev_size bytes read through @rd, as the kernel reads it (super.c): the
+ * primary if nova_check_super() takes it, else the first replica
+ * candidate of nova_replica_next() (nova_lib.h) that nova_check_replica()
+ * takes.  Step 3, the scan of the device, only without NOVA_SB_NO_SCAN
+ * and while the device shows NOVA (nova_shows_nova()): nova-probe and
+ * mkfs.nova's test for an existing file system run on any device and
+ * never scan one.  The copy goes into @sb; returns 0 (primary), 1
+ * (replica) or -1 (none); @s says what was looked at.
  */
-int nova_read_super(int fd, struct nova_super_block *sb, const char **why);
+int nova_find_super(nova_read_fn rd, void *arg, __u64 dev_size,
+		    unsigned int flags, struct nova_super_block *sb,
+		    struct nova_sb_search *s);
+/*
+ * nova_find_super() on the device open on @fd; *why: why the primary is
+ * not valid (NULL if it is)
+ */
+int nova_read_super(int fd, unsigned int flags, struct nova_super_block *sb,
+		    const char **why);
 
 /* Format a UUID as 36 characters plus NUL */
 void nova_uuid_str(const __u8 uuid[16], char out[37]);

@@ -73,15 +73,11 @@ static void fix_log(struct nv_fs *fs, uint64_t head)
 static void fix_entries(uint8_t *img, size_t size)
 {
 	struct nv_fs fs;
-	const char *why;
 	uint64_t ino, max, off;
 	unsigned int s, i;
 
-	memset(&fs, 0, sizeof(fs));
-	fs.fd = -1;
-	fs.map = img;
-	fs.dev_size = fs.map_size = size;
-	if (nv_load_super(&fs, &why) < 0 || nv_load_itables(&fs))
+	nv_open_mem(&fs, img, size);
+	if (nv_load_super(&fs, 0, NULL) < 0 || nv_load_itables(&fs))
 		goto out;
 	for (s = 0; s < fs.stripes; s++) {
 		uint64_t base = nv_get64(&fs, nv_journal_ptr_off(s)) &
@@ -105,7 +101,6 @@ static void fix_entries(uint8_t *img, size_t size)
 			fix_log(&fs, le64_to_cpu(nv_pi(&fs, off)->log_head));
 	}
 out:
-	fs.map = NULL;		/* the caller's buffer */
 	nv_close(&fs);
 }
 

@@ -306,14 +306,14 @@ out:
 static int open_fs(struct nv_fs *fs, const char *img, int mode)
 {
 	char msg[256];
-	const char *why;
+	struct nova_sb_search s;
 
 	if (nv_open(fs, img, mode, msg, sizeof(msg))) {
 		fprintf(stderr, "%s\n", msg);
 		return -1;
 	}
-	if (nv_load_super(fs, &why) < 0) {
-		fprintf(stderr, "%s: no valid super block (%s)\n", img, why);
+	if (nv_load_super(fs, 0, &s) < 0) {
+		fprintf(stderr, "%s: no valid super block (%s)\n", img, s.why);
 		return -1;
 	}
 	if (nv_load_itables(fs)) {
@@ -340,62 +340,49 @@ static int check_tree(const char *img, const char *src)
 	return mismatches ? 1 : 0;
 }
 
-/* The offset of the last entry of a log (0 if empty) */
-static uint64_t last_entry(struct nv_fs *fs, const struct nv_inode_state *st)
+#define LAST_ENTRY	UINT64_MAX
+
+struct find_entry {
+	uint64_t n, k;			/* the entry wanted, entries so far */
+	uint64_t nth, last;
+};
+
+static int find_entry_fn(const struct nv_entry *e, void *arg)
 {
-	uint64_t head = le64_to_cpu(st->pi.log_head), tail = le64_to_cpu(st->pi.log_tail);
-	uint64_t cur = head, last = 0;
-	size_t idx = 0;
+	struct find_entry *f = arg;
 
-	if (!head || !tail)
-		return 0;
-	while (cur != tail) {
-		const uint8_t *p = nv_ptr(fs, cur);
-		size_t in = cur & (NOVA_BLOCK_SIZE - 1), sz;
-
-		if (in >= NOVA_LOG_LAST_ENTRY || *p == NOVA_NEXT_PAGE) {
-			if (++idx >= st->log.npages)
-				return 0;
-			cur = st->log.pages[idx];
-			continue;
-		}
-		sz = nv_entry_size(p, NOVA_LOG_LAST_ENTRY - in);
-		if (!sz)
-			return 0;
-		last = cur;
-		cur += sz;
-	}
-	return last;
+	if (f->k++ == f->n)
+		f->nth = e->off;
+	f->last = e->off;
+	return 0;
 }
 
-/* The offset of the @n-th entry (from 0) of a log, 0 if none */
+/*
+ * The offset of the @n-th entry (from 0) of a log, or of its last
+ * (LAST_ENTRY, if the whole log walks); 0 if none.  Checksums and
+ * trans_ids are not looked at: the entry may be one injected before.
+ */
 static uint64_t nth_entry(struct nv_fs *fs, const struct nv_inode_state *st,
 			  uint64_t n)
 {
-	uint64_t head = le64_to_cpu(st->pi.log_head), tail = le64_to_cpu(st->pi.log_tail);
-	uint64_t cur = head, k = 0;
-	size_t idx = 0;
+	struct find_entry f = { .n = n };
+	const struct nv_walk w = {
+		.entry = find_entry_fn, .arg = &f, .flags = NV_WALK_LENIENT,
+	};
+	struct nv_log lg;
+	bool ok;
 
-	if (!head || !tail)
-		return 0;
-	while (cur != tail) {
-		const uint8_t *p = nv_ptr(fs, cur);
-		size_t in = cur & (NOVA_BLOCK_SIZE - 1), sz;
+	ok = !nv_log_walk(fs, le64_to_cpu(st->pi.log_head),
+			  le64_to_cpu(st->pi.log_tail), &lg, &w) && !lg.err;
+	nv_log_free(&lg);
+	if (n == LAST_ENTRY)
+		return ok ? f.last : 0;
+	return f.nth;
+}
 
-		if (in >= NOVA_LOG_LAST_ENTRY || *p == NOVA_NEXT_PAGE) {
-			if (++idx >= st->log.npages)
-				return 0;
-			cur = st->log.pages[idx];
-			continue;
-		}
-		sz = nv_entry_size(p, NOVA_LOG_LAST_ENTRY - in);
-		if (!sz)
-			return 0;
-		if (k++ == n)
-			return cur;
-		cur += sz;
-	}
-	return 0;
+static uint64_t last_entry(struct nv_fs *fs, const struct nv_inode_state *st)
+{
+	return nth_entry(fs, st, LAST_ENTRY);
 }
 
 static int info(const char *img, const char *path)

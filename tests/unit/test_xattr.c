@@ -579,7 +579,6 @@ int main(int argc, char **argv)
 {
 	struct nv_inode_state rs;
 	char img[2048], cmd[16384], msg[256];
-	const char *why;
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: test_xattr MKFS WORKDIR\n");
@@ -595,7 +594,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (nv_open(&fs, img, NV_OPEN_RW, msg, sizeof(msg)) ||
-	    nv_load_super(&fs, &why) < 0 || nv_load_itables(&fs) ||
+	    nv_load_super(&fs, 0, NULL) < 0 || nv_load_itables(&fs) ||
 	    nv_alloc_scan(&fs) ||
 	    nv_iread(&fs, NOVA_ROOT_INO, &rs, NV_IREAD_NO_DATA, NULL, NULL)) {
 		printf("FAIL xattr: cannot open %s\n", img);

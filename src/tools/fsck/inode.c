@@ -135,46 +135,31 @@ static bool same_state(struct nova_fsck *ctx, struct nv_inode_state *a,
 	return !S_ISREG(a->mode) || same_pages(ctx, a, b, what, len);
 }
 
-/* Call @fn for every entry of the valid part of a log */
-typedef void (*entry_fn)(struct nova_fsck *ctx, uint64_t off,
-			 const uint8_t *p, void *arg);
-
-static void walk_log_entries(struct nova_fsck *ctx, const struct nv_log *lg,
-			   entry_fn fn, void *arg)
+/* @fn on every entry of the log of @st, read without a problem */
+static void walk_log(struct nova_fsck *ctx, const struct nv_inode_state *st,
+		     nv_entry_fn fn, void *arg)
 {
-	uint64_t cur = lg->head, end = lg->good_end;
-	size_t idx = 0;
+	const struct nv_walk w = { .entry = fn, .arg = arg };
+	struct nv_log lg;
 
-	while (cur && cur != end) {
-		const uint8_t *p = nv_ptr(&ctx->fs, cur);
-		size_t in = cur & (NOVA_BLOCK_SIZE - 1), sz;
-
-		if (in >= NOVA_LOG_LAST_ENTRY || *p == NOVA_NEXT_PAGE) {
-			if (++idx >= lg->npages)
-				break;
-			cur = lg->pages[idx];
-			continue;
-		}
-		sz = nv_entry_size(p, NOVA_LOG_LAST_ENTRY - in);
-		if (!sz)
-			break;
-		fn(ctx, cur, p, arg);
-		cur += sz;
-	}
+	if (nv_log_walk(&ctx->fs, st->log.head, st->log.tail, &lg, &w))
+		fsck_fatal(ctx, "out of memory");
+	nv_log_free(&lg);
 }
 
-static void clear_marks_fn(struct nova_fsck *ctx, uint64_t off,
-			   const uint8_t *p, void *arg)
+static int clear_marks_fn(const struct nv_entry *e, void *arg)
 {
+	const uint8_t *p = e->p;
 	int fo = nv_entry_flag_offset(p[0]);
 
 	if (fo >= 0 && p[fo]) {
-		nv_put8(&ctx->fs, off + fo, 0);
+		nv_put8(e->fs, e->off + fo, 0);
 		(*(unsigned int *)arg)++;
 	}
 	if (p[0] == NOVA_FILE_WRITE)
-		nv_put32(&ctx->fs, off + offsetof(struct nova_file_write_entry,
+		nv_put32(e->fs, e->off + offsetof(struct nova_file_write_entry,
 						  invalid_pages), 0);
+	return 0;
 }
 
 /* Clear every dead mark of a log (entries, write entries' page counts,
@@ -187,7 +172,7 @@ static unsigned int clear_dead_marks(struct nova_fsck *ctx,
 	unsigned int n = 0;
 	size_t i;
 
-	walk_log_entries(ctx, lg, clear_marks_fn, &n);
+	walk_log(ctx, st, clear_marks_fn, &n);
 	for (i = 0; i < lg->npages; i++)
 		nv_put32(&ctx->fs,
 			 pt_field(lg->pages[i],
@@ -203,28 +188,28 @@ struct pages_ck {
 };
 
 /* A write entry may not count more superseded pages than it has */
-static void pages_fn(struct nova_fsck *ctx, uint64_t off, const uint8_t *p,
-		     void *arg)
+static int pages_fn(const struct nv_entry *ent, void *arg)
 {
 	struct pages_ck *c = arg;
-	const struct nova_file_write_entry *e = (const void *)p;
+	const struct nova_file_write_entry *e = ent->p;
 	uint64_t actual = 0;
 	uint32_t rec;
 
-	if (p[0] != NOVA_FILE_WRITE || !e->block)
-		return;
+	if (e->entry_type != NOVA_FILE_WRITE || !e->block)
+		return 0;
 	rec = le32_to_cpu(e->invalid_pages);
-	nv_pmap_get(&c->all->superseded, off, &actual, NULL);
+	nv_pmap_get(&c->all->superseded, ent->off, &actual, NULL);
 	if (rec <= actual)
-		return;
+		return 0;
 	if (!c->bad++) {
-		c->first = off;
+		c->first = ent->off;
 		c->recorded = rec;
 		c->actual = actual;
 	}
 	if (c->fix)
-		nv_put32(&ctx->fs, off + offsetof(struct nova_file_write_entry,
-						  invalid_pages), actual);
+		nv_put32(ent->fs, ent->off + offsetof(struct nova_file_write_entry,
+						      invalid_pages), actual);
+	return 0;
 }
 
 /*
@@ -602,7 +587,7 @@ static void check_superseded(struct nova_fsck *ctx, uint64_t ino,
 {
 	struct pages_ck pc = { .all = all };
 
-	walk_log_entries(ctx, &st->log, pages_fn, &pc);
+	walk_log(ctx, st, pages_fn, &pc);
 	if (!pc.bad ||
 	    !problem(ctx, PR_WRITE_SUPERSEDED, (unsigned long long)ino,
 		     (unsigned long long)pc.bad, pc.bad == 1 ? "y" : "ies",
@@ -612,7 +597,7 @@ static void check_superseded(struct nova_fsck *ctx, uint64_t ino,
 		return;
 	pc.fix = true;
 	pc.bad = 0;
-	walk_log_entries(ctx, &st->log, pages_fn, &pc);
+	walk_log(ctx, st, pages_fn, &pc);
 	fixed(ctx, PR_WRITE_SUPERSEDED, "inode %llu: superseded page counts corrected in %llu write entr%s",
 	      (unsigned long long)ino, (unsigned long long)pc.bad,
 	      pc.bad == 1 ? "y" : "ies");

@@ -29,14 +29,14 @@ static void repair_root(struct nova_fsck *ctx, uint64_t off,
 			const struct nova_inode *rroot)
 {
 	struct nv_fs *fs = &ctx->fs;
+	const struct nv_walk walk = { 0 };
 	struct nova_inode n;
 	struct nv_log lg;
 
 	if (root_ok(rroot)) {
 		n = *rroot;
-		nv_log_scan(fs, le64_to_cpu(root->log_head),
-			    le64_to_cpu(root->log_tail), &lg, NULL, NULL, NULL,
-			    NULL);
+		nv_log_walk(fs, le64_to_cpu(root->log_head),
+			    le64_to_cpu(root->log_tail), &lg, &walk);
 		if (!lg.err && !lg.chain_err && root->log_head) {
 			n.log_head = root->log_head;
 			n.log_tail = root->log_tail;

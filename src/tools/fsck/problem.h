@@ -86,7 +86,7 @@ enum fsck_problem_code {
 #define PR_LOG_BAD_NEXT_MSG \
 	"inode %llu: log page 0x%llx: next pointer 0x%llx %s%s"
 	/*
-	 * What the log walk (libnova's nv_log_scan(), as the kernel's
+	 * What the log walk (libnova's nv_log_walk(), as the kernel's
 	 * nova_log_walk() and replay) rejects, one code per enum nv_log_err;
 	 * the message is the walk's own (struct nv_log.msg)
 	 */

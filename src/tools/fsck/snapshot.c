@@ -17,7 +17,7 @@
 
 struct snap {
 	uint64_t *pages;		/* the whole chain */
-	size_t n, cap;
+	size_t n;
 	uint64_t records;
 	struct nova_range_node_lowhigh *r;
 };
@@ -33,32 +33,25 @@ static void snap_free(struct snap *sn)
 }
 
 /* The snapshot's page chain into @sn: NULL if the kernel would follow it */
-static const char *snap_pages(struct nova_fsck *ctx, uint64_t page,
+static const char *snap_pages(struct nova_fsck *ctx, uint64_t head,
 			      struct snap *sn)
 {
-	struct nv_fs *fs = &ctx->fs;
-	uint64_t i, *more;
+	const char *why = NULL;
+	struct nv_log lg;
 
-	if (!nv_page_valid(fs, page))
-		return "its first page is not a valid page";
-	while (page) {
-		if (!nv_page_valid(fs, page))
-			return "a page pointer is invalid";
-		for (i = 0; i < sn->n; i++)
-			if (sn->pages[i] == page)
-				return "its pages form a loop";
-		if (sn->n == sn->cap) {
-			sn->cap = sn->cap ? sn->cap * 2 : 8;
-			more = realloc(sn->pages, sn->cap * sizeof(*sn->pages));
-			if (!more)
-				return snap_oom;
-			sn->pages = more;
-		}
-		sn->pages[sn->n++] = page;
-		page = nv_get64(fs, pt_field(page, offsetof(struct nova_log_page_tail,
-							     next_page)));
-	}
-	return NULL;
+	if (nv_log_chain(&ctx->fs, head, &lg, NULL, NULL))
+		why = snap_oom;
+	else if (!lg.npages)
+		why = "its first page is not a valid page";
+	else if (lg.chain_err == NV_CHAIN_LOOP)
+		why = "its pages form a loop";
+	else if (lg.chain_err)
+		why = "a page pointer is invalid";
+	sn->pages = lg.pages;
+	sn->n = lg.npages;
+	lg.pages = NULL;
+	nv_log_free(&lg);
+	return why;
 }
 
 /* nova_snap_load() without applying: NULL if the kernel would use it */

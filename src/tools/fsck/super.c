@@ -4,7 +4,7 @@
  *
  * nova_check_super() on both copies, and their agreement; the replica is
  * in the file system's last block, or, when the primary is bad, found as
- * the kernel finds it (nova_replica_next() in nova_lib.h).  The state
+ * the kernel finds it (nv_load_super(): nova_find_super()).  The state
  * may hold only the clean and error bits.
  */
 #include <string.h>
@@ -46,28 +46,24 @@ static void check_replica(struct nova_fsck *ctx,
 	}
 }
 
-/* The primary is bad (@pwhy): the replica, found as the kernel finds it */
-static int use_replica(struct nova_fsck *ctx, const char *pwhy)
+/* The primary is bad: the replica nv_load_super() found (@found) */
+static int use_replica(struct nova_fsck *ctx, const struct nova_sb_search *s,
+		       bool found)
 {
 	struct nv_fs *fs = &ctx->fs;
-	const struct nova_super_block *r;
-	uint64_t roff, scanned;
-	const char *rwhy;
+	const struct nova_super_block *r = nv_ptr(fs, s->off);
 
-	roff = nv_find_replica(fs, &rwhy, &scanned);
-	if (!roff)
+	if (!found)
 		return fsck_fatal(ctx, "%s: no valid NOVA super block (primary: %s; replica: %s%s)",
-				  ctx->dev, pwhy, rwhy,
-				  scanned ? "; no other found on the device" : "");
-	r = nv_ptr(fs, roff);
-	nv_set_geometry(fs, r);
+				  ctx->dev, s->why, s->rwhy,
+				  s->scanned ? "; no other found on the device" : "");
 	ctx->sb_problems = true;
-	if (ctx->first_run && scanned && ctx->mode != MODE_PREEN)
+	if (ctx->first_run && s->scanned && ctx->mode != MODE_PREEN)
 		out(ctx, "replica super block found in block %llu by a search of %llu blocks",
-		    (unsigned long long)(roff >> NOVA_BLOCK_SHIFT),
-		    (unsigned long long)scanned);
-	if (problem(ctx, PR_SB_PRIMARY_BAD, pwhy,
-		    (unsigned long long)(roff >> NOVA_BLOCK_SHIFT))) {
+		    (unsigned long long)(s->off >> NOVA_BLOCK_SHIFT),
+		    (unsigned long long)s->scanned);
+	if (problem(ctx, PR_SB_PRIMARY_BAD, s->why,
+		    (unsigned long long)(s->off >> NOVA_BLOCK_SHIFT))) {
 		nv_put(fs, 0, r, NOVA_BLOCK_SIZE);
 		fixed(ctx, PR_SB_PRIMARY_BAD,
 		      "primary super block rewritten from the replica");
@@ -78,18 +74,16 @@ static int use_replica(struct nova_fsck *ctx, const char *pwhy)
 int pass_super(struct nova_fsck *ctx)
 {
 	struct nv_fs *fs = &ctx->fs;
-	const struct nova_super_block *p = nv_ptr(fs, 0);
-	const char *pwhy;
+	struct nova_sb_search s;
 	uint32_t state;
+	int which;
 
 	ctx->sb_problems = false;
-	pwhy = nova_check_super(p, fs->dev_size);
-	if (!pwhy) {
-		nv_set_geometry(fs, p);
-		check_replica(ctx, p);
-	} else if (use_replica(ctx, pwhy)) {
+	which = nv_load_super(fs, 0, &s);
+	if (!which)
+		check_replica(ctx, nv_ptr(fs, 0));
+	else if (use_replica(ctx, &s, which > 0))
 		return -1;
-	}
 	state = le32_to_cpu(fs->sb.s_state);
 	if (state & ~(NOVA_STATE_CLEAN | NOVA_STATE_ERROR)) {
 		ctx->sb_problems = true;

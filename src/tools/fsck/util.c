@@ -66,16 +66,7 @@ int fsck_fatal(struct nova_fsck *ctx, const char *fmt, ...)
 
 const char *type_str(uint32_t m)
 {
-	switch (m & S_IFMT) {
-	case S_IFDIR:	return "directory";
-	case S_IFREG:	return "regular file";
-	case S_IFLNK:	return "symlink";
-	case S_IFCHR:	return "character device";
-	case S_IFBLK:	return "block device";
-	case S_IFIFO:	return "fifo";
-	case S_IFSOCK:	return "socket";
-	}
-	return "inode";
+	return nv_type_name(m) ?: "inode";
 }
 
 /*

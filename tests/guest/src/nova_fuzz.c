@@ -75,10 +75,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tools/nova_shim.h"
-#include "nova_format.h"
-#include "nova_lib.h"
-#include "nova_ioctl.h"
+#include "tools/libnova.h"
 
 /* <linux/fs.h> clashes with <sys/mount.h> in glibc 2.36: define what we use */
 #ifndef BLKGETSIZE64
@@ -783,6 +780,7 @@ struct cat {
 	const char *name;
 	bool clean;
 	u8 *img;
+	struct nv_fs fs;	/* img, for libnova's log walker */
 	u64 nblocks;
 	u32 stripes, itbs, jpages;
 	struct cinode *in;
@@ -826,16 +824,68 @@ static int add_page(struct cat *c, u64 off, int kind, int inode, u32 hot)
 	return c->npg++;
 }
 
+/* An inode's log being catalogued, and the walk's guard limits */
+struct cat_log {
+	struct cat *c;
+	int ii;			/* index in cat.in */
+	int pages;		/* of the chain: at most 4096 */
+	long entries;		/* at most 200000 */
+};
+
+/* A page of the log's chain: catalogued, or the chain stops */
+static bool cat_log_page(void *arg, uint64_t page)
+{
+	struct cat_log *cl = arg;
+
+	if (cl->pages >= 4096 || add_page(cl->c, page, PK_LOG, cl->ii, BS) < 0)
+		return false;
+	cl->pages++;
+	return true;
+}
+
+static int cat_log_entry(const struct nv_entry *e, void *arg)
+{
+	struct cat_log *cl = arg;
+	struct cat *c = cl->c;
+	const u8 *p = e->p;
+	u16 mode = c->in[cl->ii].mode;
+
+	if (cl->entries++ >= 200000)
+		return 1;
+	PUSH(c->en, c->nen, c->capen);
+	c->en[c->nen++] = (struct centry){ e->off, (u16)e->size, p[0], cl->ii };
+	if (p[0] == NOVA_FILE_WRITE) {
+		const struct nova_file_write_entry *w = e->p;
+		u64 blk = le64toh(w->block);
+
+		if (blk && S_ISLNK(mode) && page_ok(c, blk))
+			add_page(c, blk, PK_SYMLINK, cl->ii, BS);
+		else if (blk && S_ISREG(mode) && c->ndata < 4096) {
+			PUSH(c->data, c->ndata, c->capdata);
+			c->data[c->ndata++] = blk;
+		}
+	}
+	return 0;
+}
+
+/*
+ * An inode's log, walked by libnova leniently (no checksums or
+ * trans_ids: a damaged log is catalogued as far as it goes)
+ */
 static void cat_inode(struct cat *c, u64 ino, u64 off)
 {
 	struct nova_inode *pi = (void *)(c->img + off);
+	struct cat_log cl = { .c = c };
+	const struct nv_walk w = {
+		.page_ok = cat_log_page, .page_arg = &cl,
+		.entry = cat_log_entry, .arg = &cl, .flags = NV_WALK_LENIENT,
+	};
+	struct nv_log lg;
 	struct cinode *ci;
-	u64 page, cur;
-	int guard, ii;
 
 	PUSH(c->in, c->nin, c->capin);
-	ii = c->nin++;
-	ci = &c->in[ii];
+	cl.ii = c->nin++;
+	ci = &c->in[cl.ii];
 	ci->ino = ino;
 	ci->off = off;
 	ci->mode = le16toh(pi->i_mode);
@@ -843,44 +893,11 @@ static void cat_inode(struct cat *c, u64 ino, u64 off)
 	ci->tail = le64toh(pi->log_tail);
 	ci->first_page = c->npg;
 	ci->first_entry = c->nen;
-	for (page = ci->head, guard = 0; page && page_ok(c, page) && guard < 4096;
-	     guard++) {
-		if (add_page(c, page, PK_LOG, ii, BS) < 0)
-			break;
-		page = getv(c->img + page + PT_NEXT, 8);
-	}
-	c->in[ii].npages = c->npg - c->in[ii].first_page;
-	cur = ci->head;
-	for (guard = 0; cur && ci->tail && cur != ci->tail && guard < 200000; guard++) {
-		u64 inp = cur & (BS - 1);
-		u8 *p = c->img + cur;
-		size_t sz;
-
-		if (inp >= PT_OFF || *p == NOVA_NEXT_PAGE) {
-			cur = getv(c->img + cur - inp + PT_NEXT, 8);
-			if (!page_ok(c, cur))
-				break;
-			continue;
-		}
-		sz = nova_entry_size(p, PT_OFF - inp);
-		if (!sz || inp + sz > PT_OFF)
-			break;
-		PUSH(c->en, c->nen, c->capen);
-		c->en[c->nen++] = (struct centry){ cur, (u16)sz, p[0], ii };
-		if (p[0] == NOVA_FILE_WRITE) {
-			const struct nova_file_write_entry *e = (const void *)p;
-			u64 blk = le64toh(e->block);
-
-			if (blk && S_ISLNK(ci->mode) && page_ok(c, blk))
-				add_page(c, blk, PK_SYMLINK, ii, BS);
-			else if (blk && S_ISREG(ci->mode) && c->ndata < 4096) {
-				PUSH(c->data, c->ndata, c->capdata);
-				c->data[c->ndata++] = blk;
-			}
-		}
-		cur += sz;
-	}
-	c->in[ii].nentries = c->nen - c->in[ii].first_entry;
+	if (nv_log_walk(&c->fs, ci->head, ci->tail, &lg, &w))
+		die("out of memory");
+	nv_log_free(&lg);
+	ci->npages = cl.pages;	/* the symlink's block after them */
+	ci->nentries = c->nen - ci->first_entry;
 }
 
 static void cat_build(struct cat *c, const char *name, u8 *img, bool clean)
@@ -896,6 +913,8 @@ static void cat_build(struct cat *c, const char *name, u8 *img, bool clean)
 	if (nova_check_super(sb, g_size))
 		die("base image %s: bad super block (%s)", name,
 		    nova_check_super(sb, g_size));
+	nv_open_mem(&c->fs, img, g_size);
+	nv_set_geometry(&c->fs, sb);
 	c->nblocks = le64toh(sb->s_num_blocks);
 	c->stripes = le32toh(sb->s_stripes);
 	c->itbs = le32toh(sb->s_itable_block_size);
@@ -996,47 +1015,20 @@ static void cat_summary(const struct cat *c)
 /* ------------------------------------------------------------------ */
 /* checksums                                                          */
 
-struct elayout {
-	int csum, flag, pages;
-};
-
-static struct elayout layout_of(u8 type)
-{
-	switch (type) {
-	case NOVA_FILE_WRITE:
-		return (struct elayout){ offsetof(struct nova_file_write_entry, e_csum),
-			offsetof(struct nova_file_write_entry, reassigned),
-			offsetof(struct nova_file_write_entry, invalid_pages) };
-	case NOVA_DIR_LOG:
-		return (struct elayout){ offsetof(struct nova_dentry, e_csum),
-			offsetof(struct nova_dentry, invalid), -1 };
-	case NOVA_SET_ATTR:
-		return (struct elayout){ offsetof(struct nova_setattr_entry, e_csum),
-			offsetof(struct nova_setattr_entry, invalid), -1 };
-	case NOVA_LINK_CHANGE:
-		return (struct elayout){ offsetof(struct nova_link_change_entry, e_csum),
-			offsetof(struct nova_link_change_entry, invalid), -1 };
-	case NOVA_MMAP_WRITE:
-		return (struct elayout){ offsetof(struct nova_mmap_entry, e_csum),
-			offsetof(struct nova_mmap_entry, invalid), -1 };
-	}
-	return (struct elayout){ -1, -1, -1 };
-}
-
-/* Recompute an entry's checksum as the kernel computes it */
+/*
+ * Recompute an entry's checksum as the kernel computes it (nova_lib.h
+ * nova_entry_csum()); not of xattr entries, nor of entries longer than
+ * the longest dentry
+ */
 static bool entry_fix(u8 *e, size_t size)
 {
-	struct elayout l = layout_of(e[0]);
-	u8 buf[NOVA_DENTRY_HEADER + NOVA_NAME_LEN + 1];
+	int csum = nova_entry_layout_of(e[0]).csum;
 
-	if (l.csum < 0 || size > sizeof(buf) || size < (size_t)l.csum + 4)
+	if (e[0] == NOVA_XATTR || csum < 0 ||
+	    size > NOVA_DENTRY_HEADER + NOVA_NAME_LEN + 1 ||
+	    size < (size_t)csum + 4)
 		return false;
-	memcpy(buf, e, size);
-	memset(buf + l.csum, 0, 4);
-	buf[l.flag] = 0;
-	if (l.pages >= 0)
-		memset(buf + l.pages, 0, 4);
-	putv(e + l.csum, 4, nova_crc32c(buf, size));
+	nova_entry_csum(e, size);
 	return true;
 }
 

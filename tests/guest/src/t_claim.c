@@ -45,12 +45,12 @@ static int die(const char *what)
 static void open_fs(struct nv_fs *fs, const char *dev, int mode)
 {
 	char err[256];
-	const char *why;
+	struct nova_sb_search s;
 
 	if (nv_open(fs, dev, mode, err, sizeof(err)))
 		die(err);
-	if (nv_load_super(fs, &why) < 0)
-		die(why);
+	if (nv_load_super(fs, 0, &s) < 0)
+		die(s.why);
 	if (nv_load_itables(fs))
 		die("inode tables");
 }
