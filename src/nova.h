@@ -167,6 +167,21 @@ struct nova_dir_node {
 	char name[];
 };
 
+/*
+ * A change of a directory's DRAM index, prepared before the operation
+ * commits (memory allocated) and applied after it (dir.c)
+ */
+struct nova_dir_change {
+	struct inode *dir;
+	struct nova_dir_node *dn;	/* the name's node, or a new one */
+	bool fresh;			/* a new node, not in the index yet */
+	bool reserved;			/* the cookie's slot is reserved */
+	u8 ftype;
+	u64 ino;
+	u64 cookie;
+	u64 de_off;
+};
+
 /* The extended attribute group a log replay is reading (xattr.c) */
 struct nova_xattr_replay {
 	u64 off;			/* its part 0 */
@@ -227,6 +242,25 @@ struct nova_inode_info {
 static inline struct nova_inode_info *NOVA_I(struct inode *inode)
 {
 	return container_of(inode, struct nova_inode_info, vfs_inode);
+}
+
+/*
+ * The link count and times of an inode as a namespace operation leaves
+ * them: its log entries record them before the VFS inode takes them
+ */
+struct nova_link_state {
+	unsigned int nlink;
+	struct timespec64 mtime;
+	struct timespec64 ctime;
+};
+
+static inline struct nova_link_state nova_link_state_of(const struct inode *inode)
+{
+	return (struct nova_link_state){
+		.nlink = inode->i_nlink,
+		.mtime = nova_get_mtime(inode),
+		.ctime = nova_get_ctime(inode),
+	};
 }
 
 /*
@@ -463,7 +497,8 @@ void nova_init_root_inode(struct super_block *sb, umode_t mode, kuid_t uid,
 struct inode *nova_new_inode(nova_idmap_t *idmap, struct inode *dir,
 			     umode_t mode, dev_t rdev, u64 *valid_word);
 void nova_evict_inode(struct inode *inode);
-int nova_append_link_change(struct inode *inode, u64 *tail);
+int nova_append_link_change(struct inode *inode,
+			    const struct nova_link_state *st, u64 *tail);
 void nova_link_change_committed(struct inode *inode);
 int nova_append_dead_dir_mark(struct inode *inode, u64 *tail);
 void nova_drop_dead_dir_mark(struct inode *inode);
@@ -533,14 +568,18 @@ int nova_symlink_read(struct inode *inode);
 extern const struct file_operations nova_dir_operations;
 struct nova_dir_node *nova_dir_find(struct inode *dir, const char *name,
 				    int len);
+int nova_dir_index_prepare(struct inode *dir, const char *name, int len,
+			   u64 ino, u8 ftype, u64 cookie, u64 de_off,
+			   struct nova_dir_change *c);
+void nova_dir_index_cancel(struct nova_dir_change *c);
+void nova_dir_index_apply(struct nova_dir_change *c);
 int nova_dir_index_add(struct inode *dir, const char *name, int len,
 		       u64 ino, u8 ftype, u64 cookie, u64 de_off);
 void nova_dir_index_remove(struct inode *dir, struct nova_dir_node *dn);
 void nova_dir_index_free(struct inode *dir);
-int nova_append_dentry(struct inode *dir, const struct qstr *name, u64 ino,
-		       umode_t mode, u64 *tail, u64 *de_off, u64 *cookie);
-int nova_write_dentry(struct inode *dir, const char *name, int len, u64 ino,
-		      u8 ftype, u64 cookie, u64 *tail, u64 *de_off);
+int nova_append_dentry(struct inode *dir, const struct nova_link_state *st,
+		       const struct qstr *name, u64 ino, umode_t mode,
+		       u64 *tail, u64 *de_off, u64 *cookie);
 int nova_rebuild_entry(struct super_block *sb, u64 off, const void *entry,
 		       size_t size, void *arg);
 
