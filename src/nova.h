@@ -636,8 +636,8 @@ int nova_acl_init(struct inode *inode, struct posix_acl *acl, int type);
 /* stats.c */
 int nova_stats_init(void);
 void nova_stats_exit(void);
-void nova_sysfs_init(struct super_block *sb);
-void nova_sysfs_exit(struct super_block *sb);
+void nova_proc_register(struct super_block *sb);
+void nova_proc_unregister(struct super_block *sb);
 
 /* ioctl.c */
 long nova_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
