@@ -1315,47 +1315,6 @@ static int nova_falloc_edges(struct nova_falloc *f)
 	return 0;
 }
 
-/* PUNCH_HOLE: a hole entry for the whole pages, the edges zeroed */
-static int nova_punch_hole(struct nova_falloc *f)
-{
-	pgoff_t first = DIV_ROUND_UP(f->offset, NOVA_BLOCK_SIZE);
-	pgoff_t tp = f->end >> NOVA_BLOCK_SHIFT;
-	int ret;
-
-	if (tp > first) {
-		ret = nova_push_run(&f->runs, &f->nr, &f->cap,
-				    (struct nova_run){ .pg = first, .n = tp - first });
-		if (ret)
-			return ret;
-	}
-	return nova_falloc_edges(f);
-}
-
-/* ZERO_RANGE: new zeroed blocks for the whole pages, the edges zeroed */
-static int nova_zero_range(struct nova_falloc *f)
-{
-	int ret;
-
-	/*
-	 * Growing: pages kept past the old EOF (preallocated) and the old
-	 * last page may hold bytes past it; the range is zeroed anyway
-	 */
-	nova_zero_grow(f->inode, f->inode->i_size,
-		       min(f->offset, f->new_size));
-	ret = nova_falloc_fill(f, true);
-	if (!ret)
-		ret = nova_falloc_edges(f);
-	return ret;
-}
-
-/* The default mode and KEEP_SIZE: zeroed blocks for the holes */
-static int nova_alloc_range(struct nova_falloc *f)
-{
-	/* growing: as ZERO_RANGE, up to the new size */
-	nova_zero_grow(f->inode, f->inode->i_size, f->new_size);
-	return nova_falloc_fill(f, false);
-}
-
 /* A mode failed: free the blocks of its runs */
 static void nova_falloc_drop(struct nova_falloc *f)
 {
@@ -1370,19 +1329,23 @@ static void nova_falloc_drop(struct nova_falloc *f)
 }
 
 /*
- * Commit the runs with the new size and times, with one tail store.
- * With no run, a new size or a PUNCH_HOLE or ZERO_RANGE (@log) is logged
- * with the times as attributes; else the times are logged at writeback.
+ * The end of a mode: the runs it built, or its error @ret.  Commit the
+ * runs with the new size and times, with one tail store.  With no run,
+ * a new size or a PUNCH_HOLE or ZERO_RANGE (@log) is logged with the
+ * times as attributes; else the times are logged at writeback.
  */
-static long nova_falloc_commit(struct nova_falloc *f, bool log)
+static long nova_falloc_commit(struct nova_falloc *f, long ret, bool log)
 {
 	struct inode *inode = f->inode;
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	struct timespec64 mtime = nova_get_mtime(inode);
 	struct timespec64 ctime = nova_get_ctime(inode);
 	bool committed;
-	long ret = 0;
 
+	if (ret) {
+		nova_falloc_drop(f);
+		return ret;
+	}
 	nova_touch_mctime(inode);
 	if (f->nr) {
 		int done = nova_commit_runs(inode, f->runs, f->nr, f->new_size,
@@ -1417,9 +1380,49 @@ static long nova_falloc_commit(struct nova_falloc *f, bool log)
 	return ret;
 }
 
+/* PUNCH_HOLE: a hole entry for the whole pages, the edges zeroed */
+static long nova_punch_hole(struct nova_falloc *f)
+{
+	pgoff_t first = DIV_ROUND_UP(f->offset, NOVA_BLOCK_SIZE);
+	pgoff_t tp = f->end >> NOVA_BLOCK_SHIFT;
+	int ret = 0;
+
+	if (tp > first)
+		ret = nova_push_run(&f->runs, &f->nr, &f->cap,
+				    (struct nova_run){ .pg = first, .n = tp - first });
+	if (!ret)
+		ret = nova_falloc_edges(f);
+	return nova_falloc_commit(f, ret, true);
+}
+
+/* ZERO_RANGE: new zeroed blocks for the whole pages, the edges zeroed */
+static long nova_zero_range(struct nova_falloc *f)
+{
+	int ret;
+
+	/*
+	 * Growing: pages kept past the old EOF (preallocated) and the old
+	 * last page may hold bytes past it; the range is zeroed anyway
+	 */
+	nova_zero_grow(f->inode, f->inode->i_size,
+		       min(f->offset, f->new_size));
+	ret = nova_falloc_fill(f, true);
+	if (!ret)
+		ret = nova_falloc_edges(f);
+	return nova_falloc_commit(f, ret, true);
+}
+
+/* The default mode and KEEP_SIZE: zeroed blocks for the holes */
+static long nova_alloc_range(struct nova_falloc *f)
+{
+	/* growing: as ZERO_RANGE, up to the new size */
+	nova_zero_grow(f->inode, f->inode->i_size, f->new_size);
+	return nova_falloc_commit(f, nova_falloc_fill(f, false), false);
+}
+
 /*
  * fallocate: the checks and locks all modes share, then the mode's
- * function (shift.c for COLLAPSE_RANGE and INSERT_RANGE)
+ * function (COLLAPSE_RANGE and INSERT_RANGE: shift.c)
  */
 long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 {
@@ -1427,16 +1430,14 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 	struct nova_falloc f = {
 		.inode = inode, .offset = offset, .end = offset + len,
 	};
-	bool cut = mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE);
+	bool shift = mode & (FALLOC_FL_COLLAPSE_RANGE | FALLOC_FL_INSERT_RANGE);
 	long ret;
 
 	if (nova_is_shutdown(inode->i_sb))
 		return -EIO;
-	/* the VFS lets neither be combined with another flag */
-	if (mode & (FALLOC_FL_COLLAPSE_RANGE | FALLOC_FL_INSERT_RANGE))
-		return nova_shift_range(file, mode, offset, len);
-	if (mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE |
-		     FALLOC_FL_ZERO_RANGE))
+	/* the VFS lets no flag be combined with a shift */
+	if (!shift && (mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE |
+				FALLOC_FL_ZERO_RANGE)))
 		return -EOPNOTSUPP;
 	if ((mode & FALLOC_FL_PUNCH_HOLE) && !(mode & FALLOC_FL_KEEP_SIZE))
 		return -EOPNOTSUPP;
@@ -1446,40 +1447,44 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 		return -ENODEV;
 
 	inode_lock(inode);
-	ret = inode_newsize_ok(inode, f.end);
+	ret = shift ? nova_shift_check(inode, mode, offset, len) :
+	      inode_newsize_ok(inode, f.end);
 	/*
 	 * Before the invalidate lock: dropping set-user-ID is a setattr,
-	 * which may run a GC that takes that lock.  The times:
-	 * nova_falloc_commit(), logged with the commit.
+	 * which may run a GC that takes that lock.  The times: logged with
+	 * the commit.
 	 */
 	if (!ret)
 		ret = file_remove_privs(file);
 	if (ret)
 		goto out_inode;
 	/*
-	 * PUNCH_HOLE and ZERO_RANGE free or replace the blocks of the range
-	 * (edge pages included): first wait until none of them is pinned,
-	 * before anything changes, and keep page faults out until the commit.
-	 * A signal ends the wait: the call fails, nothing changed.
+	 * Every mode but allocation frees, replaces or moves the blocks of
+	 * the range (PUNCH_HOLE and ZERO_RANGE: edge pages included; a
+	 * shift: to EOF, after stores through mappings are made durable):
+	 * first wait until none of them is pinned, before anything changes,
+	 * and keep page faults out until the commit.  A signal ends the
+	 * wait: the call fails, nothing changed.
 	 */
 	filemap_invalidate_lock(inode->i_mapping);
-	if (cut) {
+	if (shift)
+		ret = nova_break_layouts_flush(inode, offset, LLONG_MAX);
+	else if (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE))
 		ret = nova_break_layouts(inode, offset, f.end - 1);
-		if (ret)
-			goto out;
-	}
+	if (ret)
+		goto out;
 	f.new_size = (mode & FALLOC_FL_KEEP_SIZE) ? inode->i_size :
 		     max_t(loff_t, inode->i_size, f.end);
-	if (mode & FALLOC_FL_PUNCH_HOLE)
+	if (mode & FALLOC_FL_COLLAPSE_RANGE)
+		ret = nova_shift_collapse(inode, offset, len);
+	else if (mode & FALLOC_FL_INSERT_RANGE)
+		ret = nova_shift_insert(inode, offset, len);
+	else if (mode & FALLOC_FL_PUNCH_HOLE)
 		ret = nova_punch_hole(&f);
 	else if (mode & FALLOC_FL_ZERO_RANGE)
 		ret = nova_zero_range(&f);
 	else
 		ret = nova_alloc_range(&f);
-	if (ret)
-		nova_falloc_drop(&f);
-	else
-		ret = nova_falloc_commit(&f, cut);
 out:
 	filemap_invalidate_unlock(inode->i_mapping);
 	kfree(f.runs);

@@ -588,7 +588,10 @@ ssize_t nova_dax_write_iter(struct kiocb *iocb, struct iov_iter *from);
 int nova_fault_alloc(struct inode *inode, pgoff_t pg, u64 *blk);
 
 /* shift.c */
-long nova_shift_range(struct file *file, int mode, loff_t offset, loff_t len);
+int nova_shift_check(struct inode *inode, int mode, loff_t offset,
+		     loff_t len);
+long nova_shift_collapse(struct inode *inode, loff_t offset, loff_t len);
+long nova_shift_insert(struct inode *inode, loff_t offset, loff_t len);
 
 /* gc.c */
 void nova_fast_gc(struct super_block *sb, struct inode *inode, u64 keep);
