@@ -1184,7 +1184,6 @@ static int nova_zero_edge(struct inode *inode, pgoff_t pg, loff_t start,
 	return ret;
 }
 
-/* Does fallocate leave page @p as it is? */
 /*
  * Zero @n blocks from @blk, durable, 2 MiB at a time: a fallocate of
  * gigabytes must not hold the CPU (soft lockups, xfstests generic/103).
@@ -1203,6 +1202,27 @@ static void nova_zero_blocks(struct super_block *sb, unsigned long blk,
 	}
 }
 
+/*
+ * fallocate, one function per mode (as ext4): the default mode and
+ * KEEP_SIZE allocate zeroed blocks for the holes in the range.
+ * PUNCH_HOLE and ZERO_RANGE give partial edge pages new blocks with the
+ * range zeroed (in place in in-place mode or on a full device);
+ * PUNCH_HOLE logs a hole entry (block 0) for the whole pages, ZERO_RANGE
+ * gives them new zeroed blocks (and fills holes), so the range stays
+ * allocated.  Each mode builds the runs of one call, which
+ * nova_falloc_commit() commits with one tail store, the edge pages'
+ * entries with the rest: in copy-on-write mode a crash leaves the whole
+ * operation or nothing.  COLLAPSE_RANGE and INSERT_RANGE: shift.c.
+ */
+struct nova_falloc {
+	struct inode *inode;
+	loff_t offset, end;		/* the range */
+	loff_t new_size;
+	struct nova_run *runs;		/* in page order */
+	int nr, cap;
+};
+
+/* Does fallocate leave page @p as it is? */
 static bool nova_falloc_keep(struct inode *inode, pgoff_t p, bool zero,
 			     pgoff_t zfirst, pgoff_t zend)
 {
@@ -1210,191 +1230,137 @@ static bool nova_falloc_keep(struct inode *inode, pgoff_t p, bool zero,
 }
 
 /*
- * fallocate: the default mode and KEEP_SIZE allocate zeroed blocks for
- * the holes in the range.  PUNCH_HOLE and ZERO_RANGE give partial edge
- * pages new blocks with the range zeroed (in place in in-place mode or on
- * a full device); PUNCH_HOLE logs a hole entry (block 0) for the whole
- * pages, ZERO_RANGE gives them new zeroed blocks (and fills holes), so the
- * range stays allocated.  Each is committed by one tail store, the edge
- * pages' entries with the rest: in copy-on-write mode a crash leaves the
- * whole operation or nothing.  COLLAPSE_RANGE and INSERT_RANGE: shift.c.
+ * Zeroed blocks for every hole in the range; with @zero (ZERO_RANGE)
+ * also in place of every whole page (partial pages at the edges:
+ * nova_falloc_edges()).
  */
-long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
+static int nova_falloc_fill(struct nova_falloc *f, bool zero)
 {
-	struct inode *inode = file_inode(file);
+	struct inode *inode = f->inode;
 	struct super_block *sb = inode->i_sb;
-	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
-	bool keep = mode & FALLOC_FL_KEEP_SIZE;
-	loff_t end = offset + len, new_size;
-	struct nova_run *runs = NULL;
-	int nr = 0, cap = 0;
-	bool head_edge = false, tail_edge = false, committed = false;
-	struct timespec64 mtime, ctime;
-	pgoff_t tp = 0;
-	long ret;
+	pgoff_t pg = f->offset >> NOVA_BLOCK_SHIFT;
+	pgoff_t last = (f->end - 1) >> NOVA_BLOCK_SHIFT;
+	pgoff_t zfirst = DIV_ROUND_UP(f->offset, NOVA_BLOCK_SIZE);
+	pgoff_t zend = f->end >> NOVA_BLOCK_SHIFT;
+	int ret;
 
-	if (nova_is_shutdown(sb))
-		return -EIO;
-	/* the VFS lets neither be combined with another flag */
-	if (mode & (FALLOC_FL_COLLAPSE_RANGE | FALLOC_FL_INSERT_RANGE))
-		return nova_shift_range(file, mode, offset, len);
-	if (mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE |
-		     FALLOC_FL_ZERO_RANGE))
-		return -EOPNOTSUPP;
-	if ((mode & FALLOC_FL_PUNCH_HOLE) && !keep)
-		return -EOPNOTSUPP;
-	if ((mode & FALLOC_FL_PUNCH_HOLE) && (mode & FALLOC_FL_ZERO_RANGE))
-		return -EOPNOTSUPP;
-	if (!S_ISREG(inode->i_mode))
-		return -ENODEV;
+	while (pg <= last) {
+		struct nova_run r = { .pg = pg };
+		unsigned long n;
 
-	inode_lock(inode);
-	ret = inode_newsize_ok(inode, end);
-	if (ret)
-		goto out_inode;
-	/*
-	 * Before the invalidate lock: dropping set-user-ID is a setattr,
-	 * which may run a GC that takes that lock.  The times:
-	 * nova_touch_mctime() below, logged with the commit.
-	 */
-	ret = file_remove_privs(file);
-	if (ret)
-		goto out_inode;
-	/*
-	 * PUNCH_HOLE and ZERO_RANGE free or replace the blocks of the range
-	 * (edge pages included): first wait until none of them is pinned,
-	 * before anything changes, and keep page faults out until the commit.
-	 * A signal ends the wait: the call fails, nothing changed.
-	 */
-	filemap_invalidate_lock(inode->i_mapping);
-	if (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) {
-		ret = nova_break_layouts(inode, offset, end - 1);
-		if (ret)
-			goto out;
-	}
-	new_size = keep ? inode->i_size : max_t(loff_t, inode->i_size, end);
-	/*
-	 * Growing: pages the range keeps (preallocated past EOF) and the
-	 * old last page may hold bytes past the old EOF; ZERO_RANGE zeroes
-	 * its own range
-	 */
-	nova_zero_grow(inode, inode->i_size,
-		       (mode & FALLOC_FL_ZERO_RANGE) ? min(offset, new_size) :
-		       new_size);
-
-	/* runs in page order: head edge, whole pages, tail edge */
-	if (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) {
-		pgoff_t hp = offset >> NOVA_BLOCK_SHIFT;
-
-		tp = end >> NOVA_BLOCK_SHIFT;
-		head_edge = offset & (NOVA_BLOCK_SIZE - 1);
-		tail_edge = (end & (NOVA_BLOCK_SIZE - 1)) &&
-			    (tp != hp || !(offset & (NOVA_BLOCK_SIZE - 1)));
-	}
-	if (mode & FALLOC_FL_PUNCH_HOLE) {
-		pgoff_t first = DIV_ROUND_UP(offset, NOVA_BLOCK_SIZE);
-		struct nova_run hole = { .pg = first, .n = tp - first };
-
-		if (tp > first) {
-			ret = nova_push_run(&runs, &nr, &cap, hole);
-			if (ret)
-				goto out_free;
+		if (nova_falloc_keep(inode, pg, zero, zfirst, zend)) {
+			pg++;
+			continue;
 		}
-	}
-	if (!(mode & FALLOC_FL_PUNCH_HOLE)) {
-		pgoff_t pg = offset >> NOVA_BLOCK_SHIFT;
-		pgoff_t last = (end - 1) >> NOVA_BLOCK_SHIFT;
-		pgoff_t zfirst = DIV_ROUND_UP(offset, NOVA_BLOCK_SIZE);
-		pgoff_t zend = end >> NOVA_BLOCK_SHIFT;
-		bool zero = mode & FALLOC_FL_ZERO_RANGE;
-
-		/*
-		 * Zeroed blocks for every hole in the range; for ZERO_RANGE
-		 * also in place of every whole page (partial pages at the
-		 * edges were zeroed above).
-		 */
-		while (pg <= last) {
-			struct nova_run r = { .pg = pg };
-			unsigned long n;
-
-			if (nova_falloc_keep(inode, pg, zero, zfirst, zend)) {
-				pg++;
-				continue;
-			}
-			for (n = 1; pg + n <= last &&
-			     !nova_falloc_keep(inode, pg + n, zero, zfirst, zend);
-			     n++)
-				;
-			ret = -ENOSPC;
-			if (IS_ALIGNED(pg, NOVA_HUGE_BLOCKS) && n >= NOVA_HUGE_BLOCKS)
-				ret = nova_new_aligned_blocks(sb, &r.blk,
-							      round_down(n, NOVA_HUGE_BLOCKS));
-			if (ret < 0)
-				ret = nova_new_data_blocks(sb, &r.blk, n);
-			if (ret < 0)
-				break;
-			r.n = ret;
-			ret = nova_reserve_pages(inode, pg, r.n);
-			if (!ret) {
-				nova_zero_blocks(sb, r.blk, r.n);
-				ret = nova_push_run(&runs, &nr, &cap, r);
-				if (ret)
-					nova_release_pages(inode, pg, r.n);
-			}
-			if (ret) {
-				nova_free_blocks(sb, r.blk, r.n);
-				break;
-			}
-			pg += r.n;
-		}
+		for (n = 1; pg + n <= last &&
+		     !nova_falloc_keep(inode, pg + n, zero, zfirst, zend); n++)
+			;
+		ret = -ENOSPC;
+		if (IS_ALIGNED(pg, NOVA_HUGE_BLOCKS) && n >= NOVA_HUGE_BLOCKS)
+			ret = nova_new_aligned_blocks(sb, &r.blk,
+						      round_down(n, NOVA_HUGE_BLOCKS));
 		if (ret < 0)
-			goto out_free;
+			ret = nova_new_data_blocks(sb, &r.blk, n);
+		if (ret < 0)
+			return ret;
+		r.n = ret;
+		ret = nova_reserve_pages(inode, pg, r.n);
+		if (!ret) {
+			nova_zero_blocks(sb, r.blk, r.n);
+			ret = nova_push_run(&f->runs, &f->nr, &f->cap, r);
+			if (ret)
+				nova_release_pages(inode, pg, r.n);
+		}
+		if (ret) {
+			nova_free_blocks(sb, r.blk, r.n);
+			return ret;
+		}
+		pg += r.n;
 	}
-	/*
-	 * The edges last, so that on a nearly full device the whole pages
-	 * get the blocks and the edges fall back to zeroing in place; the
-	 * head edge's run then moves to the front.
-	 */
-	if (head_edge) {
-		pgoff_t hp = offset >> NOVA_BLOCK_SHIFT;
-		int before = nr;
+	return 0;
+}
 
-		ret = nova_zero_edge(inode, hp, offset,
-				     min_t(loff_t, end, (loff_t)(hp + 1) <<
-					   NOVA_BLOCK_SHIFT), &runs, &nr, &cap);
+/*
+ * PUNCH_HOLE and ZERO_RANGE: zero the partial pages at the edges of the
+ * range.  They come last, so that on a nearly full device the whole
+ * pages get the blocks and the edges fall back to zeroing in place; the
+ * head edge's run then moves to the front.
+ */
+static int nova_falloc_edges(struct nova_falloc *f)
+{
+	pgoff_t hp = f->offset >> NOVA_BLOCK_SHIFT;
+	pgoff_t tp = f->end >> NOVA_BLOCK_SHIFT;
+	bool head = f->offset & (NOVA_BLOCK_SIZE - 1);
+	bool tail = (f->end & (NOVA_BLOCK_SIZE - 1)) && (tp != hp || !head);
+	int ret, before = f->nr;
+
+	if (head) {
+		ret = nova_zero_edge(f->inode, hp, f->offset,
+				     min_t(loff_t, f->end, (loff_t)(hp + 1) <<
+					   NOVA_BLOCK_SHIFT),
+				     &f->runs, &f->nr, &f->cap);
 		if (ret)
-			goto out_free;
-		if (nr > before && nr > 1) {
-			struct nova_run r = runs[nr - 1];
+			return ret;
+		if (f->nr > before && f->nr > 1) {
+			struct nova_run r = f->runs[f->nr - 1];
 
-			memmove(&runs[1], &runs[0], (nr - 1) * sizeof(*runs));
-			runs[0] = r;
+			memmove(&f->runs[1], &f->runs[0],
+				(f->nr - 1) * sizeof(*f->runs));
+			f->runs[0] = r;
 		}
 	}
-	if (tail_edge) {
-		ret = nova_zero_edge(inode, tp, (loff_t)tp << NOVA_BLOCK_SHIFT,
-				     end, &runs, &nr, &cap);
-		if (ret)
-			goto out_free;
+	if (tail)
+		return nova_zero_edge(f->inode, tp, (loff_t)tp << NOVA_BLOCK_SHIFT,
+				      f->end, &f->runs, &f->nr, &f->cap);
+	return 0;
+}
+
+/* A mode failed: free the blocks of its runs */
+static void nova_falloc_drop(struct nova_falloc *f)
+{
+	while (f->nr--) {
+		struct nova_run *r = &f->runs[f->nr];
+
+		if (!r->blk)
+			continue;
+		nova_free_blocks(f->inode->i_sb, r->blk, r->n);
+		nova_release_pages(f->inode, r->pg, r->n);
 	}
-	mtime = nova_get_mtime(inode);
-	ctime = nova_get_ctime(inode);
+}
+
+/*
+ * The end of a mode: the runs it built, or its error @ret.  Commit the
+ * runs with the new size and times, with one tail store.  With no run,
+ * a new size or a PUNCH_HOLE or ZERO_RANGE (@log) is logged with the
+ * times as attributes; else the times are logged at writeback.
+ */
+static long nova_falloc_commit(struct nova_falloc *f, long ret, bool log)
+{
+	struct inode *inode = f->inode;
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	struct timespec64 mtime = nova_get_mtime(inode);
+	struct timespec64 ctime = nova_get_ctime(inode);
+	bool committed;
+
+	if (ret) {
+		nova_falloc_drop(f);
+		return ret;
+	}
 	nova_touch_mctime(inode);
-	if (nr) {
-		int done = nova_commit_runs(inode, runs, nr, new_size, false,
-					    NULL);
+	if (f->nr) {
+		int done = nova_commit_runs(inode, f->runs, f->nr, f->new_size,
+					    false, NULL);
 
 		if (done < 0)
 			ret = done;
-		else if (done < nr)
+		else if (done < f->nr)
 			ret = -ENOSPC;
 		committed = done > 0;
-	} else if (new_size != inode->i_size ||
-		   (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE))) {
+	} else if (f->new_size != inode->i_size || log) {
 		loff_t old_size = inode->i_size;
 
 		mutex_lock(&sih->log_mutex);
-		inode->i_size = new_size;
+		inode->i_size = f->new_size;
 		ret = nova_log_attr(inode, false);
 		if (ret)
 			inode->i_size = old_size;	/* not in the log */
@@ -1411,17 +1377,117 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 		nova_set_ctime(inode, ctime);
 	}
 	i_size_write(inode, inode->i_size);
-	goto out;
-out_free:
-	while (nr--) {
-		if (!runs[nr].blk)
-			continue;
-		nova_free_blocks(sb, runs[nr].blk, runs[nr].n);
-		nova_release_pages(inode, runs[nr].pg, runs[nr].n);
-	}
+	return ret;
+}
+
+/* PUNCH_HOLE: a hole entry for the whole pages, the edges zeroed */
+static long nova_punch_hole(struct nova_falloc *f)
+{
+	pgoff_t first = DIV_ROUND_UP(f->offset, NOVA_BLOCK_SIZE);
+	pgoff_t tp = f->end >> NOVA_BLOCK_SHIFT;
+	int ret = 0;
+
+	if (tp > first)
+		ret = nova_push_run(&f->runs, &f->nr, &f->cap,
+				    (struct nova_run){ .pg = first, .n = tp - first });
+	if (!ret)
+		ret = nova_falloc_edges(f);
+	return nova_falloc_commit(f, ret, true);
+}
+
+/* ZERO_RANGE: new zeroed blocks for the whole pages, the edges zeroed */
+static long nova_zero_range(struct nova_falloc *f)
+{
+	int ret;
+
+	/*
+	 * Growing: pages kept past the old EOF (preallocated) and the old
+	 * last page may hold bytes past it; the range is zeroed anyway
+	 */
+	nova_zero_grow(f->inode, f->inode->i_size,
+		       min(f->offset, f->new_size));
+	ret = nova_falloc_fill(f, true);
+	if (!ret)
+		ret = nova_falloc_edges(f);
+	return nova_falloc_commit(f, ret, true);
+}
+
+/* The default mode and KEEP_SIZE: zeroed blocks for the holes */
+static long nova_alloc_range(struct nova_falloc *f)
+{
+	/* growing: as ZERO_RANGE, up to the new size */
+	nova_zero_grow(f->inode, f->inode->i_size, f->new_size);
+	return nova_falloc_commit(f, nova_falloc_fill(f, false), false);
+}
+
+/*
+ * fallocate: the checks and locks all modes share, then the mode's
+ * function (COLLAPSE_RANGE and INSERT_RANGE: shift.c)
+ */
+long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
+{
+	struct inode *inode = file_inode(file);
+	struct nova_falloc f = {
+		.inode = inode, .offset = offset, .end = offset + len,
+	};
+	bool shift = mode & (FALLOC_FL_COLLAPSE_RANGE | FALLOC_FL_INSERT_RANGE);
+	long ret;
+
+	if (nova_is_shutdown(inode->i_sb))
+		return -EIO;
+	/* the VFS lets no flag be combined with a shift */
+	if (!shift && (mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE |
+				FALLOC_FL_ZERO_RANGE)))
+		return -EOPNOTSUPP;
+	if ((mode & FALLOC_FL_PUNCH_HOLE) && !(mode & FALLOC_FL_KEEP_SIZE))
+		return -EOPNOTSUPP;
+	if ((mode & FALLOC_FL_PUNCH_HOLE) && (mode & FALLOC_FL_ZERO_RANGE))
+		return -EOPNOTSUPP;
+	if (!S_ISREG(inode->i_mode))
+		return -ENODEV;
+
+	inode_lock(inode);
+	ret = shift ? nova_shift_check(inode, mode, offset, len) :
+	      inode_newsize_ok(inode, f.end);
+	/*
+	 * Before the invalidate lock: dropping set-user-ID is a setattr,
+	 * which may run a GC that takes that lock.  The times: logged with
+	 * the commit.
+	 */
+	if (!ret)
+		ret = file_remove_privs(file);
+	if (ret)
+		goto out_inode;
+	/*
+	 * Every mode but allocation frees, replaces or moves the blocks of
+	 * the range (PUNCH_HOLE and ZERO_RANGE: edge pages included; a
+	 * shift: to EOF, after stores through mappings are made durable):
+	 * first wait until none of them is pinned, before anything changes,
+	 * and keep page faults out until the commit.  A signal ends the
+	 * wait: the call fails, nothing changed.
+	 */
+	filemap_invalidate_lock(inode->i_mapping);
+	if (shift)
+		ret = nova_break_layouts_flush(inode, offset, LLONG_MAX);
+	else if (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE))
+		ret = nova_break_layouts(inode, offset, f.end - 1);
+	if (ret)
+		goto out;
+	f.new_size = (mode & FALLOC_FL_KEEP_SIZE) ? inode->i_size :
+		     max_t(loff_t, inode->i_size, f.end);
+	if (mode & FALLOC_FL_COLLAPSE_RANGE)
+		ret = nova_shift_collapse(inode, offset, len);
+	else if (mode & FALLOC_FL_INSERT_RANGE)
+		ret = nova_shift_insert(inode, offset, len);
+	else if (mode & FALLOC_FL_PUNCH_HOLE)
+		ret = nova_punch_hole(&f);
+	else if (mode & FALLOC_FL_ZERO_RANGE)
+		ret = nova_zero_range(&f);
+	else
+		ret = nova_alloc_range(&f);
 out:
 	filemap_invalidate_unlock(inode->i_mapping);
-	kfree(runs);
+	kfree(f.runs);
 out_inode:
 	inode_unlock(inode);
 	return ret;

@@ -59,60 +59,110 @@ void nova_dir_index_remove(struct inode *dir, struct nova_dir_node *dn)
 	kfree(dn);
 }
 
+/* Put a new node into the name tree */
+static void nova_dir_link(struct nova_inode_info_header *sih,
+			  struct nova_dir_node *dn)
+{
+	struct rb_node **p = &sih->dir_tree.rb_node, *parent = NULL;
+
+	while (*p) {
+		parent = *p;
+		p = nova_dir_cmp(dn->hash, dn->name, dn->name_len,
+				 rb_entry(parent, struct nova_dir_node, node)) < 0 ?
+		    &parent->rb_left : &parent->rb_right;
+	}
+	rb_link_node(&dn->node, parent, p);
+	rb_insert_color(&dn->node, &sih->dir_tree);
+	sih->dir_entries++;
+	sih->dir_name_bytes += NOVA_DENTRY_LEN(dn->name_len);
+}
+
+/*
+ * Prepare @name -> @ino (a new name, or an existing one re-pointed): the
+ * node and the cookie's slot are allocated here, so that
+ * nova_dir_index_apply() cannot fail.  -ENOMEM, or -EBUSY for a cookie
+ * another name has.  Caller holds the directory.
+ */
+int nova_dir_index_prepare(struct inode *dir, const char *name, int len,
+			   u64 ino, u8 ftype, u64 cookie, u64 de_off,
+			   struct nova_dir_change *c)
+{
+	struct nova_inode_info_header *sih = &NOVA_I(dir)->header;
+	int ret;
+
+	*c = (struct nova_dir_change){
+		.dir = dir, .ino = ino, .ftype = ftype, .cookie = cookie,
+		.de_off = de_off,
+		.dn = nova_dir_find(dir, name, len),
+	};
+	/* same name again with its cookie: a GC'd log repeats cookies */
+	if (c->dn && c->dn->cookie == cookie)
+		return 0;
+	if (xa_load(&sih->dir_cookies, cookie))
+		return -EBUSY;
+	if (!c->dn) {
+		c->dn = kmalloc(struct_size(c->dn, name, len + 1), GFP_KERNEL);
+		if (!c->dn)
+			return -ENOMEM;
+		c->fresh = true;
+		c->dn->hash = nova_name_hash(name, len);
+		c->dn->name_len = len;
+		memcpy(c->dn->name, name, len);
+		c->dn->name[len] = '\0';
+	}
+	ret = xa_reserve(&sih->dir_cookies, cookie, GFP_KERNEL);
+	if (ret) {
+		nova_dir_index_cancel(c);
+		return ret;
+	}
+	c->reserved = true;
+	return 0;
+}
+
+/* A prepared change that will not be applied */
+void nova_dir_index_cancel(struct nova_dir_change *c)
+{
+	if (c->reserved)
+		xa_release(&NOVA_I(c->dir)->header.dir_cookies, c->cookie);
+	if (c->fresh)
+		kfree(c->dn);
+	c->reserved = false;
+	c->fresh = false;
+}
+
+/* Make a prepared change: nothing to allocate, it cannot fail */
+void nova_dir_index_apply(struct nova_dir_change *c)
+{
+	struct nova_inode_info_header *sih = &NOVA_I(c->dir)->header;
+	struct nova_dir_node *dn = c->dn;
+
+	if (c->reserved) {
+		/* a reserved slot: the store allocates nothing */
+		WARN_ON_ONCE(xa_is_err(xa_store(&sih->dir_cookies, c->cookie,
+						dn, GFP_NOWAIT)));
+		if (!c->fresh)
+			xa_erase(&sih->dir_cookies, dn->cookie);
+	}
+	dn->ino = c->ino;
+	dn->file_type = c->ftype;
+	dn->cookie = c->cookie;
+	dn->de_off = c->de_off;
+	if (c->fresh)
+		nova_dir_link(sih, dn);
+}
+
 /* Add @name -> @ino, or re-point an existing @name */
 int nova_dir_index_add(struct inode *dir, const char *name, int len,
 		       u64 ino, u8 ftype, u64 cookie, u64 de_off)
 {
-	struct nova_inode_info_header *sih = &NOVA_I(dir)->header;
-	struct rb_node **p = &sih->dir_tree.rb_node, *parent = NULL;
-	u32 hash = nova_name_hash(name, len);
-	struct nova_dir_node *dn;
+	struct nova_dir_change c;
 	int ret;
 
-	while (*p) {
-		int c;
-
-		parent = *p;
-		dn = rb_entry(parent, struct nova_dir_node, node);
-		c = nova_dir_cmp(hash, name, len, dn);
-		if (!c) {
-			/* same name again: re-point (a GC'd log repeats cookies) */
-			if (dn->cookie != cookie) {
-				ret = xa_insert(&sih->dir_cookies, cookie, dn,
-						GFP_KERNEL);
-				if (ret)
-					return ret;
-				xa_erase(&sih->dir_cookies, dn->cookie);
-			}
-			dn->ino = ino;
-			dn->file_type = ftype;
-			dn->cookie = cookie;
-			dn->de_off = de_off;
-			return 0;
-		}
-		p = c < 0 ? &parent->rb_left : &parent->rb_right;
-	}
-	dn = kmalloc(struct_size(dn, name, len + 1), GFP_KERNEL);
-	if (!dn)
-		return -ENOMEM;
-	ret = xa_insert(&sih->dir_cookies, cookie, dn, GFP_KERNEL);
-	if (ret) {
-		kfree(dn);
-		return ret;
-	}
-	dn->hash = hash;
-	dn->name_len = len;
-	memcpy(dn->name, name, len);
-	dn->name[len] = '\0';
-	dn->ino = ino;
-	dn->file_type = ftype;
-	dn->cookie = cookie;
-	dn->de_off = de_off;
-	rb_link_node(&dn->node, parent, p);
-	rb_insert_color(&dn->node, &sih->dir_tree);
-	sih->dir_entries++;
-	sih->dir_name_bytes += NOVA_DENTRY_LEN(len);
-	return 0;
+	ret = nova_dir_index_prepare(dir, name, len, ino, ftype, cookie, de_off,
+				     &c);
+	if (!ret)
+		nova_dir_index_apply(&c);
+	return ret;
 }
 
 void nova_dir_index_free(struct inode *dir)
@@ -130,46 +180,44 @@ void nova_dir_index_free(struct inode *dir)
 }
 
 /*
- * Append a directory entry for @name -> @ino (0: removal) with readdir
- * cookie @cookie to @dir's log at the working tail; it records the
- * directory's link count and times as they are after the operation, so
- * the caller updates those first.  Not visible before the caller commits.
+ * Append a directory entry for @name -> @ino (0: removal) to @dir's log
+ * at the working tail; it records the link count and mtime the
+ * directory has after the operation, @st (NULL: as it is).  Its readdir
+ * cookie (@cookie) is its trans_id.  Not visible before the caller
+ * commits.
  */
-int nova_write_dentry(struct inode *dir, const char *name, int len, u64 ino,
-		      u8 ftype, u64 cookie, u64 *tail, u64 *de_off)
+int nova_append_dentry(struct inode *dir, const struct nova_link_state *st,
+		       const struct qstr *name, u64 ino, umode_t mode,
+		       u64 *tail, u64 *de_off, u64 *cookie)
 {
 	struct nova_inode_info_header *sih = &NOVA_I(dir)->header;
+	struct nova_link_state now;
 	struct nova_dentry buf;
 	struct nova_dentry *de = &buf;
+	int len = name->len;
 	u16 de_len = NOVA_DENTRY_LEN(len);
 
 	if (len > NOVA_NAME_LEN || !len)
 		return -ENAMETOOLONG;
+	if (!st) {
+		now = nova_link_state_of(dir);
+		st = &now;
+	}
 	memset(de, 0, de_len);
 	de->entry_type = NOVA_DIR_LOG;
 	de->name_len = len;
 	de->de_len = cpu_to_le16(de_len);
-	de->file_type = ino ? ftype : DT_UNKNOWN;
-	de->links_count = cpu_to_le32(dir->i_nlink);
-	de->mtime = cpu_to_le64(nova_ts_to_ns(nova_get_mtime(dir)));
+	de->file_type = ino ? fs_umode_to_dtype(mode) : DT_UNKNOWN;
+	de->links_count = cpu_to_le32(st->nlink);
+	de->mtime = cpu_to_le64(nova_ts_to_ns(st->mtime));
 	de->ino = cpu_to_le64(ino);
-	de->cookie = cpu_to_le64(cookie);
+	if (cookie)
+		*cookie = sih->trans_id;
+	de->cookie = cpu_to_le64(sih->trans_id);
 	de->trans_id = cpu_to_le64(sih->trans_id++);
-	memcpy(de->name, name, len);
+	memcpy(de->name, name->name, len);
 	nova_entry_csum(de, de_len);
 	return nova_log_append(dir->i_sb, dir, de, de_len, tail, de_off);
-}
-
-/* A new name (or removal): its cookie is the entry's trans_id */
-int nova_append_dentry(struct inode *dir, const struct qstr *name, u64 ino,
-		       umode_t mode, u64 *tail, u64 *de_off, u64 *cookie)
-{
-	u64 ck = NOVA_I(dir)->header.trans_id;
-
-	if (cookie)
-		*cookie = ck;
-	return nova_write_dentry(dir, name->name, name->len, ino,
-				 fs_umode_to_dtype(mode), ck, tail, de_off);
 }
 
 /* Log replay: one directory entry (called from the inode's log walk) */

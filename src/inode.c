@@ -762,18 +762,24 @@ struct inode *nova_new_inode(nova_idmap_t *idmap, struct inode *dir,
 
 /* ---- attribute log entries ---- */
 
-int nova_append_link_change(struct inode *inode, u64 *tail)
+/*
+ * A link-change entry: the link count and ctime @inode has after the
+ * operation, @st (NULL: as it is), and its flags and generation
+ */
+int nova_append_link_change(struct inode *inode,
+			    const struct nova_link_state *st, u64 *tail)
 {
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
-	struct nova_link_change_entry e = {
-		.entry_type = NOVA_LINK_CHANGE,
-		.links = cpu_to_le32(inode->i_nlink),
-		.ctime = cpu_to_le64(nova_ts_to_ns(nova_get_ctime(inode))),
-		.flags = cpu_to_le32(sih->flags),
-		.generation = cpu_to_le32(inode->i_generation),
-		.trans_id = cpu_to_le64(sih->trans_id++),
-	};
+	struct nova_link_state now = nova_link_state_of(inode);
+	struct nova_link_change_entry e = { .entry_type = NOVA_LINK_CHANGE };
 
+	if (!st)
+		st = &now;
+	e.links = cpu_to_le32(st->nlink);
+	e.ctime = cpu_to_le64(nova_ts_to_ns(st->ctime));
+	e.flags = cpu_to_le32(sih->flags);
+	e.generation = cpu_to_le32(inode->i_generation);
+	e.trans_id = cpu_to_le64(sih->trans_id++);
 	nova_entry_csum(&e, sizeof(e));
 	return nova_log_append(inode->i_sb, inode, &e, sizeof(e), tail,
 			       &sih->pending_lc);
@@ -790,7 +796,7 @@ int nova_append_dead_dir_mark(struct inode *inode, u64 *tail)
 {
 	if (!S_ISDIR(inode->i_mode) || inode->i_nlink)
 		return 0;
-	return nova_append_link_change(inode, tail);
+	return nova_append_link_change(inode, NULL, tail);
 }
 
 /* Nothing committed: forget a dead directory's mark appended above */
@@ -1088,7 +1094,7 @@ int nova_fileattr_set(nova_idmap_t *idmap,
 	tail = sih->log_tail;
 	sih->flags = fa->flags;
 	nova_set_ctime_current(inode);
-	ret = nova_append_link_change(inode, &tail);
+	ret = nova_append_link_change(inode, NULL, &tail);
 	if (ret) {
 		sih->flags = old;
 	} else {

@@ -7,64 +7,126 @@
  *
  * Every operation has the same shape, and the same crash ordering:
  *
- *   1. append the new log entries of every inode involved at working
- *      tails (nothing visible yet; may fail with ENOSPC: then nothing
- *      happened);
- *   2. update the DRAM directory index where that can fail (ENOMEM);
- *   3. one lite-journal transaction (nova_op_commit()): journal the old
+ *   1. compute the state it leaves: the link counts and times of the
+ *      inodes involved (struct nova_op), nothing changed in the VFS
+ *      inodes yet;
+ *   2. append the new log entries of every inode involved at working
+ *      tails, recording that state (nothing visible yet; may fail with
+ *      ENOSPC);
+ *   3. prepare the DRAM directory index changes: what can fail there
+ *      (ENOMEM) fails here.  A failure up to this point drops what was
+ *      appended and prepared: nothing happened;
+ *   4. one lite-journal transaction (nova_op_commit()): journal the old
  *      log tails (and a new inode's valid word), then store each new tail
  *      (and the valid byte) durably, then commit the journal.  A crash in
  *      between rolls every tail back at the next mount: all or nothing;
- *   4. the DRAM changes that cannot fail.
+ *   5. apply the new state to the VFS inodes and the DRAM index, which
+ *      cannot fail.
  *
  * Callers hold the VFS locks of every directory and inode involved.
  */
 #include "nova.h"
 
-/* Times an operation changes, put back if it fails before its commit */
-struct nova_op_times {
+/* An inode whose link count or times the operation changes */
+struct nova_op_inode {
 	struct inode *inode;
-	struct timespec64 mtime, ctime;
+	struct nova_link_state st;	/* as the operation leaves it */
+	bool nlink, ctime, mtime;	/* which of them change */
 };
 
-/* The inodes one operation touches and their working log tails */
+/* One namespace operation: what it changes, and its working log tails */
 struct nova_op {
+	/* the logs it appends to, in the order their mutexes were taken */
 	struct inode *inode[4];
 	u64 tail[4];
 	int n;
 	u64 valid_word;		/* new inode's word 0, 0 if none */
-	struct inode *new_inode;
-	struct nova_op_times saved[4];
-	int nsaved;
+	struct timespec64 now;	/* its time, taken at its first change */
+	bool timed;
+	struct nova_op_inode in[4];
+	int nin;
+	struct nova_dir_change names[2];	/* names added or re-pointed */
+	int nnames;
+	u64 dead[2];		/* committed entries it supersedes */
+	int ndead;
+	struct inode *gone_dir;	/* a name it removes */
+	struct nova_dir_node *gone;
 };
 
-/* Remember @inode's times before the operation changes them */
-static void nova_op_save_times(struct nova_op *op, struct inode *inode)
+static struct nova_op_inode *nova_op_in(struct nova_op *op,
+					struct inode *inode)
 {
 	int i;
 
-	for (i = 0; i < op->nsaved; i++)
-		if (op->saved[i].inode == inode)
-			return;
-	if (WARN_ON_ONCE(op->nsaved == ARRAY_SIZE(op->saved)))
-		return;
-	op->saved[op->nsaved++] = (struct nova_op_times){
+	for (i = 0; i < op->nin; i++)
+		if (op->in[i].inode == inode)
+			return &op->in[i];
+	if (WARN_ON_ONCE(op->nin == ARRAY_SIZE(op->in)))
+		i = 0;
+	else
+		op->nin++;
+	op->in[i] = (struct nova_op_inode){
 		.inode = inode,
-		.mtime = nova_get_mtime(inode),
-		.ctime = nova_get_ctime(inode),
+		.st = nova_link_state_of(inode),
 	};
+	return &op->in[i];
 }
 
-/* A failed operation: the times it changed in DRAM go back */
-static void nova_op_restore_times(struct nova_op *op)
+/*
+ * The link count and times @inode has after the operation, for its log
+ * entries: what the operation does not change is read now, under the
+ * log mutex (a moved directory is not locked against a mkdir in it).
+ */
+static const struct nova_link_state *nova_op_state(struct nova_op *op,
+						   struct inode *inode)
 {
-	while (op->nsaved--) {
-		struct nova_op_times *t = &op->saved[op->nsaved];
+	struct nova_op_inode *in = nova_op_in(op, inode);
 
-		nova_set_mtime(t->inode, t->mtime);
-		nova_set_ctime(t->inode, t->ctime);
+	if (!in->nlink)
+		in->st.nlink = inode->i_nlink;
+	if (!in->ctime)
+		in->st.ctime = nova_get_ctime(inode);
+	if (!in->mtime)
+		in->st.mtime = nova_get_mtime(inode);
+	return &in->st;
+}
+
+/* An inode that gains, loses or moves a name: new ctime */
+static struct nova_op_inode *nova_op_touch(struct nova_op *op,
+					   struct inode *inode)
+{
+	struct nova_op_inode *in = nova_op_in(op, inode);
+
+	if (!op->timed) {
+		op->now = current_time(inode);
+		op->timed = true;
 	}
-	op->nsaved = 0;
+	in->st.ctime = op->now;
+	in->ctime = true;
+	return in;
+}
+
+/* A directory whose names change: new mtime and ctime */
+static void nova_op_touch_dir(struct nova_op *op, struct inode *dir)
+{
+	struct nova_op_inode *in = nova_op_touch(op, dir);
+
+	in->st.mtime = op->now;
+	in->mtime = true;
+}
+
+/* @inode gains a link (@delta 1), loses one (-1) or all (0) */
+static void nova_op_links(struct nova_op *op, struct inode *inode, int delta)
+{
+	struct nova_op_inode *in = nova_op_in(op, inode);
+
+	in->nlink = true;
+	if (!delta)
+		in->st.nlink = 0;
+	else if (delta > 0)
+		in->st.nlink++;
+	else if (!WARN_ON(!in->st.nlink))
+		in->st.nlink--;
 }
 
 static u64 *nova_op_tail(struct nova_op *op, struct inode *inode)
@@ -83,8 +145,69 @@ static u64 *nova_op_tail(struct nova_op *op, struct inode *inode)
 	return &op->tail[op->n++];
 }
 
+/*
+ * Log @name in @dir -> @inode (NULL: its removal) and prepare the index
+ * to take it
+ */
+static int nova_op_dentry(struct nova_op *op, struct inode *dir,
+			  const struct qstr *name, struct inode *inode)
+{
+	u64 *tail = nova_op_tail(op, dir);
+	u64 de_off, cookie;
+	int ret;
+
+	ret = nova_append_dentry(dir, nova_op_state(op, dir), name,
+				 inode ? inode->i_ino : 0,
+				 inode ? inode->i_mode : 0, tail, &de_off,
+				 &cookie);
+	if (ret || !inode)
+		return ret;
+	if (WARN_ON_ONCE(op->nnames == ARRAY_SIZE(op->names)))
+		return -EINVAL;
+	ret = nova_dir_index_prepare(dir, name->name, name->len, inode->i_ino,
+				     fs_umode_to_dtype(inode->i_mode), cookie,
+				     de_off, &op->names[op->nnames]);
+	if (!ret)
+		op->nnames++;
+	return ret;
+}
+
+/* A moved directory's ".." entry */
+static int nova_op_dotdot(struct nova_op *op, struct inode *inode,
+			  struct inode *parent)
+{
+	u64 *tail = nova_op_tail(op, inode);
+
+	return nova_append_dentry(inode, nova_op_state(op, inode),
+				  &(struct qstr)QSTR_INIT("..", 2),
+				  parent->i_ino, S_IFDIR, tail, NULL, NULL);
+}
+
+static int nova_op_link_change(struct nova_op *op, struct inode *inode)
+{
+	u64 *tail = nova_op_tail(op, inode);
+
+	return nova_append_link_change(inode, nova_op_state(op, inode), tail);
+}
+
+/* A committed entry the operation supersedes: it dies with the commit */
+static void nova_op_supersede(struct nova_op *op, u64 de_off)
+{
+	if (!WARN_ON_ONCE(op->ndead == ARRAY_SIZE(op->dead)))
+		op->dead[op->ndead++] = de_off;
+}
+
+/* The name of @dn in @dir goes with the commit */
+static void nova_op_remove_name(struct nova_op *op, struct inode *dir,
+				struct nova_dir_node *dn)
+{
+	nova_op_supersede(op, dn->de_off);
+	op->gone_dir = dir;
+	op->gone = dn;
+}
+
 /* Drop the log mutexes (and anything appended but not committed) */
-static void nova_op_abort(struct nova_op *op)
+static void nova_op_unlock(struct nova_op *op)
 {
 	while (op->n--) {
 		struct nova_inode_info_header *sih = &NOVA_I(op->inode[op->n])->header;
@@ -94,6 +217,39 @@ static void nova_op_abort(struct nova_op *op)
 	}
 }
 
+/* A failure before the commit: nothing changed */
+static void nova_op_abort(struct nova_op *op)
+{
+	while (op->nnames--)
+		nova_dir_index_cancel(&op->names[op->nnames]);
+	nova_op_unlock(op);
+}
+
+/* The DRAM side of a committed operation: it cannot fail */
+static void nova_op_apply(struct super_block *sb, struct nova_op *op)
+{
+	int i;
+
+	for (i = 0; i < op->nin; i++) {
+		struct nova_op_inode *in = &op->in[i];
+
+		if (in->nlink)
+			set_nlink(in->inode, in->st.nlink);
+		if (in->ctime)
+			nova_set_ctime(in->inode, in->st.ctime);
+		if (in->mtime)
+			nova_set_mtime(in->inode, in->st.mtime);
+	}
+	for (i = 0; i < op->nnames; i++)
+		nova_dir_index_apply(&op->names[i]);
+	for (i = 0; i < op->ndead; i++)
+		nova_invalidate_entry(sb, op->dead[i]);
+	/* nodes never move in memory: it is still the removed name's */
+	if (op->gone)
+		nova_dir_index_remove(op->gone_dir, op->gone);
+}
+
+/* Commit the operation, then make it in DRAM */
 static void nova_op_commit(struct super_block *sb, struct nova_op *op)
 {
 	struct nova_tx tx;
@@ -123,6 +279,7 @@ static void nova_op_commit(struct super_block *sb, struct nova_op *op)
 	nova_journal_commit(sb, &tx);
 	for (i = 0; i < op->n; i++)
 		nova_link_change_committed(op->inode[i]);
+	nova_op_apply(sb, op);
 }
 
 /* End of a committed operation: garbage-collect logs that asked for it */
@@ -133,7 +290,7 @@ static void nova_op_done(struct nova_op *op)
 	for (i = 0; i < op->n; i++)
 		if (S_ISDIR(op->inode[i]->i_mode))
 			nova_gc_if_pending(op->inode[i]);
-	nova_op_abort(op);
+	nova_op_unlock(op);
 }
 
 static struct dentry *nova_lookup(struct inode *dir, struct dentry *dentry,
@@ -158,21 +315,6 @@ static struct dentry *nova_lookup(struct inode *dir, struct dentry *dentry,
 	return d_splice_alias(inode, dentry);
 }
 
-/* New mtime and ctime of a directory the operation changes */
-static void nova_touch_dir(struct nova_op *op, struct inode *dir)
-{
-	nova_op_save_times(op, dir);
-	nova_touch_mctime(dir);
-}
-
-/* A new ctime of @inode, @ts */
-static void nova_op_set_ctime(struct nova_op *op, struct inode *inode,
-			      struct timespec64 ts)
-{
-	nova_op_save_times(op, inode);
-	nova_set_ctime(inode, ts);
-}
-
 /* The new object's own initial log: "." and ".." or a symlink target */
 static int nova_init_object_log(struct inode *dir, struct inode *inode,
 				const char *symname)
@@ -181,15 +323,14 @@ static int nova_init_object_log(struct inode *dir, struct inode *inode,
 	int ret = 0;
 
 	if (S_ISDIR(inode->i_mode)) {
-		ret = nova_append_dentry(inode, &(struct qstr)QSTR_INIT(".", 1),
+		ret = nova_append_dentry(inode, NULL,
+					 &(struct qstr)QSTR_INIT(".", 1),
 					 inode->i_ino, S_IFDIR, &tail, NULL, NULL);
 		if (!ret)
-			ret = nova_append_dentry(inode,
+			ret = nova_append_dentry(inode, NULL,
 						 &(struct qstr)QSTR_INIT("..", 2),
 						 dir->i_ino, S_IFDIR, &tail, NULL,
 						 NULL);
-		/* what a thorough GC of this directory logs as ".." */
-		NOVA_I(inode)->header.parent_ino = dir->i_ino;
 	} else if (symname) {
 		ret = nova_symlink_write(inode, symname, strlen(symname), &tail);
 	}
@@ -210,7 +351,6 @@ static int nova_create_object(nova_idmap_t *idmap, struct inode *dir,
 	struct posix_acl *default_acl = NULL, *acl = NULL;
 	struct nova_op op = { };
 	struct inode *inode;
-	u64 de_off, cookie;
 	int ret;
 
 	if (dentry->d_name.len > NOVA_NAME_LEN)
@@ -235,20 +375,12 @@ static int nova_create_object(nova_idmap_t *idmap, struct inode *dir,
 	if (ret)
 		goto fail;
 
+	nova_op_touch_dir(&op, dir);
 	if (S_ISDIR(mode))
-		inc_nlink(dir);
-	nova_touch_dir(&op, dir);
-	ret = nova_append_dentry(dir, &dentry->d_name, inode->i_ino, mode,
-				 nova_op_tail(&op, dir), &de_off, &cookie);
-	if (!ret)
-		ret = nova_dir_index_add(dir, dentry->d_name.name,
-					 dentry->d_name.len, inode->i_ino,
-					 fs_umode_to_dtype(mode), cookie, de_off);
+		nova_op_links(&op, dir, 1);
+	ret = nova_op_dentry(&op, dir, &dentry->d_name, inode);
 	if (ret) {
 		nova_op_abort(&op);
-		nova_op_restore_times(&op);
-		if (S_ISDIR(mode))
-			drop_nlink(dir);
 		goto fail;
 	}
 	nova_op_commit(sb, &op);
@@ -362,28 +494,18 @@ static int __nova_link(struct dentry *old_dentry, struct inode *dir,
 {
 	struct inode *inode = d_inode(old_dentry);
 	struct nova_op op = { };
-	u64 de_off, cookie;
 	int ret;
 
 	if (dentry->d_name.len > NOVA_NAME_LEN)
 		return -ENAMETOOLONG;
-	nova_touch_dir(&op, dir);
-	nova_op_set_ctime(&op, inode, nova_get_ctime(dir));
-	inc_nlink(inode);
-	ret = nova_append_dentry(dir, &dentry->d_name, inode->i_ino,
-				 inode->i_mode, nova_op_tail(&op, dir), &de_off,
-				 &cookie);
+	nova_op_touch_dir(&op, dir);
+	nova_op_touch(&op, inode);
+	nova_op_links(&op, inode, 1);
+	ret = nova_op_dentry(&op, dir, &dentry->d_name, inode);
 	if (!ret)
-		ret = nova_append_link_change(inode, nova_op_tail(&op, inode));
-	if (!ret)
-		ret = nova_dir_index_add(dir, dentry->d_name.name,
-					 dentry->d_name.len, inode->i_ino,
-					 fs_umode_to_dtype(inode->i_mode),
-					 cookie, de_off);
+		ret = nova_op_link_change(&op, inode);
 	if (ret) {
 		nova_op_abort(&op);
-		nova_op_restore_times(&op);
-		drop_nlink(inode);
 		return ret;
 	}
 	nova_op_commit(dir->i_sb, &op);
@@ -398,9 +520,8 @@ static int nova_remove(struct inode *dir, struct dentry *dentry)
 {
 	struct inode *inode = d_inode(dentry);
 	bool isdir = S_ISDIR(inode->i_mode);
-	struct nova_dir_node *dn;
 	struct nova_op op = { };
-	unsigned int old_nlink = inode->i_nlink;
+	struct nova_dir_node *dn;
 	int ret;
 
 	dn = nova_dir_find(dir, dentry->d_name.name, dentry->d_name.len);
@@ -412,34 +533,25 @@ static int nova_remove(struct inode *dir, struct dentry *dentry)
 	if (isdir && NOVA_I(inode)->header.dir_entries)
 		return -ENOTEMPTY;
 
-	nova_touch_dir(&op, dir);
-	nova_op_set_ctime(&op, inode, nova_get_ctime(dir));
-	if (isdir) {
-		drop_nlink(dir);
-		clear_nlink(inode);
-	} else {
-		drop_nlink(inode);
-	}
+	nova_op_touch_dir(&op, dir);
+	nova_op_touch(&op, inode);
+	if (isdir)
+		nova_op_links(&op, dir, -1);
+	nova_op_links(&op, inode, isdir ? 0 : -1);
 	/* deleting must work on a full device: its log pages may use the reserve */
 	NOVA_I(dir)->header.use_reserve = true;
 	NOVA_I(inode)->header.use_reserve = true;
-	ret = nova_append_dentry(dir, &dentry->d_name, 0, 0,
-				 nova_op_tail(&op, dir), NULL, NULL);
+	ret = nova_op_dentry(&op, dir, &dentry->d_name, NULL);
 	if (!ret)
-		ret = nova_append_link_change(inode, nova_op_tail(&op, inode));
+		ret = nova_op_link_change(&op, inode);
 	NOVA_I(dir)->header.use_reserve = false;
 	NOVA_I(inode)->header.use_reserve = false;
 	if (ret) {
 		nova_op_abort(&op);
-		nova_op_restore_times(&op);
-		set_nlink(inode, old_nlink);
-		if (isdir)
-			inc_nlink(dir);
 		return ret;
 	}
+	nova_op_remove_name(&op, dir, dn);
 	nova_op_commit(dir->i_sb, &op);
-	nova_invalidate_entry(dir->i_sb, dn->de_off);
-	nova_dir_index_remove(dir, dn);
 	/* an emptied directory gets its log rewritten to one page */
 	if (!NOVA_I(dir)->header.dir_entries && NOVA_I(dir)->header.log_pages > 1)
 		NOVA_I(dir)->header.gc_pending = true;
@@ -457,15 +569,6 @@ static int nova_rmdir(struct inode *dir, struct dentry *dentry)
 	return NOVA_TIMED(dir, T_RMDIR, nova_remove(dir, dentry));
 }
 
-/* A moved directory's ".." entry */
-static int nova_append_dotdot(struct inode *inode, struct inode *parent,
-			      struct nova_op *op)
-{
-	return nova_append_dentry(inode, &(struct qstr)QSTR_INIT("..", 2),
-				  parent->i_ino, S_IFDIR, nova_op_tail(op, inode),
-				  NULL, NULL);
-}
-
 static int __nova_rename(nova_idmap_t *idmap,
 		       struct inode *old_dir, struct dentry *old_dentry,
 		       struct inode *new_dir, struct dentry *new_dentry,
@@ -475,14 +578,10 @@ static int __nova_rename(nova_idmap_t *idmap,
 	bool old_isdir = S_ISDIR(old->i_mode);
 	bool new_isdir = new && S_ISDIR(new->i_mode);
 	bool exchange = flags & RENAME_EXCHANGE;
+	bool moved = old_dir != new_dir;
 	struct inode *wh = NULL;	/* RENAME_WHITEOUT: the old name's new inode */
-	unsigned int nl_old_dir = old_dir->i_nlink, nl_new_dir = new_dir->i_nlink;
-	unsigned int nl_new = new ? new->i_nlink : 0;
-	struct nova_dir_node *old_dn;
+	struct nova_dir_node *old_dn, *new_dn = NULL;
 	struct nova_op op = { };
-	u64 off1, ck1, off2 = 0, ck2 = 0, dead_new = 0, dead_old;
-	u64 saved_ck = 0, saved_off = 0;
-	bool added = false;
 	int ret;
 
 	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE | RENAME_WHITEOUT))
@@ -493,17 +592,11 @@ static int __nova_rename(nova_idmap_t *idmap,
 			       old_dentry->d_name.len);
 	if (!old_dn || old_dn->ino != old->i_ino)
 		return -EUCLEAN;
-	dead_old = old_dn->de_off;	/* removed, or superseded in an exchange */
 	if (!exchange && new_isdir && NOVA_I(new)->header.dir_entries)
 		return -ENOTEMPTY;
-	if (new) {
-		struct nova_dir_node *dn = nova_dir_find(new_dir,
-							 new_dentry->d_name.name,
-							 new_dentry->d_name.len);
-
-		if (dn)
-			dead_new = dn->de_off;
-	}
+	if (new)
+		new_dn = nova_dir_find(new_dir, new_dentry->d_name.name,
+				       new_dentry->d_name.len);
 
 	/*
 	 * RENAME_WHITEOUT (overlayfs): the old name goes to a new whiteout
@@ -516,139 +609,77 @@ static int __nova_rename(nova_idmap_t *idmap,
 			return PTR_ERR(wh);
 		ret = nova_init_new_xattrs(old_dir, wh, &old_dentry->d_name,
 					   NULL, NULL);
-		if (ret) {
-			clear_nlink(wh);
-			discard_new_inode(wh);
-			return ret;
-		}
+		if (ret)
+			goto out_wh;
 	}
 
 	/* link counts and times as they are after the rename */
-	nova_touch_dir(&op, old_dir);
-	nova_touch_dir(&op, new_dir);
-	nova_op_set_ctime(&op, old, nova_get_ctime(old_dir));
+	nova_op_touch_dir(&op, old_dir);
+	nova_op_touch_dir(&op, new_dir);
+	nova_op_touch(&op, old);
 	if (new)
-		nova_op_set_ctime(&op, new, nova_get_ctime(old_dir));
-	if (old_dir != new_dir) {
-		if (old_isdir) {
-			drop_nlink(old_dir);
-			inc_nlink(new_dir);
-		}
-		if (exchange && new_isdir) {
-			drop_nlink(new_dir);
-			inc_nlink(old_dir);
-		}
+		nova_op_touch(&op, new);
+	if (moved && old_isdir) {
+		nova_op_links(&op, old_dir, -1);
+		nova_op_links(&op, new_dir, 1);
+	}
+	if (moved && exchange && new_isdir) {
+		nova_op_links(&op, new_dir, -1);
+		nova_op_links(&op, old_dir, 1);
 	}
 	if (new && !exchange) {
-		if (new_isdir) {
-			drop_nlink(new_dir);
-			clear_nlink(new);
-		} else {
-			drop_nlink(new);
-		}
+		if (new_isdir)
+			nova_op_links(&op, new_dir, -1);
+		nova_op_links(&op, new, new_isdir ? 0 : -1);
 	}
 
 	/* new name -> old inode (replacing any target) */
-	ret = nova_append_dentry(new_dir, &new_dentry->d_name, old->i_ino,
-				 old->i_mode, nova_op_tail(&op, new_dir), &off1,
-				 &ck1);
+	ret = nova_op_dentry(&op, new_dir, &new_dentry->d_name, old);
 	/* old name: removed, or -> new inode for an exchange, or whiteout */
 	if (!ret)
-		ret = nova_append_dentry(old_dir, &old_dentry->d_name,
-					 exchange ? new->i_ino : wh ? wh->i_ino : 0,
-					 exchange ? new->i_mode : wh ? wh->i_mode : 0,
-					 nova_op_tail(&op, old_dir), &off2, &ck2);
-	if (!ret && old_isdir && old_dir != new_dir)
-		ret = nova_append_dotdot(old, new_dir, &op);
+		ret = nova_op_dentry(&op, old_dir, &old_dentry->d_name,
+				     exchange ? new : wh);
+	if (!ret && old_isdir && moved)
+		ret = nova_op_dotdot(&op, old, new_dir);
 	if (!ret)
-		ret = nova_append_link_change(old, nova_op_tail(&op, old));
-	if (!ret && exchange && new_isdir && old_dir != new_dir)
-		ret = nova_append_dotdot(new, old_dir, &op);
+		ret = nova_op_link_change(&op, old);
+	if (!ret && exchange && new_isdir && moved)
+		ret = nova_op_dotdot(&op, new, old_dir);
 	if (!ret && new)
-		ret = nova_append_link_change(new, nova_op_tail(&op, new));
-	if (!ret) {
-		/* an existing target's node is re-pointed: keep its position */
-		struct nova_dir_node *dn = new ?
-			nova_dir_find(new_dir, new_dentry->d_name.name,
-				      new_dentry->d_name.len) : NULL;
-
-		if (dn) {
-			saved_ck = dn->cookie;
-			saved_off = dn->de_off;
-		}
-		ret = nova_dir_index_add(new_dir, new_dentry->d_name.name,
-					 new_dentry->d_name.len, old->i_ino,
-					 fs_umode_to_dtype(old->i_mode), ck1, off1);
-		added = !ret;
-	}
-	if (!ret && exchange)
-		ret = nova_dir_index_add(old_dir, old_dentry->d_name.name,
-					 old_dentry->d_name.len, new->i_ino,
-					 fs_umode_to_dtype(new->i_mode), ck2, off2);
-	if (!ret && wh)
-		ret = nova_dir_index_add(old_dir, old_dentry->d_name.name,
-					 old_dentry->d_name.len, wh->i_ino,
-					 DT_CHR, ck2, off2);
+		ret = nova_op_link_change(&op, new);
 	if (ret) {
-		/* nothing committed: put the DRAM state back */
 		nova_op_abort(&op);
-		nova_op_restore_times(&op);
-		set_nlink(old_dir, nl_old_dir);
-		set_nlink(new_dir, nl_new_dir);
-		if (new)
-			set_nlink(new, nl_new);
-		if (added) {
-			struct nova_dir_node *dn;
-
-			dn = nova_dir_find(new_dir, new_dentry->d_name.name,
-					   new_dentry->d_name.len);
-			if (dn && new) {
-				struct xarray *ck = &NOVA_I(new_dir)->header.dir_cookies;
-
-				dn->ino = new->i_ino;
-				dn->file_type = fs_umode_to_dtype(new->i_mode);
-				/* its readdir position and its (committed) entry */
-				if (dn->cookie != saved_ck) {
-					xa_erase(ck, dn->cookie);
-					xa_store(ck, saved_ck, dn,
-						 GFP_KERNEL | __GFP_NOFAIL);
-					dn->cookie = saved_ck;
-				}
-				dn->de_off = saved_off;
-			} else if (dn) {
-				nova_dir_index_remove(new_dir, dn);
-			}
-		}
-		if (wh) {
-			clear_nlink(wh);
-			discard_new_inode(wh);
-		}
-		return ret;
+		goto out_wh;
 	}
+	/* the replaced and removed names' entries die with the commit */
+	if (new_dn)
+		nova_op_supersede(&op, new_dn->de_off);
+	if (exchange || wh)
+		nova_op_supersede(&op, old_dn->de_off);
+	else
+		nova_op_remove_name(&op, old_dir, old_dn);
 	nova_op_commit(old_dir->i_sb, &op);
 	/*
 	 * The moved directories' ".." as a thorough GC must log it; set
 	 * under their log mutexes (still held), before nova_op_done() can
 	 * run a pending GC of them.
 	 */
-	if (old_isdir && old_dir != new_dir)
+	if (old_isdir && moved)
 		NOVA_I(old)->header.parent_ino = new_dir->i_ino;
-	if (exchange && new_isdir && old_dir != new_dir)
+	if (exchange && new_isdir && moved)
 		NOVA_I(new)->header.parent_ino = old_dir->i_ino;
-	/* the replaced and removed names' entries are dead now */
-	if (dead_new)
-		nova_invalidate_entry(old_dir->i_sb, dead_new);
-	if (dead_old)
-		nova_invalidate_entry(old_dir->i_sb, dead_old);
-	/* nodes never move in memory, so old_dn is still the old name */
-	if (!exchange && !wh)
-		nova_dir_index_remove(old_dir, old_dn);
 	nova_op_done(&op);
 	if (wh) {
 		unlock_new_inode(wh);
 		iput(wh);
 	}
 	return 0;
+out_wh:
+	if (wh) {
+		clear_nlink(wh);
+		discard_new_inode(wh);
+	}
+	return ret;
 }
 
 static int nova_link(struct dentry *old_dentry, struct inode *dir,

@@ -167,6 +167,21 @@ struct nova_dir_node {
 	char name[];
 };
 
+/*
+ * A change of a directory's DRAM index, prepared before the operation
+ * commits (memory allocated) and applied after it (dir.c)
+ */
+struct nova_dir_change {
+	struct inode *dir;
+	struct nova_dir_node *dn;	/* the name's node, or a new one */
+	bool fresh;			/* a new node, not in the index yet */
+	bool reserved;			/* the cookie's slot is reserved */
+	u8 ftype;
+	u64 ino;
+	u64 cookie;
+	u64 de_off;
+};
+
 /* The extended attribute group a log replay is reading (xattr.c) */
 struct nova_xattr_replay {
 	u64 off;			/* its part 0 */
@@ -227,6 +242,25 @@ struct nova_inode_info {
 static inline struct nova_inode_info *NOVA_I(struct inode *inode)
 {
 	return container_of(inode, struct nova_inode_info, vfs_inode);
+}
+
+/*
+ * The link count and times of an inode as a namespace operation leaves
+ * them: its log entries record them before the VFS inode takes them
+ */
+struct nova_link_state {
+	unsigned int nlink;
+	struct timespec64 mtime;
+	struct timespec64 ctime;
+};
+
+static inline struct nova_link_state nova_link_state_of(const struct inode *inode)
+{
+	return (struct nova_link_state){
+		.nlink = inode->i_nlink,
+		.mtime = nova_get_mtime(inode),
+		.ctime = nova_get_ctime(inode),
+	};
 }
 
 /*
@@ -370,6 +404,10 @@ void nova_crash(int point);
 #define NOVA_CRASH_POINT(n)	do { } while (0)
 #endif
 
+/*
+ * The functions and objects the files share: one block per file that
+ * defines them, in the order of Kbuild
+ */
 /* super.c */
 __printf(2, 3) void nova_error(struct super_block *sb, const char *fmt, ...);
 int nova_sync_super(struct super_block *sb);
@@ -410,11 +448,41 @@ int nova_rebuild_allocator(struct super_block *sb);
 int nova_save_snapshot(struct super_block *sb);
 int nova_restore_snapshot(struct super_block *sb);
 void nova_discard_snapshot(struct super_block *sb);
+
+/* inode.c */
+int nova_init_inode_cache(void);
+void nova_destroy_inode_cache(void);
+struct inode *nova_alloc_inode(struct super_block *sb);
+void nova_free_inode(struct inode *inode);
+struct inode *nova_iget(struct super_block *sb, unsigned long ino);
 int nova_alloc_inode_maps(struct super_block *sb);
 void nova_free_inode_maps(struct super_block *sb);
 int nova_inode_map_add_block(struct super_block *sb, unsigned int stripe,
 			     u64 blk);
 void nova_inode_map_set(struct super_block *sb, unsigned long ino);
+int nova_getattr(nova_idmap_t *idmap, const struct path *path,
+		 struct kstat *stat, u32 request_mask, unsigned int flags);
+int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
+		 struct iattr *attr);
+void nova_init_root_inode(struct super_block *sb, umode_t mode, kuid_t uid,
+			  kgid_t gid);
+struct inode *nova_new_inode(nova_idmap_t *idmap, struct inode *dir,
+			     umode_t mode, dev_t rdev, u64 *valid_word);
+void nova_evict_inode(struct inode *inode);
+int nova_append_link_change(struct inode *inode,
+			    const struct nova_link_state *st, u64 *tail);
+void nova_link_change_committed(struct inode *inode);
+int nova_append_dead_dir_mark(struct inode *inode, u64 *tail);
+void nova_drop_dead_dir_mark(struct inode *inode);
+int nova_log_attr(struct inode *inode, bool cut);
+int nova_write_attr(struct inode *inode);
+int nova_write_inode(struct inode *inode, struct writeback_control *wbc);
+void nova_dirty_inode(struct inode *inode, int flags);
+void nova_set_inode_flags(struct inode *inode, u32 flags);
+int nova_fileattr_get(struct dentry *dentry, nova_fileattr_t *fa);
+int nova_fileattr_set(nova_idmap_t *idmap,
+		      struct dentry *dentry, nova_fileattr_t *fa);
+extern const struct inode_operations nova_special_inode_operations;
 
 /* log.c */
 int nova_log_append(struct super_block *sb, struct inode *inode,
@@ -448,34 +516,33 @@ void nova_journal_commit(struct super_block *sb, struct nova_tx *tx);
 int nova_journal_check(struct super_block *sb);
 void nova_journal_recover(struct super_block *sb);
 
-/* inode.c */
-int nova_init_inode_cache(void);
-void nova_destroy_inode_cache(void);
-struct inode *nova_alloc_inode(struct super_block *sb);
-void nova_free_inode(struct inode *inode);
-struct inode *nova_iget(struct super_block *sb, unsigned long ino);
-int nova_getattr(nova_idmap_t *idmap, const struct path *path,
-		 struct kstat *stat, u32 request_mask, unsigned int flags);
-int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
-		 struct iattr *attr);
-void nova_init_root_inode(struct super_block *sb, umode_t mode, kuid_t uid,
-			  kgid_t gid);
-struct inode *nova_new_inode(nova_idmap_t *idmap, struct inode *dir,
-			     umode_t mode, dev_t rdev, u64 *valid_word);
-void nova_evict_inode(struct inode *inode);
-int nova_append_link_change(struct inode *inode, u64 *tail);
-void nova_link_change_committed(struct inode *inode);
-int nova_append_dead_dir_mark(struct inode *inode, u64 *tail);
-void nova_drop_dead_dir_mark(struct inode *inode);
-int nova_log_attr(struct inode *inode, bool cut);
-int nova_write_attr(struct inode *inode);
-int nova_write_inode(struct inode *inode, struct writeback_control *wbc);
-void nova_dirty_inode(struct inode *inode, int flags);
-void nova_set_inode_flags(struct inode *inode, u32 flags);
-int nova_fileattr_get(struct dentry *dentry, nova_fileattr_t *fa);
-int nova_fileattr_set(nova_idmap_t *idmap,
-		      struct dentry *dentry, nova_fileattr_t *fa);
-extern const struct inode_operations nova_special_inode_operations;
+/* dir.c */
+extern const struct file_operations nova_dir_operations;
+struct nova_dir_node *nova_dir_find(struct inode *dir, const char *name,
+				    int len);
+int nova_dir_index_prepare(struct inode *dir, const char *name, int len,
+			   u64 ino, u8 ftype, u64 cookie, u64 de_off,
+			   struct nova_dir_change *c);
+void nova_dir_index_cancel(struct nova_dir_change *c);
+void nova_dir_index_apply(struct nova_dir_change *c);
+int nova_dir_index_add(struct inode *dir, const char *name, int len,
+		       u64 ino, u8 ftype, u64 cookie, u64 de_off);
+void nova_dir_index_remove(struct inode *dir, struct nova_dir_node *dn);
+void nova_dir_index_free(struct inode *dir);
+int nova_append_dentry(struct inode *dir, const struct nova_link_state *st,
+		       const struct qstr *name, u64 ino, umode_t mode,
+		       u64 *tail, u64 *de_off, u64 *cookie);
+int nova_rebuild_entry(struct super_block *sb, u64 off, const void *entry,
+		       size_t size, void *arg);
+
+/* namei.c */
+extern const struct inode_operations nova_dir_inode_operations;
+
+/* symlink.c */
+extern const struct inode_operations nova_symlink_inode_operations;
+int nova_symlink_write(struct inode *inode, const char *target, size_t len,
+		       u64 *tail);
+int nova_symlink_read(struct inode *inode);
 
 /* file.c */
 extern const struct file_operations nova_file_operations;
@@ -521,31 +588,10 @@ ssize_t nova_dax_write_iter(struct kiocb *iocb, struct iov_iter *from);
 int nova_fault_alloc(struct inode *inode, pgoff_t pg, u64 *blk);
 
 /* shift.c */
-long nova_shift_range(struct file *file, int mode, loff_t offset, loff_t len);
-
-/* symlink.c */
-extern const struct inode_operations nova_symlink_inode_operations;
-int nova_symlink_write(struct inode *inode, const char *target, size_t len,
-		       u64 *tail);
-int nova_symlink_read(struct inode *inode);
-
-/* dir.c */
-extern const struct file_operations nova_dir_operations;
-struct nova_dir_node *nova_dir_find(struct inode *dir, const char *name,
-				    int len);
-int nova_dir_index_add(struct inode *dir, const char *name, int len,
-		       u64 ino, u8 ftype, u64 cookie, u64 de_off);
-void nova_dir_index_remove(struct inode *dir, struct nova_dir_node *dn);
-void nova_dir_index_free(struct inode *dir);
-int nova_append_dentry(struct inode *dir, const struct qstr *name, u64 ino,
-		       umode_t mode, u64 *tail, u64 *de_off, u64 *cookie);
-int nova_write_dentry(struct inode *dir, const char *name, int len, u64 ino,
-		      u8 ftype, u64 cookie, u64 *tail, u64 *de_off);
-int nova_rebuild_entry(struct super_block *sb, u64 off, const void *entry,
-		       size_t size, void *arg);
-
-/* namei.c */
-extern const struct inode_operations nova_dir_inode_operations;
+int nova_shift_check(struct inode *inode, int mode, loff_t offset,
+		     loff_t len);
+long nova_shift_collapse(struct inode *inode, loff_t offset, loff_t len);
+long nova_shift_insert(struct inode *inode, loff_t offset, loff_t len);
 
 /* gc.c */
 void nova_fast_gc(struct super_block *sb, struct inode *inode, u64 keep);
@@ -557,6 +603,15 @@ bool nova_gc_needed(struct inode *inode);
 int nova_thorough_gc(struct super_block *sb, struct inode *inode);
 void nova_gc_if_pending(struct inode *inode);
 void nova_gc_maybe(struct inode *inode);
+
+/* stats.c */
+int nova_stats_init(void);
+void nova_stats_exit(void);
+void nova_proc_register(struct super_block *sb);
+void nova_proc_unregister(struct super_block *sb);
+
+/* ioctl.c */
+long nova_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
 
 /* xattr.c */
 extern NOVA_XATTR_HANDLERS_QUAL nova_xattr_handlers[];
@@ -585,22 +640,13 @@ void nova_xattr_gc_drop_removed(struct inode *inode);
 bool nova_xattr_has_acl(struct inode *inode);
 void nova_xattr_free(struct inode *inode);
 
-/* export.c */
-extern const struct export_operations nova_export_ops;
-
 /* acl.c */
 struct posix_acl *nova_get_inode_acl(struct inode *inode, int type, bool rcu);
 int nova_set_acl(nova_idmap_t *idmap, nova_acl_target_t *target,
 		 struct posix_acl *acl, int type);
 int nova_acl_init(struct inode *inode, struct posix_acl *acl, int type);
 
-/* stats.c */
-int nova_stats_init(void);
-void nova_stats_exit(void);
-void nova_sysfs_init(struct super_block *sb);
-void nova_sysfs_exit(struct super_block *sb);
-
-/* ioctl.c */
-long nova_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
+/* export.c */
+extern const struct export_operations nova_export_ops;
 
 #endif /* NOVA_H */

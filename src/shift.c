@@ -229,65 +229,58 @@ out:
 }
 
 /*
- * fallocate COLLAPSE_RANGE and INSERT_RANGE, with ext4's rules: offset
- * and length in whole blocks (EINVAL), a collapse must end before EOF
- * and an insert start before it (EINVAL), the file may not grow past
- * the maximum size (EFBIG).  Pages kept past EOF (KEEP_SIZE) move too
- * (EFBIG if one would move past the largest file).
+ * The checks of COLLAPSE_RANGE and INSERT_RANGE, with ext4's rules:
+ * offset and length in whole blocks (EINVAL), a collapse must end before
+ * EOF and an insert start before it (EINVAL), the file may not grow past
+ * the maximum size (EFBIG).  Caller holds the inode lock.
  */
-long nova_shift_range(struct file *file, int mode, loff_t offset, loff_t len)
+int nova_shift_check(struct inode *inode, int mode, loff_t offset,
+		     loff_t len)
 {
-	struct inode *inode = file_inode(file);
-	struct super_block *sb = inode->i_sb;
+	if (!IS_ALIGNED(offset | len, NOVA_BLOCK_SIZE))
+		return -EINVAL;
+	if (mode & FALLOC_FL_COLLAPSE_RANGE)
+		return offset + len >= inode->i_size ? -EINVAL : 0;
+	if (len > inode->i_sb->s_maxbytes - inode->i_size)
+		return -EFBIG;
+	return offset >= inode->i_size ? -EINVAL : 0;
+}
+
+/*
+ * Move the pages from @offset on by @len, down (@collapse) or up.  Pages
+ * kept past EOF (KEEP_SIZE) move too (EFBIG if one would move past the
+ * largest file).  Caller holds the inode and invalidate locks, with no
+ * page of the file from @offset on mapped or pinned.
+ */
+static long nova_shift_range(struct inode *inode, bool collapse,
+			     loff_t offset, loff_t len, loff_t new_size)
+{
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	struct nova_shift s = {
 		.inode = inode,
-		.collapse = mode & FALLOC_FL_COLLAPSE_RANGE,
+		.collapse = collapse,
 		.first = offset >> NOVA_BLOCK_SHIFT,
 		.pages = len >> NOVA_BLOCK_SHIFT,
 	};
-	loff_t new_size;
 	long ret;
 
-	if (!S_ISREG(inode->i_mode))
-		return -ENODEV;
-	if (!IS_ALIGNED(offset | len, NOVA_BLOCK_SIZE))
-		return -EINVAL;
-
-	inode_lock(inode);
-	ret = -EINVAL;
-	if (s.collapse) {
-		if (offset + len >= inode->i_size)
-			goto out_inode;
-		new_size = inode->i_size - len;
-	} else {
-		if (len > sb->s_maxbytes - inode->i_size) {
-			ret = -EFBIG;
-			goto out_inode;
-		}
-		if (offset >= inode->i_size)
-			goto out_inode;
-		new_size = inode->i_size + len;
-	}
-
-	/* a setattr, which may run a GC: before the invalidate lock */
-	ret = file_remove_privs(file);
-	if (ret)
-		goto out_inode;
-	filemap_invalidate_lock(inode->i_mapping);
-	/* stores through mappings are made durable before the pages move */
-	ret = nova_break_layouts_flush(inode, offset, LLONG_MAX);
-	if (ret)
-		goto out;
 	mutex_lock(&sih->log_mutex);
 	ret = nova_shift_commit(&s, new_size);
 	mutex_unlock(&sih->log_mutex);
 	if (!ret)
 		i_size_write(inode, new_size);
-out:
-	filemap_invalidate_unlock(inode->i_mapping);
 	kvfree(s.ents);
-out_inode:
-	inode_unlock(inode);
 	return ret;
+}
+
+/* fallocate COLLAPSE_RANGE: the range is cut out, the file shrinks */
+long nova_shift_collapse(struct inode *inode, loff_t offset, loff_t len)
+{
+	return nova_shift_range(inode, true, offset, len, inode->i_size - len);
+}
+
+/* fallocate INSERT_RANGE: a hole opens at @offset, the file grows */
+long nova_shift_insert(struct inode *inode, loff_t offset, loff_t len)
+{
+	return nova_shift_range(inode, false, offset, len, inode->i_size + len);
 }

@@ -278,7 +278,8 @@ void nova_stats_exit(void)
 	proc_remove(nova_proc_root);
 }
 
-void nova_sysfs_init(struct super_block *sb)
+/* A mount's files: /proc/fs/NOVA/<device>/ */
+void nova_proc_register(struct super_block *sb)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 
@@ -296,7 +297,7 @@ void nova_sysfs_init(struct super_block *sb)
 	proc_create_data("gc", 0644, sbi->s_proc, &nova_gc_fops, sbi);
 }
 
-void nova_sysfs_exit(struct super_block *sb)
+void nova_proc_unregister(struct super_block *sb)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 

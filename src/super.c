@@ -658,7 +658,7 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 		nova_sync_super(sb);
 		mutex_unlock(&sbi->s_lock);
 	}
-	nova_sysfs_init(sb);
+	nova_proc_register(sb);
 	pr_info("NOVA (%s): mounted, %lu blocks, %lu free, %u stripes\n",
 		sb->s_id, sbi->num_blocks, nova_count_free_blocks(sb),
 		sbi->stripes);
@@ -685,7 +685,7 @@ static void nova_mark_clean(struct super_block *sb)
 
 static void nova_put_super(struct super_block *sb)
 {
-	nova_sysfs_exit(sb);
+	nova_proc_unregister(sb);
 	/* after a shutdown the next mount recovers, as after a power cut */
 	if (!sb_rdonly(sb) && !nova_is_shutdown(sb))
 		nova_mark_clean(sb);
