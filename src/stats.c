@@ -294,6 +294,7 @@ void nova_sysfs_init(struct super_block *sb)
 	proc_create_data("IO_stats", 0644, sbi->s_proc, &nova_io_fops, sbi);
 	proc_create_data("allocator", 0444, sbi->s_proc, &nova_allocator_fops, sbi);
 	proc_create_data("gc", 0644, sbi->s_proc, &nova_gc_fops, sbi);
+	nova_pt_sysfs_init(sb);
 }
 
 void nova_sysfs_exit(struct super_block *sb)
@@ -302,4 +303,5 @@ void nova_sysfs_exit(struct super_block *sb)
 
 	proc_remove(sbi->s_proc);
 	sbi->s_proc = NULL;
+	nova_pt_sysfs_exit(sb);
 }
