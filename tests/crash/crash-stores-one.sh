@@ -8,7 +8,7 @@ d=${DEV#/dev/}
 tag="NOVA-MARK $d image $CI_IMAGE"
 echo "$tag" >/dev/kmsg
 bad() {
-	echo "  $CI_IMAGE FAIL: $*"
+	echo "FAIL: $*"
 	st=1
 }
 st=0
@@ -16,7 +16,7 @@ if ! mount -t NOVA "$DEV" "$MNT" 2>/tmp/m.$d; then
 	bad "the recovery mount failed: $(cat /tmp/m.$d)"
 else
 	if ! crashwork ace verify "$MNT" "$CI_W" "$CI_CALL" --seq "$CI_SEQ" >/tmp/v.$d 2>&1; then
-		grep -vE '^(INFO|PASS)' /tmp/v.$d | sed 's/^/    /' | head -n 30
+		grep -vE '^(INFO|PASS)' /tmp/v.$d | sed 's/^/    /' | head -n 40
 		bad "crashwork ace verify (call $CI_CALL in flight)"
 	fi
 	umount "$MNT" || bad "umount"

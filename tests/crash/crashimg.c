@@ -738,6 +738,13 @@ static void describe(const struct pack *pk, int i, FILE *out)
 			") by %s (call %d)\n", in ? "KEPT   " : "DROPPED", type_name(e->type), e->len,
 			e->off, e->off / BLOCK, e->off % BLOCK, sym_of(t, e->ip), e->call);
 	}
+	/* stores never flushed (by this call or an earlier one): not in it */
+	for (k = 0; k < t->nev; k++)
+		if (t->ev[k].type == PT_MISSING && t->ev[k].call <= im->call)
+			fprintf(out, "    NEVER FLUSHED %u bytes at %#" PRIx64 " (block %" PRIu64 " + %" PRIu64
+				"), stored in call %d (%s)\n", t->ev[k].len, t->ev[k].off,
+				t->ev[k].off / BLOCK, t->ev[k].off % BLOCK, t->ev[k].call,
+				t->callname[t->ev[k].call]);
 }
 
 /* ------------------------------------------------------------ commands */
@@ -897,7 +904,7 @@ static int cmd_check(int argc, char **argv)
 	for (i = first; i < first + count; i++) {
 		const struct img *im = &pk.p.img[i];
 		const struct trace *t = &pk.t[im->trace];
-		char v[64];
+		char v[64], outf[64];
 		int st;
 
 		build_image(&pk, i, buf);
@@ -915,15 +922,30 @@ static int cmd_check(int argc, char **argv)
 		snprintf(v, sizeof(v), "%d", im->call);
 		setenv("CI_CALL", v, 1);
 		fflush(stdout);
+		snprintf(outf, sizeof(outf), "/tmp/crashimg-%d.out", (int)getpid());
 		st = fork();
 		if (st == 0) {
+			int fd = open(outf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+			if (fd >= 0) {
+				dup2(fd, 1);
+				dup2(fd, 2);
+			}
 			execl("/bin/sh", "sh", script, (char *)NULL);
 			_exit(127);
 		}
 		if (st < 0 || waitpid(st, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+			FILE *f = fopen(outf, "r");
+			char line[1024];
+
 			printf("IMG %d FAIL\n", i);
 			printf("--- crash image %d failed its check: ", i);
 			describe(&pk, i, stdout);
+			printf("  why:\n");
+			while (f && fgets(line, sizeof(line), f))
+				printf("  %s", line);
+			if (f)
+				fclose(f);
 			fail++;
 		} else {
 			printf("IMG %d PASS w%d c%d f%d %s\n", i, t->w, im->call, im->fence, im->kind);
