@@ -1,7 +1,7 @@
 #!/bin/sh
 # shellcheck shell=sh
 # Guest side of tests/crash/run-crash-stores.sh, the recording boot (busybox
-# sh).  The host prepends SEQ=, WORKLOADS= (a list of W:INPLACE) and
+# sh).  The host prepends SEQ=, WORKLOADS= (a list of W:INPLACE:GC) and
 # NOVA_ARGS= (module parameters, e.g. mutate=N).  The module is the
 # NOVA_DEBUG one: for each workload, format the small device, run
 # "crashwork ace run" with the persistence trace of the mount, and append
@@ -30,19 +30,37 @@ load() { # INPLACE
 	insmod "$NOVA_KO" $NOVA_ARGS inplace_data_updates="$1" || fail "insmod nova.ko $NOVA_ARGS inplace_data_updates=$1"
 	loaded=x$1
 }
-for wi in $WORKLOADS; do
-	w=${wi%%:*}
-	load "${wi#*:}"
-	# a fresh file system each time: the same starting point
+# a fresh file system each time: the same starting point
+fresh() {
 	expect_ok dd if=/dev/zero of="$PMEM" bs=1M count=$(($(dev_bytes "$PMEM") >> 20)) conv=notrunc 2>/dev/null
 	expect_ok mount -t NOVA -o init "$PMEM" "$MNT"
+}
+for wi in $WORKLOADS; do
+	w=${wi%%:*}
+	gc=${wi##*:}
+	ip=${wi#*:}
+	load "${ip%:*}"
+	gcat=""
+	if [ "$gc" != 0 ]; then
+		# which write runs the GC: a calibration run, then the same
+		# writes on a fresh file system with that one traced
+		fresh
+		crashwork ace run "$MNT" "$w" --seq "$SEQ" --proc "/proc/fs/NOVA/$dev" >/tmp/cal.out 2>&1
+		n=$(sed -n 's/^ACE-GC-AT //p' /tmp/cal.out)
+		[ -n "$n" ] || { cat /tmp/cal.out; fail "workload $w: GC calibration"; }
+		echo "INFO: GC workload $w: write $n runs the first GC"
+		gcat="--gc-at $n"
+		umount "$MNT" || fail "umount"
+	fi
+	fresh
+	# shellcheck disable=SC2086 # gcat is empty or two words
 	if ! crashwork ace run "$MNT" "$w" --seq "$SEQ" --trace "/proc/fs/NOVA/$dev/pmemtrace" \
-		--out "$PMEM2" --proc "/proc/fs/NOVA/$dev" >/tmp/run.out 2>&1; then
+		--out "$PMEM2" --proc "/proc/fs/NOVA/$dev" $gcat >/tmp/run.out 2>&1; then
 		cat /tmp/run.out
 		echo "FAIL: workload $w"
 		status=1
 	else
-		grep -E '^(PASS|ACE-GC|INFO: GC)' /tmp/run.out
+		grep -E '^(PASS|ACE-GC|INFO: GC)' /tmp/run.out || true
 	fi
 	umount "$MNT" || { echo "FAIL: umount after workload $w"; status=1; }
 done

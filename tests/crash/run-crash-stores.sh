@@ -105,12 +105,12 @@ if [ -n "$wlist" ]; then
 		fi
 	done
 fi
-# W:INPLACE, the copy-on-write ones first (one module reload)
-mapfile -t sel < <(awk -v all="${wlist:+0}" '
-	{ w = $2; ip = $3; sub(/inplace=/, "", ip); print ip, w }' "$results/workloads.txt" |
-	while read -r ip w; do
-		if [ -z "$wlist" ] || [ -n "${want[$w]:-}" ]; then echo "$ip $w"; fi
-	done | sort -k1,1n -k2,2n | awk '{ print $2 ":" $1 }')
+# W:INPLACE:GC, the copy-on-write ones first (one module reload)
+mapfile -t sel < <(awk '{ w = $2; ip = $3; gc = $4; sub(/inplace=/, "", ip); sub(/gc=/, "", gc)
+		print ip, w, gc }' "$results/workloads.txt" |
+	while read -r ip w gc; do
+		if [ -z "$wlist" ] || [ -n "${want[$w]:-}" ]; then echo "$ip $w $gc"; fi
+	done | sort -k1,1n -k2,2n | awk '{ print $2 ":" $1 ":" $3 }')
 [ ${#sel[@]} -gt 0 ] || die "no workloads selected"
 mutnote=""
 [ "$mutate" = 0 ] || mutnote=" (mutate=$mutate)"

@@ -3221,6 +3221,7 @@ static unsigned long long num(const char *s)
  *
  *   crashwork ace list [--seq N]
  *   crashwork ace run DIR W [--seq N] [--trace FILE] [--out DEV] [--proc DIR]
+ *                     [--gc-at N]
  *   crashwork ace verify DIR W K [--seq N]
  *
  * run: on an empty, freshly formatted DIR, the setup (untraced), then
@@ -3228,7 +3229,10 @@ static unsigned long long num(const char *s)
  * a NOVA_DEBUG module), each call of workload W between "begin W<w>
  * c<k> <call>" and "end", then "stop"; the trace goes into the archive
  * DEV (an index in its first 256 KiB, then the traces, 4 KiB aligned).
- * Finally the tree must equal the model.
+ * Finally the tree must equal the model.  A GC workload (gc=1 fast, 2
+ * thorough in the list) first runs without --gc-at: it prints "ACE-GC-AT
+ * N", the write that ran the first GC of its kind; then, on a fresh file
+ * system, --gc-at N traces that write.
  *
  * verify: the tree of a crash image taken during call K (1..; 0: before
  * the first, calls + 1: after the last) must equal the model's state
@@ -3680,7 +3684,7 @@ static void ace_archive(const char *dev, unsigned w, int seq, const char *data, 
 }
 
 static int do_ace_run(int seq, unsigned w, const char *trace, const char *out,
-		      const char *proc)
+		      const char *proc, long gc_at)
 {
 	struct ace_w W;
 	struct model m;
@@ -3703,7 +3707,7 @@ static int do_ace_run(int seq, unsigned w, const char *trace, const char *out,
 	}
 	if (W.gc) {
 		unsigned long long before, after, th1;
-		unsigned long n = 0, period;
+		unsigned long n = 0;
 
 		ace_parse("create A/hot 0", &op, 50);
 		if (execute(&op))
@@ -3719,30 +3723,29 @@ static int do_ace_run(int seq, unsigned w, const char *trace, const char *out,
 				die("setup: writing A/hot failed");
 		}
 		ace_gc_model(&m);
-		/* to the first GC of the kind, then measure the period */
-		before = ace_gc_runs(proc, &th0);
-		while (1) {
-			ace_gc_write(W.gc, n++, ACE_FILL_N);
-			after = ace_gc_runs(proc, &th1);
-			if (W.gc == 2 ? th1 > th0 : after > before)
-				break;
-			if (n > 20000)
-				die("no GC after %lu writes", n);
+		if (gc_at <= 0) {
+			/*
+			 * calibration: the first write that runs a GC of the
+			 * kind; on a fresh file system the same writes lead to
+			 * the same logs, so --gc-at N makes write N the traced one
+			 */
+			before = ace_gc_runs(proc, &th0);
+			do {
+				ace_gc_write(W.gc, n++, ACE_FILL_N);
+				after = ace_gc_runs(proc, &th1);
+				if (n > 20000)
+					die("no GC after %lu writes", n);
+			} while (W.gc == 2 ? th1 == th0 : after == before);
+			printf("ACE-GC-AT %lu\n", n);
+			m_free(&m);
+			return 0;
 		}
-		before = after;
-		th0 = th1;
-		for (period = 0;;) {
+		while (n + 1 < (unsigned long)gc_at)
 			ace_gc_write(W.gc, n++, ACE_FILL_N);
-			period++;
-			after = ace_gc_runs(proc, &th1);
-			if (W.gc == 2 ? th1 > th0 : after > before)
-				break;
-			if (period > 20000)
-				die("no second GC after %lu writes", period);
-		}
-		for (i = 1; i < period; i++)
-			ace_gc_write(W.gc, n++, ACE_FILL_N);
-		printf("INFO: GC preparation: %lu writes, a GC every %lu\n", n, period);
+		/* the traced write is the gc_at-th, to page 0 with new data */
+		if (W.gc == 2 && n % 24 == 23)
+			die("--gc-at %ld: that write of the pattern is not to page 0", gc_at);
+		printf("INFO: GC preparation: %lu writes, then the traced one\n", n);
 	}
 	gc0 = W.gc ? ace_gc_runs(proc, &th0) : 0;
 	sync();
@@ -3820,6 +3823,30 @@ static int do_ace_verify(int seq, unsigned w, int call)
 	cs.op = &W.ops[0];
 	add_cand(&m, "", &cs);
 	snprintf(cs.c[0].label, sizeof(cs.c[0].label), "before call %d", call);
+	/*
+	 * in-place mode (README): an overwrite within the size may leave a
+	 * mix of old and new bytes; the size and new blocks commit at once
+	 */
+	if (W.inplace && call >= 1 && call <= W.nops && W.ops[call - 1].kind == OP_PWRITE) {
+		const struct op *o = &W.ops[call - 1];
+		int id = m_lookup(&m, o->a);
+		struct mnode *x = id >= 0 ? &m.n[id] : NULL;
+
+		if (x && o->off < x->size) {
+			uint64_t e = o->off + o->len < x->size ? o->off + o->len : x->size;
+			unsigned char *buf = xmalloc(o->len);
+
+			fill_data(buf, o->len, o->n);
+			x->alt = xmalloc(x->size);
+			memcpy(x->alt, x->data, x->size);
+			memcpy(x->alt + o->off, buf, e - o->off);
+			cs.op = o;
+			add_cand(&m, "in place: bytes partly written, the size not yet", &cs);
+			free(x->alt);
+			x->alt = NULL;
+			free(buf);
+		}
+	}
 	if (call >= 1 && call <= W.nops) {
 		op_text(&W.ops[call - 1], t, sizeof(t));
 		printf("INFO: in flight: call %d: %s\n", call, t);
@@ -3872,6 +3899,7 @@ static int do_ace_verify(int seq, unsigned w, int call)
 static int do_ace(int argc, char **argv)
 {
 	const char *trace = NULL, *out = NULL, *proc = "/proc/fs/NOVA/pmem0";
+	long gc_at = 0;
 	char *pos[4];
 	int seq = 1, npos = 0, i;
 
@@ -3884,6 +3912,8 @@ static int do_ace(int argc, char **argv)
 			out = argv[++i];
 		else if (!strcmp(argv[i], "--proc") && i + 1 < argc)
 			proc = argv[++i];
+		else if (!strcmp(argv[i], "--gc-at") && i + 1 < argc)
+			gc_at = num(argv[++i]);
 		else if (argv[i][0] == '-' || npos == 4)
 			usage();
 		else
@@ -3896,7 +3926,7 @@ static int do_ace(int argc, char **argv)
 		usage();
 	snprintf(g_dir, sizeof(g_dir), "%s", pos[1]);
 	if (!strcmp(pos[0], "run") && npos == 3)
-		return do_ace_run(seq, num(pos[2]), trace, out, proc);
+		return do_ace_run(seq, num(pos[2]), trace, out, proc, gc_at);
 	if (!strcmp(pos[0], "verify") && npos == 4)
 		return do_ace_verify(seq, num(pos[2]), num(pos[3]));
 	usage();
