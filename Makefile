@@ -55,6 +55,7 @@ guest-bin:
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/t_data tests/guest/src/t_data.c
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/fsx_nova tests/guest/src/fsx_nova.c
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/crashwork tests/guest/src/crashwork.c
+	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/crashimg tests/crash/crashimg.c
 	$(CC) $(CFLAGS_STATIC) -Isrc -o $(GUEST_BIN)/nova_fuzz tests/guest/src/nova_fuzz.c \
 		src/tools/libnova.c src/tools/nova_tools.c
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/nova_stress tests/guest/src/nova_stress.c
@@ -194,6 +195,21 @@ crash-check:
 crash-cpumove:
 	tests/crash/run-cpumove.sh $(CRASH_SEED_ARG)
 
+# Store-level crash tests (tests/crash/run-crash-stores.sh; results in
+# build/crash-stores/): the crash states of a missing flush or fence, from
+# persistence traces of the debug module.
+#   crash-stores       seq 1: every call alone, with and without fsync
+#   crash-stores-full  seq 2: every valid pair of calls (hours)
+#   crash-stores-mutants  the checker must fail on mutate=1 and mutate=2
+crash-stores:
+	tests/crash/run-crash-stores.sh --seq 1
+
+crash-stores-full:
+	tests/crash/run-crash-stores.sh --seq 2 --all-max 4 --sample 8
+
+crash-stores-mutants:
+	tests/crash/run-crash-mutants.sh
+
 bench-mount-scan: module
 	bench/run-mount.sh --no-build --fs "nova nova-serial"
 
@@ -224,6 +240,7 @@ clean:
 	rm -rf build $(GUEST_BIN)
 
 .PHONY: crash-test crash-quick crash-check crash-cpumove bench-mount-scan gc-test \
+	crash-stores crash-stores-full crash-stores-mutants \
 	debug-kernel debug-check enospc-stress
 .PHONY: check-kernels crash-crosskernel xfstests xfstests-baselines xfstests-smoke
 .PHONY: all deps module tools guest-bin unit lint guest check demo clean \

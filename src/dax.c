@@ -796,7 +796,7 @@ static ssize_t nova_cow_chunk(struct inode *inode, struct iov_iter *from,
 	ret = nova_fill_partial(sb, inode, pg, addr, 0, off, inode->i_size);
 	if (ret)
 		goto fail_release;
-	got = _copy_from_iter_flushcache(addr + off, bytes, from);
+	got = nova_copy_from_iter_nt(addr + off, bytes, from);
 	if (!got) {
 		ret = -EFAULT;
 		goto fail_release;
@@ -903,7 +903,7 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 			size_t off = p & (NOVA_BLOCK_SIZE - 1);
 			size_t n = min(count - written, NOVA_BLOCK_SIZE - off);
 
-			got = _copy_from_iter_flushcache(nova_get_block(sb,
+			got = nova_copy_from_iter_nt(nova_get_block(sb,
 					nova_find_page(inode, pg)) + off, n, from);
 			written += got;
 			/* the size the run before commits covers these bytes */

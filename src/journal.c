@@ -89,7 +89,8 @@ void nova_journal_add(struct super_block *sb, struct nova_tx *tx,
 
 void nova_journal_start(struct super_block *sb, struct nova_tx *tx)
 {
-	nova_fence();
+	if (!nova_mutant(NOVA_MUT_JOURNAL_FENCE))
+		nova_fence();
 	nova_store_le64(&nova_journal_ptr(sb, tx->stripe)->journal_tail,
 			tx->tail);
 	NOVA_CRASH_POINT(CP_JOURNAL_STARTED);

@@ -383,7 +383,10 @@ void nova_log_commit(struct super_block *sb, struct inode *inode, u64 tail)
 
 	nova_fence();
 	NOVA_CRASH_POINT(CP_LOG_BEFORE_TAIL);
-	nova_store_le64(&pi->log_tail, tail);
+	if (nova_mutant(NOVA_MUT_LOG_TAIL_FLUSH))
+		WRITE_ONCE(pi->log_tail, cpu_to_le64(tail));	/* no flush */
+	else
+		nova_store_le64(&pi->log_tail, tail);
 	NOVA_CRASH_POINT(CP_LOG_AFTER_TAIL);
 	sih->log_tail = tail;
 }

@@ -295,6 +295,7 @@ void nova_proc_register(struct super_block *sb)
 	proc_create_data("IO_stats", 0644, sbi->s_proc, &nova_io_fops, sbi);
 	proc_create_data("allocator", 0444, sbi->s_proc, &nova_allocator_fops, sbi);
 	proc_create_data("gc", 0644, sbi->s_proc, &nova_gc_fops, sbi);
+	nova_pt_sysfs_init(sb);
 }
 
 void nova_proc_unregister(struct super_block *sb)
@@ -303,4 +304,5 @@ void nova_proc_unregister(struct super_block *sb)
 
 	proc_remove(sbi->s_proc);
 	sbi->s_proc = NULL;
+	nova_pt_sysfs_exit(sb);
 }

@@ -263,6 +263,9 @@ struct mnode {
 	int parent;		/* T_DIR */
 	struct mxattr *xa;	/* extended attributes (ACLs included) */
 	int nxa;
+	unsigned uid, gid;	/* 0 unless chown */
+	int64_t mtime;		/* checked when has_mtime (utimes) */
+	int has_mtime;
 };
 
 struct model {
@@ -777,6 +780,8 @@ enum {
 	OP_EXCHANGE, OP_UNLINK, OP_RMDIR, OP_LINK, OP_SYMLINK, OP_TRUNCATE, OP_FALLOC,
 	OP_MMAP, OP_UNLINKOPEN, OP_CHMOD, OP_XSET, OP_XRM, OP_SETACL, OP_SHIFT,
 	OP_TMPFILE,
+	/* the store-level crash tests' workloads only (crashwork ace) */
+	OP_FSYNC, OP_CHOWN, OP_UTIMES,
 	OP_NK,
 	/* burst starts (generator only) */
 	B_CHURN = OP_NK, B_HOT, B_MASS,
@@ -787,7 +792,7 @@ static const char *const opname[OP_NK] = {
 	"mkdir", "create", "append", "pwrite", "bigwrite", "hot", "rename",
 	"exchange", "unlink", "rmdir", "link", "symlink", "truncate", "falloc",
 	"mmap", "unlinkopen", "chmod", "xset", "xrm", "setacl", "shift",
-	"tmpfile",
+	"tmpfile", "fsync", "chown", "utimes",
 };
 
 struct op {
@@ -850,6 +855,15 @@ static void op_text(const struct op *op, char *buf, size_t sz)
 		break;
 	case OP_CHMOD:
 		snprintf(buf, sz, "%s %s mode=0%llo", k, op->a, off);
+		break;
+	case OP_FSYNC:
+		snprintf(buf, sz, "%s %s", k, *op->a ? op->a : ".");
+		break;
+	case OP_CHOWN:
+		snprintf(buf, sz, "%s %s %llu:%llu", k, op->a, off, len);
+		break;
+	case OP_UTIMES:
+		snprintf(buf, sz, "%s %s mtime=%llu", k, op->a, off);
 		break;
 	case OP_XSET:
 		snprintf(buf, sz, "%s %s %s len=%llu flags=%s", k, op->a, op->b, len,
@@ -1038,6 +1052,24 @@ static void apply(struct model *m, const struct op *op, step_cb cb, void *arg)
 		m_acl_chmod(x);
 		step(m, cb, arg, "mode changed, and its access ACL");
 		break;
+	case OP_FSYNC:
+		step(m, cb, arg, "fsynced (no change)");
+		break;
+	case OP_CHOWN:
+		x = &m->n[m_lookup(m, op->a)];
+		x->uid = op->off;
+		x->gid = op->len;
+		/* a regular file loses set-user-ID (and set-group-ID if g+x) */
+		if (x->type == T_REG)
+			x->mode &= ~(04000 | ((x->mode & 010) ? 02000 : 0));
+		step(m, cb, arg, "owner changed");
+		break;
+	case OP_UTIMES:
+		x = &m->n[m_lookup(m, op->a)];
+		x->mtime = op->off;
+		x->has_mtime = 1;
+		step(m, cb, arg, "times set");
+		break;
 	case OP_XSET:
 		x = &m->n[m_lookup(m, op->a)];
 		buf = xmalloc(op->len);
@@ -1153,16 +1185,16 @@ static const char *const profname[P_N + 1] = { "mixed", "write", "ns", "gc", "xa
  * lists of ns and gc are those from before shift and tmpfile existed.
  */
 static const int weights[P_N][W_N] = {
-	/*           mkd  cre  app  pwr  big  hot  ren  exc  unl  rmd  lnk  sym  trn  fal  mma  uop  chm  xse  xrm  acl  shf  tmp  CHU HOT MAS */
-	[P_MIXED] = { 40, 140,  80,  80,  60,  30,  70,  20,  70,  20,  40,  30,  50,  40,  30,  20,  20,  12,   4,   6,  10,  10,   1,  1,  1 },
+	/*           mkd  cre  app  pwr  big  hot  ren  exc  unl  rmd  lnk  sym  trn  fal  mma  uop  chm  xse  xrm  acl  shf  tmp  fsy  cho  uti  CHU HOT MAS */
+	[P_MIXED] = { 40, 140,  80,  80,  60,  30,  70,  20,  70,  20,  40,  30,  50,  40,  30,  20,  20,  12,   4,   6,  10,  10,   0,   0,   0,   1,  1,  1 },
 	/* data: writes, truncates, fallocate (collapse and insert too) */
-	[P_WRITE] = { 10,  80, 120, 140, 120,  40,  10,   0,  30,   0,  10,   0, 100,  80,  60,  20,  10,   0,   0,   0,  40,   0,   0,  2,  0 },
-	[P_NS]    = { 80, 180,  10,  10,  10,   0, 140,  50, 100,  40,  80,  50,  10,   0,   0,  30,  20,   0,   0,   0,   0,   0,   0,  0,  3 },
-	[P_GC]    = { 10,  40,  20,  20,  20,  10,  20,  10,  20,  10,  10,  10,  10,  10,  10,  10,   0,   0,   0,   0,   0,   0,  60, 60, 20 },
+	[P_WRITE] = { 10,  80, 120, 140, 120,  40,  10,   0,  30,   0,  10,   0, 100,  80,  60,  20,  10,   0,   0,   0,  40,   0,   0,   0,   0,   0,  2,  0 },
+	[P_NS]    = { 80, 180,  10,  10,  10,   0, 140,  50, 100,  40,  80,  50,  10,   0,   0,  30,  20,   0,   0,   0,   0,   0,   0,   0,   0,   0,  0,  3 },
+	[P_GC]    = { 10,  40,  20,  20,  20,  10,  20,  10,  20,  10,  10,  10,  10,  10,  10,  10,   0,   0,   0,   0,   0,   0,   0,   0,   0,  60, 60, 20 },
 	/* xattrs and ACLs, with creates (tmpfiles too) in directories with
 	 * default ACLs, chmod (the mask), renames, links, removals and a few
 	 * hot bursts (GC of a log that holds attributes) */
-	[P_XATTR] = { 40, 110,  10,  10,   5,   5,  30,  10,  40,  10,  20,  30,   5,   0,   0,  10,  40, 220,  60,  90,   0,  10,   0,  1,  0 },
+	[P_XATTR] = { 40, 110,  10,  10,   5,   5,  30,  10,  40,  10,  20,  30,   5,   0,   0,  10,  40, 220,  60,  90,   0,  10,   0,   0,   0,   0,  1,  0 },
 };
 
 struct gen {
@@ -1965,6 +1997,19 @@ static int execute(const struct op *op)
 	case OP_CHMOD:
 		TRY(chmod(a, op->off), "chmod");
 		break;
+	case OP_FSYNC:
+		TRY(fd = open(a, O_RDONLY), "open");
+		TRY(fsync(fd), "fsync");
+		break;
+	case OP_CHOWN:
+		TRY(lchown(a, op->off, op->len), "lchown");
+		break;
+	case OP_UTIMES: {
+		struct timespec ts[2] = { { op->off, 0 }, { op->off, 0 } };
+
+		TRY(utimensat(AT_FDCWD, a, ts, AT_SYMLINK_NOFOLLOW), "utimensat");
+		break;
+	}
 	case OP_UNLINK:
 		TRY(unlink(a), "unlink");
 		break;
@@ -2121,6 +2166,8 @@ struct snode {
 	struct mxattr *xa;	/* every extended attribute, sorted by name */
 	int nxa;
 	int xbad;		/* reading them failed (reported already) */
+	unsigned uid, gid;
+	int64_t mtime;
 };
 
 static int n_fail;
@@ -2299,6 +2346,9 @@ static void snap(const char *path, struct snode *s, uint64_t parent_ino)
 			k->ino = st.st_ino;
 			k->size = st.st_size;
 			k->blocks = st.st_blocks;
+			k->uid = st.st_uid;
+			k->gid = st.st_gid;
+			k->mtime = st.st_mtime;
 			if (k->type < 0)
 				failf("%s: unexpected file type 0%o", sub, st.st_mode & S_IFMT);
 			if (de->d_type != DT_UNKNOWN && IFTODT(st.st_mode) != de->d_type)
@@ -2563,6 +2613,12 @@ static void cmp_tree(const struct model *m, int id, const struct snode *s,
 		diff(d, "%s: link count %lu, expected %d", *path ? path : "/", s->nlink, x->nlink);
 	if (id && x->type != T_LNK && x->mode != s->mode)
 		diff(d, "%s: mode 0%o, expected 0%o", path, s->mode, x->mode);
+	if (x->uid != s->uid || x->gid != s->gid)
+		diff(d, "%s: owner %u:%u, expected %u:%u", *path ? path : "/", s->uid, s->gid,
+		     x->uid, x->gid);
+	if (x->has_mtime && x->mtime != s->mtime)
+		diff(d, "%s: mtime %lld, expected %lld", *path ? path : "/", (long long)s->mtime,
+		     (long long)x->mtime);
 	if (!s->xbad)
 		cmp_xattrs(d, *path ? path : "/", x, s);
 	if (x->type == T_REG) {
@@ -2825,6 +2881,9 @@ static void take_snapshot(struct snode *root)
 	root->ino = st.st_ino;
 	root->nlink = st.st_nlink;
 	root->mode = st.st_mode & 07777;
+	root->uid = st.st_uid;
+	root->gid = st.st_gid;
+	root->mtime = st.st_mtime;
 	s_files = s_bytes = 0;
 	snap(g_dir, root, 0);
 }
@@ -3327,7 +3386,10 @@ static void usage(void)
 		"       %s verify DIR SEED RECORDFILE [--profile P] [--ops N]\n"
 		"       %s stress DIR SEED\n"
 		"       %s list SEED OPS [--profile P]\n"
-		"profiles: mixed (default), write, ns, gc, xattr, eof (run and verify)\n", prog, prog, prog, prog);
+		"       %s ace list|run DIR W|verify DIR W K [--seq N] [--trace F] [--out DEV] [--proc DIR]
+"
+		"profiles: mixed (default), write, ns, gc, xattr, eof (run and verify)
+", prog, prog, prog, prog, prog);
 	exit(2);
 }
 
@@ -3343,6 +3405,729 @@ static unsigned long long num(const char *s)
 	return v;
 }
 
+/* ------------------------------------------------------------ ace */
+
+/*
+ * ace: the workloads of the store-level crash tests
+ * (tests/crash/run-crash-stores.sh), in the style of ACE (Mohan et al.,
+ * OSDI '18): a small prepared tree, then one call (seq 1) or two (seq 2)
+ * of every kind, each with and without a trailing fsync; writes in place
+ * too (module parameter inplace_data_updates=1, "inplace" in the list);
+ * and a log at its GC threshold, then one more entry.
+ *
+ *   crashwork ace list [--seq N]
+ *   crashwork ace run DIR W [--seq N] [--trace FILE] [--out DEV] [--proc DIR]
+ *                     [--gc-at N]
+ *   crashwork ace verify DIR W K [--seq N]
+ *
+ * run: on an empty, freshly formatted DIR, the setup (untraced), then
+ * "start" to the persistence trace FILE (/proc/fs/NOVA/<dev>/pmemtrace of
+ * a NOVA_DEBUG module), each call of workload W between "begin W<w>
+ * c<k> <call>" and "end", then "stop"; the trace goes into the archive
+ * DEV (an index in its first 256 KiB, then the traces, 4 KiB aligned).
+ * Finally the tree must equal the model.  A GC workload (gc=1 fast, 2
+ * thorough in the list) first runs without --gc-at: it prints "ACE-GC-AT
+ * N", the write that ran the first GC of its kind; then, on a fresh file
+ * system, --gc-at N traces that write.
+ *
+ * verify: the tree of a crash image taken during call K (1..; 0: before
+ * the first, calls + 1: after the last) must equal the model's state
+ * before call K or after one of its atomic steps (every call atomic; all
+ * earlier calls, fsync'ed or not, complete: NOVA's calls are synchronous).
+ */
+#define ACE_SEED	21
+#define ACE_FILL_N	900000	/* the pattern of every GC-preparation write */
+#define ACE_HOT_PAGES	64
+#define ACE_MAXOPS	4
+#define ACE_INDEX	(256 * 1024)
+
+static const char *const ace_setup[] = {
+	"mkdir A", "mkdir B", "mkdir C", "mkdir D",
+	"create A/foo 10000", "create A/bar 100", "create B/baz 5000",
+	"create D/x 10", "symlink A/sl foo", "xset A/foo user.k 20 0",
+	"create A/big 20480", "link B/baz D/bazlink",
+};
+#define ACE_NSETUP (sizeof(ace_setup) / sizeof(ace_setup[0]))
+
+/* every call of seq 1; "inplace": with inplace_data_updates=1 */
+static const char *const ace_ops[] = {
+	"create A/new 0", "create A/new 3000", "mkdir A/sub", "mkdir C/sub",
+	"link A/foo B/foolink", "unlink A/bar", "unlink B/baz", "unlink A/foo",
+	"rmdir C", "rename A/bar A/bar2", "rename A/bar B/bar", "rename A/bar B/baz",
+	"rename C B/C", "rename C D/x2", "rename A/sl B/sl", "exchange A/foo B/baz",
+	"exchange C A/bar", "symlink A/sl2 ../B/baz",
+	"truncate A/foo 20000", "truncate A/foo 1000", "truncate A/foo 0",
+	"falloc A/foo 0 8192 12288", "falloc A/foo keep 12288 8192",
+	"falloc A/foo punch 4096 4096", "falloc A/foo zero 1000 5000",
+	"pwrite A/foo 100 200", "pwrite A/foo 4096 4096", "pwrite A/foo 9000 3000",
+	"append A/bar 500", "chmod A/foo 0600", "chmod C 0700",
+	"chown A/foo 1000 1000", "chown C 1000 1000", "utimes A/foo 1000000",
+	"xset A/foo user.new 100 create", "xset A/foo user.k 30 replace",
+	"xrm A/foo user.k", "setacl A/foo access u::rw-,u:1001:r--,g::r--,m::r--,o::---",
+	"setacl C default u::rwx,g::r-x,o::---",
+	"shift A/big collapse 4096 4096", "shift A/big insert 4096 4096",
+	"tmpfile A 3000 0644 A/t1", "tmpfile A 3000 0644 -", "unlinkopen A/bar",
+	"inplace pwrite A/foo 100 200", "inplace pwrite A/foo 4096 4096",
+	"inplace pwrite A/foo 9000 3000", "inplace append A/bar 500",
+	"gc fast", "gc thorough",
+};
+#define ACE_NOPS (sizeof(ace_ops) / sizeof(ace_ops[0]))
+
+struct ace_w {
+	int nops;
+	struct op ops[ACE_MAXOPS];
+	int inplace;
+	int gc;			/* 1 fast, 2 thorough: A/hot at its GC threshold */
+};
+
+static void ace_parse(const char *spec, struct op *op, unsigned n)
+{
+	char k[32], a[MAXP], b[MAXP], c[64];
+	unsigned long long x = 0, y = 0;
+	int f;
+
+	memset(op, 0, sizeof(*op));
+	op->n = n;
+	*b = *c = 0;
+	f = sscanf(spec, "%31s %1023s %1023s %63s %llu %llu", k, a, b, c, &x, &y);
+	if (f < 2)
+		die("ace: bad call \"%s\"", spec);
+	snprintf(op->a, MAXP, "%s", a);
+	for (op->kind = 0; op->kind < OP_NK; op->kind++)
+		if (!strcmp(opname[op->kind], k))
+			break;
+	switch (op->kind) {
+	case OP_CREATE: case OP_APPEND: case OP_TRUNCATE:
+		op->len = op->off = strtoull(b, NULL, 0);
+		if (op->kind != OP_TRUNCATE)
+			op->off = 0;
+		break;
+	case OP_PWRITE:
+		op->off = strtoull(b, NULL, 0);
+		op->len = strtoull(c, NULL, 0);
+		break;
+	case OP_RENAME: case OP_EXCHANGE: case OP_LINK: case OP_SYMLINK: case OP_XRM:
+		snprintf(op->b, MAXP, "%s", b);
+		break;
+	case OP_FALLOC:
+		op->fl = !strcmp(b, "keep") ? FALLOC_FL_KEEP_SIZE :
+			 !strcmp(b, "punch") ? FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE :
+			 !strcmp(b, "zero") ? FALLOC_FL_ZERO_RANGE : 0;
+		if (sscanf(spec, "%*s %*s %*s %llu %llu", &x, &y) != 2)
+			die("ace: bad call \"%s\"", spec);
+		op->off = x;
+		op->len = y;
+		break;
+	case OP_CHMOD:
+		op->off = strtoull(b, NULL, 8);
+		break;
+	case OP_CHOWN:
+		op->off = strtoull(b, NULL, 0);
+		op->len = strtoull(c, NULL, 0);
+		break;
+	case OP_UTIMES:
+		op->off = strtoull(b, NULL, 0);
+		break;
+	case OP_XSET:
+		snprintf(op->b, MAXP, "%s", b);
+		op->len = strtoull(c, NULL, 0);
+		if (sscanf(spec, "%*s %*s %*s %*s %63s", c) != 1)
+			die("ace: bad call \"%s\"", spec);
+		op->fl = !strcmp(c, "create") ? XATTR_CREATE : !strcmp(c, "replace") ? XATTR_REPLACE : 0;
+		break;
+	case OP_SETACL:
+		op->fl = !strcmp(b, "default");
+		snprintf(op->b, MAXP, "%s", c);
+		break;
+	case OP_SHIFT:
+		op->fl = !strcmp(b, "collapse") ? FALLOC_FL_COLLAPSE_RANGE : FALLOC_FL_INSERT_RANGE;
+		if (sscanf(spec, "%*s %*s %*s %llu %llu", &x, &y) != 2)
+			die("ace: bad call \"%s\"", spec);
+		op->off = x;
+		op->len = y;
+		break;
+	case OP_TMPFILE:
+		op->len = strtoull(b, NULL, 0);
+		op->off = strtoull(c, NULL, 8);
+		if (sscanf(spec, "%*s %*s %*s %*s %1023s", b) != 1)
+			die("ace: bad call \"%s\"", spec);
+		op->fl = strcmp(b, "-") != 0;
+		if (op->fl)
+			snprintf(op->b, MAXP, "%s", b);
+		break;
+	case OP_MKDIR: case OP_UNLINK: case OP_RMDIR: case OP_UNLINKOPEN: case OP_FSYNC:
+		break;
+	default:
+		die("ace: unknown call \"%s\"", spec);
+	}
+}
+
+/* May @op run on the state @m (the second call of a pair)? */
+static int ace_valid(const struct model *m, const struct op *op)
+{
+	const char *slash = strrchr(op->a, '/');
+	char par[MAXP];
+	int id = m_lookup(m, op->a), p, id2;
+	const struct mnode *x = id >= 0 ? &m->n[id] : NULL;
+
+	snprintf(par, sizeof(par), "%.*s", slash ? (int)(slash - op->a) : 0, op->a);
+	p = m_lookup(m, par);
+	switch (op->kind) {
+	case OP_MKDIR: case OP_CREATE: case OP_SYMLINK:
+		return !x && p >= 0 && m->n[p].type == T_DIR;
+	case OP_TMPFILE:
+		return x && x->type == T_DIR && (!op->fl || m_lookup(m, op->b) < 0);
+	case OP_LINK:
+		return x && x->type == T_REG && m_lookup(m, op->b) < 0;
+	case OP_UNLINK: case OP_UNLINKOPEN:
+		return x && x->type != T_DIR;
+	case OP_RMDIR:
+		return x && x->type == T_DIR && !x->nents;
+	case OP_RENAME:
+		if (!x)
+			return 0;
+		id2 = m_lookup(m, op->b);
+		if (id2 >= 0)
+			return (m->n[id2].type == T_DIR) == (x->type == T_DIR) &&
+			       (m->n[id2].type != T_DIR || !m->n[id2].nents);
+		snprintf(par, sizeof(par), "%s", op->b);
+		*(strrchr(par, '/') ? strrchr(par, '/') : par) = 0;
+		p = m_lookup(m, par);
+		return p >= 0 && m->n[p].type == T_DIR && p != id;
+	case OP_EXCHANGE:
+		return x && m_lookup(m, op->b) >= 0;
+	case OP_APPEND: case OP_PWRITE: case OP_TRUNCATE: case OP_FALLOC:
+		return x && x->type == T_REG;
+	case OP_SHIFT:
+		return x && x->type == T_REG && (op->fl == FALLOC_FL_COLLAPSE_RANGE ?
+			op->off + op->len < x->size : op->off < x->size);
+	case OP_XSET:
+		if (!x || (op->fl && (x_find(x, op->b) >= 0) != (op->fl == XATTR_REPLACE)))
+			return 0;
+		return 1;
+	case OP_XRM:
+		return x && x_find(x, op->b) >= 0;
+	default:
+		return x != NULL;
+	}
+}
+
+/* fsync after @op: its file, else (gone) its parent directory */
+static void ace_fsync_op(const struct model *m, const struct op *op, struct op *f, unsigned n)
+{
+	const char *slash;
+
+	memset(f, 0, sizeof(*f));
+	f->kind = OP_FSYNC;
+	f->n = n;
+	if (op->kind == OP_TMPFILE) {
+		snprintf(f->a, MAXP, "%s", op->fl ? op->b : op->a);
+	} else if (m_lookup(m, op->a) >= 0) {
+		snprintf(f->a, MAXP, "%s", op->a);
+	} else {
+		slash = strrchr(op->a, '/');
+		snprintf(f->a, MAXP, "%.*s", slash ? (int)(slash - op->a) : 0, op->a);
+	}
+	if (op->kind == OP_RENAME || op->kind == OP_LINK)
+		snprintf(f->a, MAXP, "%s", op->b);
+	/* a symlink cannot be opened itself: its directory */
+	if (m_lookup(m, f->a) >= 0 && m->n[m_lookup(m, f->a)].type == T_LNK) {
+		slash = strrchr(f->a, '/');
+		if (slash)
+			*(char *)slash = 0;
+		else
+			*f->a = 0;
+	}
+}
+
+static void ace_setup_model(struct model *m)
+{
+	struct op op;
+	unsigned i;
+
+	m_init(m);
+	for (i = 0; i < ACE_NSETUP; i++) {
+		ace_parse(ace_setup[i], &op, i + 1);
+		apply(m, &op, NULL, NULL);
+	}
+}
+
+/* one call of seq-1 entry @i: 0 if it is not a plain call (gc) */
+static int ace_call(unsigned i, struct op *op, int *inplace, unsigned n)
+{
+	const char *s = ace_ops[i];
+
+	*inplace = !strncmp(s, "inplace ", 8);
+	if (*inplace)
+		s += 8;
+	if (!strncmp(s, "gc ", 3))
+		return 0;
+	ace_parse(s, op, n);
+	return 1;
+}
+
+/* The gc preparation in the model: A/hot, every page the fill pattern */
+static void ace_gc_model(struct model *m)
+{
+	struct op op;
+	unsigned k;
+
+	ace_parse("create A/hot 0", &op, 50);
+	apply(m, &op, NULL, NULL);
+	for (k = 0; k < ACE_HOT_PAGES; k++) {
+		memset(&op, 0, sizeof(op));
+		op.kind = OP_HOT;
+		op.n = ACE_FILL_N;
+		snprintf(op.a, MAXP, "A/hot");
+		op.off = (uint64_t)k * PAGE;
+		op.len = PAGE;
+		apply(m, &op, NULL, NULL);
+	}
+}
+
+/*
+ * Workload @w of sequence length @seq: 0, or -1 past the last.  seq 1:
+ * every call alone, then with a trailing fsync; seq 2: every valid pair
+ * of the plain copy-on-write calls.
+ */
+static int ace_workload(int seq, unsigned w, struct ace_w *out)
+{
+	struct model m0, m1;
+	unsigned i, j, k = 0;
+	int inpl, inpl2;
+	struct op a, b;
+
+	memset(out, 0, sizeof(*out));
+	if (seq == 1) {
+		if (w >= 2 * ACE_NOPS)
+			return -1;
+		i = w % ACE_NOPS;
+		if (!ace_call(i, &out->ops[0], &out->inplace, 101)) {
+			out->gc = strstr(ace_ops[i], "thorough") ? 2 : 1;
+			memset(&out->ops[0], 0, sizeof(out->ops[0]));
+			out->ops[0].kind = OP_HOT;
+			out->ops[0].n = 101;
+			snprintf(out->ops[0].a, MAXP, "A/hot");
+			out->ops[0].len = PAGE;
+		}
+		out->nops = 1;
+		if (w >= ACE_NOPS) {
+			ace_setup_model(&m0);
+			if (out->gc)
+				ace_gc_model(&m0);
+			apply(&m0, &out->ops[0], NULL, NULL);
+			ace_fsync_op(&m0, &out->ops[0], &out->ops[1], 102);
+			m_free(&m0);
+			out->nops = 2;
+		}
+		return 0;
+	}
+	if (seq != 2)
+		return -1;
+	ace_setup_model(&m0);
+	for (i = 0; i < ACE_NOPS; i++) {
+		if (!ace_call(i, &a, &inpl, 101) || inpl)
+			continue;
+		m_clone(&m1, &m0);
+		apply(&m1, &a, NULL, NULL);
+		for (j = 0; j < ACE_NOPS; j++) {
+			if (!ace_call(j, &b, &inpl2, 102) || inpl2 || !ace_valid(&m1, &b))
+				continue;
+			if (k++ == w) {
+				out->ops[0] = a;
+				out->ops[1] = b;
+				out->nops = 2;
+				m_free(&m1);
+				m_free(&m0);
+				return 0;
+			}
+		}
+		m_free(&m1);
+	}
+	m_free(&m0);
+	return -1;
+}
+
+static void ace_text(const struct ace_w *W, char *buf, size_t sz)
+{
+	char t[3 * MAXP];
+	size_t n = 0;
+	int k;
+
+	*buf = 0;
+	for (k = 0; k < W->nops; k++) {
+		op_text(&W->ops[k], t, sizeof(t));
+		n += snprintf(buf + n, sz - n, "%s%s", k ? " ; " : "", t);
+		if (n >= sz)
+			break;
+	}
+}
+
+static int do_ace_list(int seq)
+{
+	struct ace_w W;
+	char t[4 * MAXP];
+	unsigned w;
+
+	for (w = 0; !ace_workload(seq, w, &W); w++) {
+		ace_text(&W, t, sizeof(t));
+		printf("W %u inplace=%d gc=%d calls=%d %s%s\n", w, W.inplace, W.gc, W.nops,
+		       W.gc ? (W.gc == 1 ? "[A/hot at its fast-GC threshold] " :
+			       "[A/hot at its thorough-GC threshold] ") : "", t);
+	}
+	return 0;
+}
+
+static void ace_ctl(const char *trace, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void ace_ctl(const char *trace, const char *fmt, ...)
+{
+	char buf[4 * MAXP];
+	va_list ap;
+	int fd, n;
+
+	if (!trace)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fd = open(trace, O_WRONLY);
+	if (fd < 0 || write(fd, buf, n) != n)
+		die("%s: \"%s\": %s", trace, buf, strerror(errno));
+	close(fd);
+}
+
+/* fast_gc_runs + thorough_gc_runs of /proc/fs/NOVA/<dev>/gc */
+static unsigned long long ace_gc_runs(const char *proc, unsigned long long *thorough)
+{
+	char path[MAXP], name[64];
+	unsigned long long v, sum = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/gc", proc);
+	f = fopen(path, "r");
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	*thorough = 0;
+	while (fscanf(f, "%63s %llu", name, &v) == 2) {
+		if (!strcmp(name, "fast_gc_runs"))
+			sum += v;
+		if (!strcmp(name, "thorough_gc_runs")) {
+			sum += v;
+			*thorough = v;
+		}
+	}
+	fclose(f);
+	return sum;
+}
+
+/* The i-th write of the GC preparation: page 0, or now and then another */
+static void ace_gc_write(int gc, unsigned long i, unsigned n)
+{
+	struct op op;
+
+	memset(&op, 0, sizeof(op));
+	op.kind = OP_HOT;
+	op.n = n;
+	snprintf(op.a, MAXP, "A/hot");
+	op.len = PAGE;
+	/* thorough: one live entry in every log page keeps pages from dying */
+	if (gc == 2 && i % 24 == 23)
+		op.off = (uint64_t)(1 + (i / 24) % (ACE_HOT_PAGES - 1)) * PAGE;
+	if (execute(&op))
+		die("the GC preparation failed");
+}
+
+/* Append @len bytes of trace to the archive @dev */
+static void ace_archive(const char *dev, unsigned w, int seq, const char *data, size_t len)
+{
+	int fd = open(dev, O_RDWR | O_DIRECT);
+	size_t alen = (len + 4095) & ~(size_t)4095;
+	uint64_t *idx, next, cnt;
+	char *buf;
+
+	if (fd < 0)
+		die("%s: %s", dev, strerror(errno));
+	if (posix_memalign((void **)&idx, 4096, ACE_INDEX) ||
+	    posix_memalign((void **)&buf, 4096, alen ? alen : 4096))
+		die("out of memory");
+	if (pread(fd, idx, ACE_INDEX, 0) != ACE_INDEX)
+		die("%s: reading the index: %s", dev, strerror(errno));
+	if (memcmp(idx, "NOVAPTAR", 8)) {
+		memset(idx, 0, ACE_INDEX);
+		memcpy(idx, "NOVAPTAR", 8);
+		idx[1] = 0;
+		idx[2] = ACE_INDEX;
+	}
+	cnt = idx[1];
+	next = idx[2];
+	if (8 + 4 * (cnt + 1) > ACE_INDEX / 8)
+		die("%s: the archive index is full", dev);
+	memset(buf, 0, alen);
+	memcpy(buf, data, len);
+	if (alen && pwrite(fd, buf, alen, next) != (ssize_t)alen)
+		die("%s: writing the trace: %s", dev, strerror(errno));
+	idx[8 + 4 * cnt] = next;
+	idx[8 + 4 * cnt + 1] = len;
+	idx[8 + 4 * cnt + 2] = w;
+	idx[8 + 4 * cnt + 3] = seq;
+	idx[1] = cnt + 1;
+	idx[2] = next + alen;
+	if (pwrite(fd, idx, ACE_INDEX, 0) != ACE_INDEX || fsync(fd))
+		die("%s: writing the index: %s", dev, strerror(errno));
+	close(fd);
+	free(idx);
+	free(buf);
+}
+
+static int do_ace_run(int seq, unsigned w, const char *trace, const char *out,
+		      const char *proc, long gc_at)
+{
+	struct ace_w W;
+	struct model m;
+	struct op op;
+	struct snode root;
+	struct diffs *d;
+	char t[3 * MAXP];
+	unsigned long long gc0 = 0, th0 = 0;
+	unsigned i;
+	int k, fd;
+
+	if (ace_workload(seq, w, &W))
+		die("no workload %u of seq %d", w, seq);
+	umask(0);
+	ace_setup_model(&m);
+	for (i = 0; i < ACE_NSETUP; i++) {
+		ace_parse(ace_setup[i], &op, i + 1);
+		if (execute(&op))
+			die("setup call %u failed", i + 1);
+	}
+	if (W.gc) {
+		unsigned long long before, after, th1;
+		unsigned long n = 0;
+
+		ace_parse("create A/hot 0", &op, 50);
+		if (execute(&op))
+			die("setup: create A/hot failed");
+		for (i = 0; i < ACE_HOT_PAGES; i++) {
+			memset(&op, 0, sizeof(op));
+			op.kind = OP_HOT;
+			op.n = ACE_FILL_N;
+			snprintf(op.a, MAXP, "A/hot");
+			op.off = (uint64_t)i * PAGE;
+			op.len = PAGE;
+			if (execute(&op))
+				die("setup: writing A/hot failed");
+		}
+		ace_gc_model(&m);
+		if (gc_at <= 0) {
+			/*
+			 * calibration: the first write that runs a GC of the
+			 * kind; on a fresh file system the same writes lead to
+			 * the same logs, so --gc-at N makes write N the traced one
+			 */
+			before = ace_gc_runs(proc, &th0);
+			do {
+				ace_gc_write(W.gc, n++, ACE_FILL_N);
+				after = ace_gc_runs(proc, &th1);
+				if (n > 20000)
+					die("no GC after %lu writes", n);
+			} while (W.gc == 2 ? th1 == th0 : after == before);
+			printf("ACE-GC-AT %lu\n", n);
+			m_free(&m);
+			return 0;
+		}
+		while (n + 1 < (unsigned long)gc_at)
+			ace_gc_write(W.gc, n++, ACE_FILL_N);
+		/* the traced write is the gc_at-th, to page 0 with new data */
+		if (W.gc == 2 && n % 24 == 23)
+			die("--gc-at %ld: that write of the pattern is not to page 0", gc_at);
+		printf("INFO: GC preparation: %lu writes, then the traced one\n", n);
+	}
+	gc0 = W.gc ? ace_gc_runs(proc, &th0) : 0;
+	sync();
+	ace_ctl(trace, "start");
+	for (k = 0; k < W.nops; k++) {
+		op_text(&W.ops[k], t, sizeof(t));
+		ace_ctl(trace, "begin W%u c%d %s", w, k + 1, t);
+		if (execute(&W.ops[k]))
+			die("call %d (%s) failed", k + 1, t);
+		ace_ctl(trace, "end");
+		apply(&m, &W.ops[k], NULL, NULL);
+	}
+	ace_ctl(trace, "stop");
+	if (W.gc) {
+		unsigned long long th, now = ace_gc_runs(proc, &th);
+
+		printf("ACE-GC %s: %llu GC runs in the traced calls (%llu thorough)\n",
+		       now > gc0 ? "ok" : "MISSED", now - gc0, th - th0);
+		if (now == gc0)
+			failf("workload %u: no GC in its traced calls", w);
+	}
+	if (trace && out) {
+		size_t cap = 1 << 20, len = 0;
+		char *buf = xmalloc(cap);
+		ssize_t r;
+
+		fd = open(trace, O_RDONLY);
+		if (fd < 0)
+			die("%s: %s", trace, strerror(errno));
+		while ((r = read(fd, buf + len, cap - len)) > 0) {
+			len += r;
+			if (len == cap)
+				buf = xrealloc(buf, cap *= 2);
+		}
+		if (r < 0)
+			die("%s: read: %s", trace, strerror(errno));
+		close(fd);
+		ace_archive(out, w, seq, buf, len);
+		printf("INFO: trace of workload %u: %zu bytes\n", w, len);
+		free(buf);
+	}
+	d = xmalloc(sizeof(*d));
+	take_snapshot(&root);
+	if (compare(&m, &root, d)) {
+		failf("after workload %u the file system differs from the model", w);
+		print_diffs(d, "  ");
+	}
+	snap_free(&root);
+	m_free(&m);
+	free(d);
+	ace_text(&W, t, sizeof(t));
+	printf("%s ace run W%u: %s\n", n_fail ? "FAIL" : "PASS", w, t);
+	return n_fail ? 1 : 0;
+}
+
+static int do_ace_verify(int seq, unsigned w, int call)
+{
+	struct ace_w W;
+	struct model m, tmp;
+	struct cands cs;
+	struct snode root;
+	struct diffs *d = xmalloc(sizeof(*d));
+	char t[3 * MAXP];
+	int k, i, best = -1, bestn = 0;
+
+	if (ace_workload(seq, w, &W) || call < 0 || call > W.nops + 1)
+		die("no workload %u of seq %d, call %d", w, seq, call);
+	ace_setup_model(&m);
+	if (W.gc)
+		ace_gc_model(&m);
+	for (k = 0; k + 1 < call && k < W.nops; k++)
+		apply(&m, &W.ops[k], NULL, NULL);
+	cs.n = 0;
+	memset(&tmp, 0, sizeof(tmp));
+	cs.op = &W.ops[0];
+	add_cand(&m, "", &cs);
+	snprintf(cs.c[0].label, sizeof(cs.c[0].label), "before call %d", call);
+	/*
+	 * in-place mode (README): an overwrite within the size may leave a
+	 * mix of old and new bytes; the size and new blocks commit at once
+	 */
+	if (W.inplace && call >= 1 && call <= W.nops && W.ops[call - 1].kind == OP_PWRITE) {
+		const struct op *o = &W.ops[call - 1];
+		int id = m_lookup(&m, o->a);
+		struct mnode *x = id >= 0 ? &m.n[id] : NULL;
+
+		if (x && o->off < x->size) {
+			uint64_t e = o->off + o->len < x->size ? o->off + o->len : x->size;
+			unsigned char *buf = xmalloc(o->len);
+
+			fill_data(buf, o->len, o->n);
+			x->alt = xmalloc(x->size);
+			memcpy(x->alt, x->data, x->size);
+			memcpy(x->alt + o->off, buf, e - o->off);
+			cs.op = o;
+			add_cand(&m, "in place: bytes partly written, the size not yet", &cs);
+			free(x->alt);
+			x->alt = NULL;
+			free(buf);
+		}
+	}
+	if (call >= 1 && call <= W.nops) {
+		op_text(&W.ops[call - 1], t, sizeof(t));
+		printf("INFO: in flight: call %d: %s\n", call, t);
+		cs.op = &W.ops[call - 1];
+		m_clone(&tmp, &m);
+		apply(&tmp, &W.ops[call - 1], add_cand, &cs);
+		m_free(&tmp);
+	}
+	take_snapshot(&root);
+	for (i = 0; i < cs.n; i++) {
+		int n = compare(&cs.c[i].m, &root, d);
+
+		if (best < 0 || n < bestn) {
+			best = i;
+			bestn = n;
+		}
+		if (!n)
+			break;
+	}
+	if (!bestn) {
+		printf("verify: matched %s\n", cs.c[best].label);
+	} else {
+		failf("the file system matches none of the %d allowed states", cs.n);
+		compare(&cs.c[0].m, &root, d);
+		printf("  differences from the state before call %d (%d):\n", call, d->n);
+		print_diffs(d, "    ");
+		if (best) {
+			compare(&cs.c[best].m, &root, d);
+			printf("  differences from the closest allowed state, %s (%d):\n",
+			       cs.c[best].label, d->n);
+			print_diffs(d, "    ");
+		}
+	}
+	check_statfs(&root, -1);
+	{
+		struct inoset seen = { 0 };
+
+		check_eof_tails(&root, g_dir, &seen);
+		free(seen.v);
+	}
+	snap_free(&root);
+	for (i = 0; i < cs.n; i++)
+		m_free(&cs.c[i].m);
+	m_free(&m);
+	free(d);
+	printf("%s verify\n", n_fail ? "FAIL" : "PASS");
+	return n_fail ? 1 : 0;
+}
+
+static int do_ace(int argc, char **argv)
+{
+	const char *trace = NULL, *out = NULL, *proc = "/proc/fs/NOVA/pmem0";
+	long gc_at = 0;
+	char *pos[4];
+	int seq = 1, npos = 0, i;
+
+	for (i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--seq") && i + 1 < argc)
+			seq = num(argv[++i]);
+		else if (!strcmp(argv[i], "--trace") && i + 1 < argc)
+			trace = argv[++i];
+		else if (!strcmp(argv[i], "--out") && i + 1 < argc)
+			out = argv[++i];
+		else if (!strcmp(argv[i], "--proc") && i + 1 < argc)
+			proc = argv[++i];
+		else if (!strcmp(argv[i], "--gc-at") && i + 1 < argc)
+			gc_at = num(argv[++i]);
+		else if (argv[i][0] == '-' || npos == 4)
+			usage();
+		else
+			pos[npos++] = argv[i];
+	}
+	g_seed = ACE_SEED;
+	if (npos >= 1 && !strcmp(pos[0], "list") && npos == 1)
+		return do_ace_list(seq);
+	if (npos < 3)
+		usage();
+	snprintf(g_dir, sizeof(g_dir), "%s", pos[1]);
+	if (!strcmp(pos[0], "run") && npos == 3)
+		return do_ace_run(seq, num(pos[2]), trace, out, proc, gc_at);
+	if (!strcmp(pos[0], "verify") && npos == 4)
+		return do_ace_verify(seq, num(pos[2]), num(pos[3]));
+	usage();
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd, *param = "/sys/module/nova/parameters/crash_point", *records = NULL;
@@ -3354,6 +4139,8 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		usage();
 	cmd = argv[1];
+	if (!strcmp(cmd, "ace"))
+		return do_ace(argc, argv);
 	for (i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "--profile") && i + 1 < argc) {
 			profile = parse_profile(argv[++i]);
