@@ -3386,10 +3386,8 @@ static void usage(void)
 		"       %s verify DIR SEED RECORDFILE [--profile P] [--ops N]\n"
 		"       %s stress DIR SEED\n"
 		"       %s list SEED OPS [--profile P]\n"
-		"       %s ace list|run DIR W|verify DIR W K [--seq N] [--trace F] [--out DEV] [--proc DIR]
-"
-		"profiles: mixed (default), write, ns, gc, xattr, eof (run and verify)
-", prog, prog, prog, prog, prog);
+		"       %s ace list|run DIR W|verify DIR W K [--seq N] [--trace F] [--out DEV] [--proc DIR]\n"
+		"profiles: mixed (default), write, ns, gc, xattr, eof (run and verify)\n", prog, prog, prog, prog, prog);
 	exit(2);
 }
 
