@@ -2898,6 +2898,41 @@ static void print_diffs(const struct diffs *d, const char *indent)
 		printf("%s... %d more\n", indent, d->n - MAXDIFF);
 }
 
+/*
+ * The allowed state of @cs closest to the tree @root: its index, and in
+ * *@bestn its number of differences (0: a match).
+ */
+static int closest_state(struct cands *cs, struct snode *root,
+			 struct diffs *d, int *bestn)
+{
+	int i, best = -1;
+
+	*bestn = 0;
+	for (i = 0; i < cs->n; i++) {
+		int n = compare(&cs->c[i].m, root, d);
+
+		if (best < 0 || n < *bestn) {
+			best = i;
+			*bestn = n;
+		}
+		if (!n)
+			break;
+	}
+	return best;
+}
+
+/* A failed match: how the tree differs from the closest state (not the first) */
+static void print_closest(struct cands *cs, int best, struct snode *root,
+			  struct diffs *d)
+{
+	if (!best)
+		return;
+	compare(&cs->c[best].m, root, d);
+	printf("  differences from the closest allowed state, %s (%d):\n",
+	       cs->c[best].label, d->n);
+	print_diffs(d, "    ");
+}
+
 static int do_verify_eof(const struct records *r, unsigned long ops);
 
 static int do_verify(const char *recfile, int profile_arg, long ops_arg)
@@ -2971,16 +3006,7 @@ static int do_verify(const char *recfile, int profile_arg, long ops_arg)
 	}
 
 	take_snapshot(&root);
-	for (i = 0; i < cs.n; i++) {
-		int k = compare(&cs.c[i].m, &root, d);
-
-		if (best < 0 || k < bestn) {
-			best = i;
-			bestn = k;
-		}
-		if (!k)
-			break;
-	}
+	best = closest_state(&cs, &root, d, &bestn);
 	if (bestn == 0) {
 		printf("verify: matched %s\n", cs.c[best].label);
 	} else {
@@ -2992,12 +3018,7 @@ static int do_verify(const char *recfile, int profile_arg, long ops_arg)
 		compare(&cs.c[0].m, &root, d);
 		printf("  differences from the state after op %u (%d):\n", last, d->n);
 		print_diffs(d, "    ");
-		if (best) {
-			compare(&cs.c[best].m, &root, d);
-			printf("  differences from the closest allowed state, %s (%d):\n",
-			       cs.c[best].label, d->n);
-			print_diffs(d, "    ");
-		}
+		print_closest(&cs, best, &root, d);
 	}
 	check_statfs(&root, r.have0 ? (long long)r.inodes : -1);
 	{
@@ -4050,16 +4071,7 @@ static int do_ace_verify(int seq, unsigned w, int call)
 		m_free(&tmp);
 	}
 	take_snapshot(&root);
-	for (i = 0; i < cs.n; i++) {
-		int n = compare(&cs.c[i].m, &root, d);
-
-		if (best < 0 || n < bestn) {
-			best = i;
-			bestn = n;
-		}
-		if (!n)
-			break;
-	}
+	best = closest_state(&cs, &root, d, &bestn);
 	if (!bestn) {
 		printf("verify: matched %s\n", cs.c[best].label);
 	} else {
@@ -4067,12 +4079,7 @@ static int do_ace_verify(int seq, unsigned w, int call)
 		compare(&cs.c[0].m, &root, d);
 		printf("  differences from the state before call %d (%d):\n", call, d->n);
 		print_diffs(d, "    ");
-		if (best) {
-			compare(&cs.c[best].m, &root, d);
-			printf("  differences from the closest allowed state, %s (%d):\n",
-			       cs.c[best].label, d->n);
-			print_diffs(d, "    ");
-		}
+		print_closest(&cs, best, &root, d);
 	}
 	check_statfs(&root, -1);
 	{
