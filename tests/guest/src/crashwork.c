@@ -2933,6 +2933,22 @@ static void print_closest(struct cands *cs, int best, struct snode *root,
 	print_diffs(d, "    ");
 }
 
+/* The end of a verify: the bytes past EOF, then free what it built */
+static void verify_end(struct snode *root, struct cands *cs, struct model *m,
+		       struct diffs *d)
+{
+	struct inoset seen = { 0 };
+	int i;
+
+	check_eof_tails(root, g_dir, &seen);
+	free(seen.v);
+	snap_free(root);
+	for (i = 0; i < cs->n; i++)
+		m_free(&cs->c[i].m);
+	m_free(m);
+	free(d);
+}
+
 static int do_verify_eof(const struct records *r, unsigned long ops);
 
 static int do_verify(const char *recfile, int profile_arg, long ops_arg)
@@ -2946,7 +2962,7 @@ static int do_verify(const char *recfile, int profile_arg, long ops_arg)
 	struct diffs *d = xmalloc(sizeof(*d));
 	char text[3 * MAXP];
 	unsigned n, last, mismatches = 0, missing = 0;
-	int profile, best = -1, bestn = 0, i;
+	int profile, best = -1, bestn = 0;
 	unsigned long ops;
 
 	read_records(recfile, &r);
@@ -3021,17 +3037,7 @@ static int do_verify(const char *recfile, int profile_arg, long ops_arg)
 		print_closest(&cs, best, &root, d);
 	}
 	check_statfs(&root, r.have0 ? (long long)r.inodes : -1);
-	{
-		struct inoset seen = { 0 };
-
-		check_eof_tails(&root, g_dir, &seen);
-		free(seen.v);
-	}
-	snap_free(&root);
-	for (i = 0; i < cs.n; i++)
-		m_free(&cs.c[i].m);
-	m_free(&m);
-	free(d);
+	verify_end(&root, &cs, &m, d);
 	if (n_fail) {
 		printf("FAIL verify (%d problems)\n", n_fail);
 		return 1;
@@ -4024,7 +4030,7 @@ static int do_ace_verify(int seq, unsigned w, int call)
 	struct snode root;
 	struct diffs *d = xmalloc(sizeof(*d));
 	char t[3 * MAXP];
-	int k, i, best = -1, bestn = 0;
+	int k, best = -1, bestn = 0;
 
 	if (ace_workload(seq, w, &W) || call < 0 || call > W.nops + 1)
 		die("no workload %u of seq %d, call %d", w, seq, call);
@@ -4082,17 +4088,7 @@ static int do_ace_verify(int seq, unsigned w, int call)
 		print_closest(&cs, best, &root, d);
 	}
 	check_statfs(&root, -1);
-	{
-		struct inoset seen = { 0 };
-
-		check_eof_tails(&root, g_dir, &seen);
-		free(seen.v);
-	}
-	snap_free(&root);
-	for (i = 0; i < cs.n; i++)
-		m_free(&cs.c[i].m);
-	m_free(&m);
-	free(d);
+	verify_end(&root, &cs, &m, d);
 	printf("%s verify\n", n_fail ? "FAIL" : "PASS");
 	return n_fail ? 1 : 0;
 }
