@@ -3505,6 +3505,17 @@ struct ace_w {
 	int gc;			/* 1 fast, 2 thorough: A/hot at its GC threshold */
 };
 
+/* "KIND PATH MODE OFF LEN": the offset and length of a range call */
+static void ace_off_len(const char *spec, struct op *op)
+{
+	unsigned long long x, y;
+
+	if (sscanf(spec, "%*s %*s %*s %llu %llu", &x, &y) != 2)
+		die("ace: bad call \"%s\"", spec);
+	op->off = x;
+	op->len = y;
+}
+
 static void ace_parse(const char *spec, struct op *op, unsigned n)
 {
 	char k[32], a[MAXP], b[MAXP], c[64];
@@ -3538,10 +3549,7 @@ static void ace_parse(const char *spec, struct op *op, unsigned n)
 		op->fl = !strcmp(b, "keep") ? FALLOC_FL_KEEP_SIZE :
 			 !strcmp(b, "punch") ? FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE :
 			 !strcmp(b, "zero") ? FALLOC_FL_ZERO_RANGE : 0;
-		if (sscanf(spec, "%*s %*s %*s %llu %llu", &x, &y) != 2)
-			die("ace: bad call \"%s\"", spec);
-		op->off = x;
-		op->len = y;
+		ace_off_len(spec, op);
 		break;
 	case OP_CHMOD:
 		op->off = strtoull(b, NULL, 8);
@@ -3566,10 +3574,7 @@ static void ace_parse(const char *spec, struct op *op, unsigned n)
 		break;
 	case OP_SHIFT:
 		op->fl = !strcmp(b, "collapse") ? FALLOC_FL_COLLAPSE_RANGE : FALLOC_FL_INSERT_RANGE;
-		if (sscanf(spec, "%*s %*s %*s %llu %llu", &x, &y) != 2)
-			die("ace: bad call \"%s\"", spec);
-		op->off = x;
-		op->len = y;
+		ace_off_len(spec, op);
 		break;
 	case OP_TMPFILE:
 		op->len = strtoull(b, NULL, 0);
