@@ -80,6 +80,7 @@ run_fio() { # FS JOB NUMJOBS
 		fi
 		echo 1 >"$nova_proc/IO_stats"
 		cat "$nova_proc/allocator" >"$RES/$_fs/$_name.nova-alloc.txt" 2>/dev/null
+		cat "$nova_proc/gc" >"$RES/$_fs/$_name.nova-gc.txt" 2>/dev/null
 		;;
 	esac
 	_pre=""
@@ -94,6 +95,9 @@ run_fio() { # FS JOB NUMJOBS
 	_t1=$(uptime_s)
 	case $_fs in nova*)
 		cat "$nova_proc/IO_stats" >"$RES/$_fs/$_name.nova-io.txt" 2>/dev/null
+		# the GC counters add up over the boot: before and after
+		{ echo "----- after the run"; cat "$nova_proc/gc"; } \
+			>>"$RES/$_fs/$_name.nova-gc.txt" 2>/dev/null
 		{ echo "----- after the run"; cat "$nova_proc/allocator"; } \
 			>>"$RES/$_fs/$_name.nova-alloc.txt" 2>/dev/null
 		if [ "$TIMING" = 1 ]; then
@@ -107,6 +111,9 @@ run_fio() { # FS JOB NUMJOBS
 			--percent-limit 0.5 >"$RES/$_fs/$_name.perf.txt" 2>/dev/null
 		perf report -i /tmp/perf.data --stdio --no-children --sort sym -g caller,0.5,callee \
 			--percent-limit 2 >"$RES/$_fs/$_name.perf-graph.txt" 2>/dev/null
+		# inclusive time: what each function and its callees took
+		perf report -i /tmp/perf.data --stdio --children --sort sym -g none \
+			--percent-limit 0.5 >"$RES/$_fs/$_name.perf-children.txt" 2>/dev/null
 		rm -f /tmp/perf.data
 	fi
 	say "$_fs $_name rc=$_rc $(awk -v a="$_t0" -v b="$_t1" 'BEGIN { printf "%.1f", b - a }')s"
