@@ -503,6 +503,33 @@ undo_log:
 	return ret;
 }
 
+/*
+ * The operations of an inode of a valid file type (i_mode), on read and
+ * on create; @rdev: the device number of a device node
+ */
+static void nova_set_inode_ops(struct inode *inode, dev_t rdev)
+{
+	switch (inode->i_mode & S_IFMT) {
+	case S_IFDIR:
+		inode->i_op = &nova_dir_inode_operations;
+		inode->i_fop = &nova_dir_operations;
+		break;
+	case S_IFREG:
+		inode->i_op = &nova_file_inode_operations;
+		inode->i_fop = &nova_file_operations;
+		inode->i_mapping->a_ops = &nova_dax_aops;
+		inode->i_flags |= S_DAX;
+		break;
+	case S_IFLNK:
+		inode->i_op = &nova_symlink_inode_operations;
+		break;
+	default:
+		inode->i_op = &nova_special_inode_operations;
+		init_special_inode(inode, inode->i_mode, rdev);
+		break;
+	}
+}
+
 static int nova_read_inode(struct super_block *sb, struct inode *inode,
 			   u64 pi_off)
 {
@@ -546,33 +573,12 @@ static int nova_read_inode(struct super_block *sb, struct inode *inode,
 		return -EUCLEAN;
 	}
 
-	switch (inode->i_mode & S_IFMT) {
-	case S_IFDIR:
-		inode->i_op = &nova_dir_inode_operations;
-		inode->i_fop = &nova_dir_operations;
-		break;
-	case S_IFREG:
-		inode->i_op = &nova_file_inode_operations;
-		inode->i_fop = &nova_file_operations;
-		inode->i_mapping->a_ops = &nova_dax_aops;
-		inode->i_flags |= S_DAX;
-		break;
-	case S_IFLNK:
-		inode->i_op = &nova_symlink_inode_operations;
-		break;
-	case S_IFCHR:
-	case S_IFBLK:
-	case S_IFIFO:
-	case S_IFSOCK:
-		inode->i_op = &nova_special_inode_operations;
-		init_special_inode(inode, inode->i_mode,
-				   new_decode_dev(le32_to_cpu(pi.i_rdev)));
-		break;
-	default:
+	if (fs_umode_to_dtype(inode->i_mode) == DT_UNKNOWN) {
 		nova_error(sb, "inode %llu: bad mode 0%o", nova_ino(inode),
 			   inode->i_mode);
 		return -EUCLEAN;
 	}
+	nova_set_inode_ops(inode, new_decode_dev(le32_to_cpu(pi.i_rdev)));
 
 	ret = nova_log_walk(sb, inode->i_ino, sih->log_head, sih->log_tail,
 			    nova_replay_entry, inode);
@@ -730,25 +736,7 @@ struct inode *nova_new_inode(nova_idmap_t *idmap, struct inode *dir,
 	nova_persist(pi, sizeof(*pi));
 	*valid_word = pi_off;
 
-	switch (mode & S_IFMT) {
-	case S_IFDIR:
-		inode->i_op = &nova_dir_inode_operations;
-		inode->i_fop = &nova_dir_operations;
-		break;
-	case S_IFREG:
-		inode->i_op = &nova_file_inode_operations;
-		inode->i_fop = &nova_file_operations;
-		inode->i_mapping->a_ops = &nova_dax_aops;
-		inode->i_flags |= S_DAX;
-		break;
-	case S_IFLNK:
-		inode->i_op = &nova_symlink_inode_operations;
-		break;
-	default:
-		inode->i_op = &nova_special_inode_operations;
-		init_special_inode(inode, mode, rdev);
-		break;
-	}
+	nova_set_inode_ops(inode, rdev);
 
 	ret = insert_inode_locked(inode);
 	if (ret) {
