@@ -524,6 +524,33 @@ static void nova_snap_set_inode(struct super_block *sb, unsigned long ino,
 }
 
 /*
+ * The in-use inode ranges, stripe by stripe (the stripe in the top 16
+ * bits, the slot below): put into @sn, or only counted if @sn is NULL
+ */
+static u64 nova_snap_inode_ranges(struct nova_sb_info *sbi,
+				  struct nova_snap *sn)
+{
+	u64 ranges = 0;
+	unsigned int s;
+
+	for (s = 0; s < sbi->stripes; s++) {
+		struct nova_inode_map *map = &sbi->inode_maps[s];
+		unsigned long lo, hi = 0;
+
+		for (lo = find_first_bit(map->inuse, map->capacity);
+		     lo < map->capacity;
+		     lo = find_next_bit(map->inuse, map->capacity, hi)) {
+			hi = find_next_zero_bit(map->inuse, map->capacity, lo);
+			if (sn)
+				nova_snap_put(sn, (u64)s << 48 | lo,
+					      (u64)s << 48 | (hi - 1));
+			ranges++;
+		}
+	}
+	return ranges;
+}
+
+/*
  * Clean unmount: save the in-use inode ranges and the free block ranges.
  * The caller then sets NOVA_STATE_CLEAN in the super block, the commit.
  */
@@ -531,35 +558,14 @@ int nova_save_snapshot(struct super_block *sb)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	struct nova_snap in = { .sb = sb }, bl = { .sb = sb };
-	u64 inode_ranges = 0, block_ranges = 0;
+	u64 block_ranges = 0;
 	unsigned int s;
 	int ret;
 
-	for (s = 0; s < sbi->stripes; s++) {
-		struct nova_inode_map *map = &sbi->inode_maps[s];
-		unsigned long lo, hi = 0;
-
-		for (lo = find_first_bit(map->inuse, map->capacity);
-		     lo < map->capacity;
-		     lo = find_next_bit(map->inuse, map->capacity, hi)) {
-			hi = find_next_zero_bit(map->inuse, map->capacity, lo);
-			inode_ranges++;
-		}
-	}
-	ret = nova_snap_begin(&in, inode_ranges);
+	ret = nova_snap_begin(&in, nova_snap_inode_ranges(sbi, NULL));
 	if (ret)
 		return ret;
-	for (s = 0; s < sbi->stripes; s++) {
-		struct nova_inode_map *map = &sbi->inode_maps[s];
-		unsigned long lo, hi = 0;
-
-		for (lo = find_first_bit(map->inuse, map->capacity);
-		     lo < map->capacity;
-		     lo = find_next_bit(map->inuse, map->capacity, hi)) {
-			hi = find_next_zero_bit(map->inuse, map->capacity, lo);
-			nova_snap_put(&in, (u64)s << 48 | lo, (u64)s << 48 | (hi - 1));
-		}
-	}
+	nova_snap_inode_ranges(sbi, &in);
 	/* the block snapshot's own pages are allocated before counting */
 	for (s = 0; s < sbi->stripes; s++)
 		block_ranges += sbi->free_lists[s].num_nodes;
