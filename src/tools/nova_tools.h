@@ -10,9 +10,6 @@
 #include "../nova_ioctl.h"
 
 /* The kernel's names, which user space lacks */
-#ifndef ARRAY_SIZE
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-#endif
 #ifndef __printf
 #define __printf(a, b)	__attribute__((format(printf, a, b)))
 #endif
