@@ -103,11 +103,9 @@ static void __printf(1, 2) err(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	nova_vwarn(prog, NULL, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static bool parse_u32(const char *s, int base, __u32 *out)

@@ -67,11 +67,9 @@ perr(struct pop *p, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "mkfs.nova: %s: ", p->path);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	nova_vwarn("mkfs.nova", p->path, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static int64_t ts_ns(const struct timespec *ts)

@@ -55,11 +55,9 @@ int fsck_fatal(struct nova_fsck *ctx, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", ctx->prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	nova_vwarn(ctx->prog, NULL, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	ctx->stop |= FSCK_ERROR;
 	return -1;
 }
