@@ -291,6 +291,24 @@ static int copy_xattrs(struct pop *p, struct nv_wlog *w)
 	return ret;
 }
 
+/*
+ * The new inode of @name in @dir (@target: a symlink's), with the
+ * extended attributes of p->path, into @child
+ */
+static int create_inode(struct pop *p, struct nv_wlog *dir, const char *name,
+			const struct nv_attr *a, const char *target,
+			struct nv_wlog *child)
+{
+	int ret = nv_create(p->fs, dir, name, strlen(name), a, target, -1,
+			    child);
+
+	if (ret) {
+		perr(p, "%s", errstr(ret));
+		return -1;
+	}
+	return copy_xattrs(p, child);
+}
+
 static struct hardlink *find_link(struct pop *p, const struct stat *st)
 {
 	size_t i;
@@ -375,12 +393,9 @@ static int populate_one(struct pop *p, int dfd, const char *name,
 	attr_from_stat(p, &st, &a);
 	switch (st.st_mode & S_IFMT) {
 	case S_IFDIR:
-		ret = nv_create(p->fs, dir, name, len, &a, NULL, -1, &child);
-		if (ret)
-			goto fail;
-		p->stats->dirs++;
-		if (copy_xattrs(p, &child))
+		if (create_inode(p, dir, name, &a, NULL, &child))
 			return -1;
+		p->stats->dirs++;
 		fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 			    O_CLOEXEC);
 		if (fd < 0) {
@@ -396,12 +411,7 @@ static int populate_one(struct pop *p, int dfd, const char *name,
 			perr(p, "cannot open: %s", strerror(errno));
 			return -1;
 		}
-		ret = nv_create(p->fs, dir, name, len, &a, NULL, -1, &child);
-		if (ret) {
-			close(fd);
-			goto fail;
-		}
-		if (copy_xattrs(p, &child)) {
+		if (create_inode(p, dir, name, &a, NULL, &child)) {
 			close(fd);
 			return -1;
 		}
@@ -428,10 +438,7 @@ static int populate_one(struct pop *p, int dfd, const char *name,
 		target[n] = '\0';
 		a.mode = S_IFLNK | 0777;
 		a.size = n;
-		ret = nv_create(p->fs, dir, name, len, &a, target, -1, &child);
-		if (ret)
-			goto fail;
-		if (copy_xattrs(p, &child))
+		if (create_inode(p, dir, name, &a, target, &child))
 			return -1;
 		p->stats->symlinks++;
 		break;
@@ -440,10 +447,7 @@ static int populate_one(struct pop *p, int dfd, const char *name,
 	case S_IFBLK:
 	case S_IFIFO:
 	case S_IFSOCK:
-		ret = nv_create(p->fs, dir, name, len, &a, NULL, -1, &child);
-		if (ret)
-			goto fail;
-		if (copy_xattrs(p, &child))
+		if (create_inode(p, dir, name, &a, NULL, &child))
 			return -1;
 		p->stats->special++;
 		break;
