@@ -322,15 +322,11 @@ static struct hardlink *find_link(struct pop *p, const struct stat *st)
 static int add_link(struct pop *p, const struct stat *st,
 		    const struct nv_wlog *w)
 {
-	if (p->nhl == p->caphl) {
-		size_t ncap = p->caphl ? p->caphl * 2 : 64;
-		struct hardlink *n = realloc(p->hl, ncap * sizeof(*n));
+	struct hardlink *n = nv_grow(p->hl, &p->caphl, p->nhl, sizeof(*n), 64);
 
-		if (!n)
-			return -1;
-		p->hl = n;
-		p->caphl = ncap;
-	}
+	if (!n)
+		return -1;
+	p->hl = n;
 	p->hl[p->nhl].dev = st->st_dev;
 	p->hl[p->nhl].ino = st->st_ino;
 	p->hl[p->nhl].w = *w;
@@ -467,7 +463,7 @@ static int populate_dir(struct pop *p, int dfd, struct nv_wlog *dir,
 			const struct stat *dst)
 {
 	size_t plen = strlen(p->path), n = 0, cap = 0, i;
-	char **names = NULL;
+	char **names = NULL, **nn;
 	struct dirent *de;
 	int ret = 0, fd2;
 	DIR *d;
@@ -483,17 +479,12 @@ static int populate_dir(struct pop *p, int dfd, struct nv_wlog *dir,
 	while ((errno = 0, de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		if (n == cap) {
-			char **nn;
-
-			cap = cap ? cap * 2 : 32;
-			nn = realloc(names, cap * sizeof(*nn));
-			if (!nn) {
-				ret = -1;
-				break;
-			}
-			names = nn;
+		nn = nv_grow(names, &cap, n, sizeof(*nn), 32);
+		if (!nn) {
+			ret = -1;
+			break;
 		}
+		names = nn;
 		names[n] = strdup(de->d_name);
 		if (!names[n]) {
 			ret = -1;
