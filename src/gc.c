@@ -460,7 +460,7 @@ int nova_thorough_gc(struct super_block *sb, struct inode *inode)
 	struct nova_new_log nl = { .sb = sb };
 	u64 old_head = sih->log_head, old_tail = sih->log_tail, tail_page;
 	u64 sa_off = 0, lc_off = 0, extra, page;
-	unsigned long old_pages = sih->log_pages, guard = sbi->num_blocks;
+	unsigned long old_pages = sih->log_pages, guard = sbi->layout.num_blocks;
 	long before, after = -1;
 	int ret;
 	u64 t = nova_timer_start();

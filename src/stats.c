@@ -99,7 +99,7 @@ static int nova_allocator_show(struct seq_file *m, void *v)
 
 	seq_printf(m, "%-6s %12s %12s %10s %12s %12s\n", "stripe", "blocks",
 		   "free", "ranges", "allocs", "frees");
-	for (i = 0; i < sbi->stripes; i++) {
+	for (i = 0; i < sbi->layout.stripes; i++) {
 		struct nova_free_list *fl = &sbi->free_lists[i];
 
 		spin_lock(&fl->lock);
@@ -111,8 +111,8 @@ static int nova_allocator_show(struct seq_file *m, void *v)
 		nodes += fl->num_nodes;
 		spin_unlock(&fl->lock);
 	}
-	seq_printf(m, "total: %lu blocks, %lu free in %lu ranges, %lld inodes in use\n",
-		   sbi->num_blocks, free, nodes,
+	seq_printf(m, "total: %llu blocks, %lu free in %lu ranges, %lld inodes in use\n",
+		   sbi->layout.num_blocks, free, nodes,
 		   (long long)atomic64_read(&sbi->inodes_used));
 	return 0;
 }
