@@ -91,7 +91,7 @@ int nova_claim_init(struct super_block *sb)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 
-	sbi->claimed = vzalloc(BITS_TO_LONGS(sbi->num_blocks) * sizeof(long));
+	sbi->claimed = vzalloc(BITS_TO_LONGS(sbi->layout.num_blocks) * sizeof(long));
 	return sbi->claimed ? 0 : -ENOMEM;
 }
 
@@ -108,11 +108,11 @@ int nova_alloc_free_lists(struct super_block *sb)
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	unsigned int i;
 
-	sbi->free_lists = kcalloc(sbi->stripes, sizeof(*sbi->free_lists),
+	sbi->free_lists = kcalloc(sbi->layout.stripes, sizeof(*sbi->free_lists),
 				  GFP_KERNEL);
 	if (!sbi->free_lists)
 		return -ENOMEM;
-	for (i = 0; i < sbi->stripes; i++) {
+	for (i = 0; i < sbi->layout.stripes; i++) {
 		struct nova_free_list *fl = &sbi->free_lists[i];
 		u64 start, end;
 
@@ -146,7 +146,7 @@ void nova_free_free_lists(struct super_block *sb)
 	nova_claim_destroy(sb);
 	if (!sbi->free_lists)
 		return;
-	for (i = 0; i < sbi->stripes; i++)
+	for (i = 0; i < sbi->layout.stripes; i++)
 		nova_clear_free_list(&sbi->free_lists[i]);
 	kfree(sbi->free_lists);
 	sbi->free_lists = NULL;
@@ -199,7 +199,7 @@ void nova_init_free_lists(struct super_block *sb)
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	unsigned int i;
 
-	for (i = 0; i < sbi->stripes; i++) {
+	for (i = 0; i < sbi->layout.stripes; i++) {
 		struct nova_free_list *fl = &sbi->free_lists[i];
 
 		nova_clear_free_list(fl);
@@ -220,7 +220,7 @@ int nova_build_free_lists_from_bitmap(struct super_block *sb,
 	unsigned int i;
 	int ret;
 
-	for (i = 0; i < sbi->stripes; i++) {
+	for (i = 0; i < sbi->layout.stripes; i++) {
 		struct nova_free_list *fl = &sbi->free_lists[i];
 		unsigned long b = fl->block_start, end = fl->block_end + 1;
 
@@ -285,13 +285,13 @@ int nova_new_blocks(struct super_block *sb, unsigned long *blocknr,
 
 	if (!num)
 		return -EINVAL;
-	if (stripe < 0 || stripe >= sbi->stripes)
-		stripe = raw_smp_processor_id() % sbi->stripes;
+	if (stripe < 0 || stripe >= sbi->layout.stripes)
+		stripe = raw_smp_processor_id() % sbi->layout.stripes;
 
-	for (i = 0; i < sbi->stripes && ret < 0; i++) {
+	for (i = 0; i < sbi->layout.stripes && ret < 0; i++) {
 		struct nova_free_list *fl;
 
-		s = (stripe + i) % sbi->stripes;
+		s = (stripe + i) % sbi->layout.stripes;
 		fl = &sbi->free_lists[s];
 		spin_lock(&fl->lock);
 		if (fl->num_free_blocks >= num)
@@ -361,14 +361,14 @@ int nova_new_aligned_blocks(struct super_block *sb, unsigned long *blocknr,
 			    unsigned long num)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
-	unsigned int stripe = raw_smp_processor_id() % sbi->stripes, i;
+	unsigned int stripe = raw_smp_processor_id() % sbi->layout.stripes, i;
 	long ret = -ENOSPC;
 
 	if (nova_in_reserve(sb, num))
 		return -ENOSPC;
-	for (i = 0; i < sbi->stripes && ret < 0; i++) {
+	for (i = 0; i < sbi->layout.stripes && ret < 0; i++) {
 		struct nova_free_list *fl =
-			&sbi->free_lists[(stripe + i) % sbi->stripes];
+			&sbi->free_lists[(stripe + i) % sbi->layout.stripes];
 
 		spin_lock(&fl->lock);
 		if (fl->num_free_blocks >= num)
@@ -388,7 +388,7 @@ int nova_new_data_blocks(struct super_block *sb, unsigned long *blocknr,
 			 unsigned long want)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
-	unsigned int stripe = raw_smp_processor_id() % sbi->stripes, i;
+	unsigned int stripe = raw_smp_processor_id() % sbi->layout.stripes, i;
 	long best_len = 0;
 	int best_stripe = -1;
 
@@ -397,8 +397,8 @@ int nova_new_data_blocks(struct super_block *sb, unsigned long *blocknr,
 	if (nova_in_reserve(sb, 1))
 		return -ENOSPC;
 	want = min(want, nova_count_free_blocks(sb) - sbi->reserved_blocks);
-	for (i = 0; i < sbi->stripes; i++) {
-		struct nova_free_list *fl = &sbi->free_lists[(stripe + i) % sbi->stripes];
+	for (i = 0; i < sbi->layout.stripes; i++) {
+		struct nova_free_list *fl = &sbi->free_lists[(stripe + i) % sbi->layout.stripes];
 		struct rb_node *n;
 		long ret = -ENOSPC;
 
@@ -413,7 +413,7 @@ int nova_new_data_blocks(struct super_block *sb, unsigned long *blocknr,
 
 				if (len > best_len) {
 					best_len = len;
-					best_stripe = (stripe + i) % sbi->stripes;
+					best_stripe = (stripe + i) % sbi->layout.stripes;
 				}
 			}
 		}
@@ -670,7 +670,7 @@ unsigned long nova_count_free_blocks(struct super_block *sb)
 	unsigned long sum = 0;
 	unsigned int i;
 
-	for (i = 0; i < sbi->stripes; i++)
+	for (i = 0; i < sbi->layout.stripes; i++)
 		sum += READ_ONCE(sbi->free_lists[i].num_free_blocks);
 	return sum;
 }

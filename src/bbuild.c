@@ -163,7 +163,7 @@ static int nova_scan_entry(struct super_block *sb, u64 off, const void *entry,
 			if (xa_is_err(old))
 				return xa_err(old);
 			/* each page has a block of its own (dax.c) */
-			if (!old && ++sc->npages > NOVA_SB(sb)->num_blocks) {
+			if (!old && ++sc->npages > NOVA_SB(sb)->layout.num_blocks) {
 				nova_error(sb, "inode %lu: its log maps more pages than the device has blocks",
 					   sc->ino);
 				return -EUCLEAN;
@@ -268,7 +268,7 @@ static int nova_scan_inode_table(struct nova_scan *sc, unsigned int stripe)
 {
 	struct super_block *sb = sc->sb;
 	struct nova_sb_info *sbi = NOVA_SB(sb);
-	unsigned long per_block = sbi->itable_block_size /
+	unsigned long per_block = sbi->layout.itable_block_size /
 				  sizeof(struct nova_inode) - 1;
 	u64 blk = le64_to_cpu(nova_inode_table(sb, stripe)->log_head);
 	unsigned long index = 0;
@@ -283,7 +283,7 @@ static int nova_scan_inode_table(struct nova_scan *sc, unsigned int stripe)
 		unsigned long slot;
 		__le64 *next;
 
-		ret = nova_mark_used(sc, blk, sbi->itable_block_size,
+		ret = nova_mark_used(sc, blk, sbi->layout.itable_block_size,
 				     "inode table", 0);
 		if (ret)
 			return ret;
@@ -292,7 +292,7 @@ static int nova_scan_inode_table(struct nova_scan *sc, unsigned int stripe)
 			return ret;
 		pi = nova_get_block(sb, blk);
 		for (slot = 0; slot < per_block; slot++, index++) {
-			unsigned long ino = index * sbi->stripes + stripe;
+			unsigned long ino = index * sbi->layout.stripes + stripe;
 
 			if (ino < NOVA_NORMAL_INODE_START) {
 				nova_inode_map_set(sb, ino);
@@ -302,7 +302,7 @@ static int nova_scan_inode_table(struct nova_scan *sc, unsigned int stripe)
 			if (ret)
 				return ret;
 		}
-		next = nova_get_block(sb, blk + sbi->itable_block_size -
+		next = nova_get_block(sb, blk + sbi->layout.itable_block_size -
 				      sizeof(__le64));
 		blk = le64_to_cpu(READ_ONCE(*next));
 	}
@@ -363,8 +363,8 @@ int nova_rebuild_allocator(struct super_block *sb)
 	int ret;
 	u64 t = nova_timer_start(), t0 = ktime_get_ns();
 
-	main.used = vzalloc(BITS_TO_LONGS(sbi->num_blocks) * sizeof(long));
-	scans = kcalloc(sbi->stripes, sizeof(*scans), GFP_KERNEL);
+	main.used = vzalloc(BITS_TO_LONGS(sbi->layout.num_blocks) * sizeof(long));
+	scans = kcalloc(sbi->layout.stripes, sizeof(*scans), GFP_KERNEL);
 	if (!main.used || !scans) {
 		ret = -ENOMEM;
 		goto out;
@@ -377,13 +377,13 @@ int nova_rebuild_allocator(struct super_block *sb)
 		if (ret)
 			goto out;
 	}
-	for (s = 0; s < sbi->stripes; s++) {
+	for (s = 0; s < sbi->layout.stripes; s++) {
 		scans[s].sb = sb;
 		scans[s].used = main.used;
 		scans[s].stripe = s;
 		INIT_WORK(&scans[s].work, nova_scan_stripe_work);
 		/* parallel: the last stripe in this thread, the others in workers */
-		if (serial || s == sbi->stripes - 1)
+		if (serial || s == sbi->layout.stripes - 1)
 			nova_scan_stripe_work(&scans[s].work);
 		else
 			queue_work(system_unbound_wq, &scans[s].work);
@@ -391,7 +391,7 @@ int nova_rebuild_allocator(struct super_block *sb)
 	ret = 0;
 	inodes = main.inodes;
 	orphans = main.orphans;
-	for (s = 0; s < sbi->stripes; s++) {
+	for (s = 0; s < sbi->layout.stripes; s++) {
 		flush_work(&scans[s].work);
 		if (scans[s].ret && !ret)
 			ret = scans[s].ret;
@@ -413,7 +413,7 @@ int nova_rebuild_allocator(struct super_block *sb)
 			orphans);
 	}
 	pr_info("NOVA (%s): recovery scan: %lu inodes, %u stripes (largest %lu), %s, %llu us\n",
-		sb->s_id, inodes, sbi->stripes, largest,
+		sb->s_id, inodes, sbi->layout.stripes, largest,
 		serial ? "serial" : "parallel", div_u64(ktime_get_ns() - t0, 1000));
 	nova_dbgv(sb, "rebuilt allocator: %lu inodes, %lu free blocks\n",
 		  inodes, nova_count_free_blocks(sb));
@@ -524,6 +524,33 @@ static void nova_snap_set_inode(struct super_block *sb, unsigned long ino,
 }
 
 /*
+ * The in-use inode ranges, stripe by stripe (the stripe in the top 16
+ * bits, the slot below): put into @sn, or only counted if @sn is NULL
+ */
+static u64 nova_snap_inode_ranges(struct nova_sb_info *sbi,
+				  struct nova_snap *sn)
+{
+	u64 ranges = 0;
+	unsigned int s;
+
+	for (s = 0; s < sbi->layout.stripes; s++) {
+		struct nova_inode_map *map = &sbi->inode_maps[s];
+		unsigned long lo, hi = 0;
+
+		for (lo = find_first_bit(map->inuse, map->capacity);
+		     lo < map->capacity;
+		     lo = find_next_bit(map->inuse, map->capacity, hi)) {
+			hi = find_next_zero_bit(map->inuse, map->capacity, lo);
+			if (sn)
+				nova_snap_put(sn, (u64)s << 48 | lo,
+					      (u64)s << 48 | (hi - 1));
+			ranges++;
+		}
+	}
+	return ranges;
+}
+
+/*
  * Clean unmount: save the in-use inode ranges and the free block ranges.
  * The caller then sets NOVA_STATE_CLEAN in the super block, the commit.
  */
@@ -531,44 +558,23 @@ int nova_save_snapshot(struct super_block *sb)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	struct nova_snap in = { .sb = sb }, bl = { .sb = sb };
-	u64 inode_ranges = 0, block_ranges = 0;
+	u64 block_ranges = 0;
 	unsigned int s;
 	int ret;
 
-	for (s = 0; s < sbi->stripes; s++) {
-		struct nova_inode_map *map = &sbi->inode_maps[s];
-		unsigned long lo, hi = 0;
-
-		for (lo = find_first_bit(map->inuse, map->capacity);
-		     lo < map->capacity;
-		     lo = find_next_bit(map->inuse, map->capacity, hi)) {
-			hi = find_next_zero_bit(map->inuse, map->capacity, lo);
-			inode_ranges++;
-		}
-	}
-	ret = nova_snap_begin(&in, inode_ranges);
+	ret = nova_snap_begin(&in, nova_snap_inode_ranges(sbi, NULL));
 	if (ret)
 		return ret;
-	for (s = 0; s < sbi->stripes; s++) {
-		struct nova_inode_map *map = &sbi->inode_maps[s];
-		unsigned long lo, hi = 0;
-
-		for (lo = find_first_bit(map->inuse, map->capacity);
-		     lo < map->capacity;
-		     lo = find_next_bit(map->inuse, map->capacity, hi)) {
-			hi = find_next_zero_bit(map->inuse, map->capacity, lo);
-			nova_snap_put(&in, (u64)s << 48 | lo, (u64)s << 48 | (hi - 1));
-		}
-	}
+	nova_snap_inode_ranges(sbi, &in);
 	/* the block snapshot's own pages are allocated before counting */
-	for (s = 0; s < sbi->stripes; s++)
+	for (s = 0; s < sbi->layout.stripes; s++)
 		block_ranges += sbi->free_lists[s].num_nodes;
 	ret = nova_snap_begin(&bl, block_ranges + 1);
 	if (ret) {
 		nova_free_log(sb, in.head, ULONG_MAX);
 		return ret;
 	}
-	for (s = 0; s < sbi->stripes; s++) {
+	for (s = 0; s < sbi->layout.stripes; s++) {
 		struct nova_free_list *fl = &sbi->free_lists[s];
 		struct rb_node *n;
 
@@ -604,7 +610,7 @@ static int nova_snap_load(struct super_block *sb, unsigned long ino,
 	memcpy(&h, nova_get_block(sb, page), sizeof(h));
 	records = le64_to_cpu(h.records);
 	if (le32_to_cpu(h.magic) != NOVA_SNAPSHOT_MAGIC ||
-	    records > sbi->num_blocks)
+	    records > sbi->layout.num_blocks)
 		return -EUCLEAN;
 	/* pass 0 checks the checksum and bounds, pass 1 applies */
 	for (pass = 0; pass < 2; pass++) {
@@ -666,7 +672,7 @@ static int nova_snap_inode_range(struct super_block *sb, u64 low, u64 high)
 
 	low &= (1ULL << 48) - 1;
 	high &= (1ULL << 48) - 1;
-	if (s >= sbi->stripes || low > high)
+	if (s >= sbi->layout.stripes || low > high)
 		return -EUCLEAN;
 	/* saved stripe by stripe in ascending order: no overlap, no repeat */
 	if (sbi->snap_prev && ((u64)s << 48 | low) <= sbi->snap_prev)
@@ -676,7 +682,7 @@ static int nova_snap_inode_range(struct super_block *sb, u64 low, u64 high)
 	if (high >= map->capacity)
 		return -EUCLEAN;
 	for (i = low; i <= high; i++)
-		nova_inode_map_set(sb, i * sbi->stripes + s);
+		nova_inode_map_set(sb, i * sbi->layout.stripes + s);
 	return 0;
 }
 
@@ -719,14 +725,14 @@ static int nova_load_inode_tables(struct super_block *sb)
 	unsigned int s;
 	int ret;
 
-	for (s = 0; s < sbi->stripes; s++) {
+	for (s = 0; s < sbi->layout.stripes; s++) {
 		u64 blk = le64_to_cpu(nova_inode_table(sb, s)->log_head);
 		u64 turtle = 0;
 		unsigned long power = 1, lam = 0;
 
 		while (blk) {
 			/* Brent's cycle detection: a loop is damage */
-			if (!nova_range_valid(sbi, blk, sbi->itable_block_size) ||
+			if (!nova_range_valid(sbi, blk, sbi->layout.itable_block_size) ||
 			    blk & (NOVA_BLOCK_SIZE - 1) || blk == turtle)
 				return -EUCLEAN;
 			if (lam == power) {
@@ -739,7 +745,7 @@ static int nova_load_inode_tables(struct super_block *sb)
 			if (ret)
 				return ret;
 			blk = le64_to_cpu(*(__le64 *)nova_get_block(sb, blk +
-					sbi->itable_block_size - sizeof(__le64)));
+					sbi->layout.itable_block_size - sizeof(__le64)));
 		}
 		if (!sbi->inode_maps[s].nblocks)
 			return -EUCLEAN;
@@ -771,12 +777,12 @@ static int nova_snap_claim(struct super_block *sb, u64 blk, unsigned long n,
 static int nova_snap_claim_metadata(struct super_block *sb)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
-	unsigned long per = sbi->itable_block_size >> NOVA_BLOCK_SHIFT, i;
+	unsigned long per = sbi->layout.itable_block_size >> NOVA_BLOCK_SHIFT, i;
 	unsigned long jpages = le32_to_cpu(sbi->s_super.s_journal_pages);
 	unsigned int s;
 	int ret;
 
-	for (s = 0; s < sbi->stripes; s++) {
+	for (s = 0; s < sbi->layout.stripes; s++) {
 		struct nova_inode_map *map = &sbi->inode_maps[s];
 		u64 j = le64_to_cpu(nova_journal_ptr(sb, s)->journal_head);
 
@@ -841,7 +847,7 @@ int nova_restore_snapshot(struct super_block *sb)
 		sbi->snap_pages[1] = 0;
 		return ret;
 	}
-	for (s = 0; s < sbi->stripes; s++)
+	for (s = 0; s < sbi->layout.stripes; s++)
 		used += sbi->inode_maps[s].used;
 	atomic64_set(&sbi->inodes_used, used - NOVA_NORMAL_INODE_START + 1);
 	if (!sb_rdonly(sb)) {

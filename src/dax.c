@@ -119,7 +119,7 @@ long nova_index_set(struct super_block *sb, struct inode *inode, pgoff_t pg,
 			 * that maps more pages than the device has blocks
 			 * is damaged (and would exhaust memory)
 			 */
-			if (!old && ++sih->data_pages > NOVA_SB(sb)->num_blocks)
+			if (!old && ++sih->data_pages > NOVA_SB(sb)->layout.num_blocks)
 				return -EUCLEAN;
 		}
 		/* one entry may map a whole device: let others run */

@@ -321,6 +321,19 @@ static int nova_gc_write_dentry(struct inode *dir, struct nova_new_log *nl,
 	return nova_new_log_append(nl, &de, de_len, off);
 }
 
+/* @we for @n pages from @pgoff in the blocks from byte @blk, appended */
+static int nova_gc_write_pages(struct inode *inode, struct nova_new_log *nl,
+			       struct nova_file_write_entry *we, u64 pgoff,
+			       u64 n, u64 blk)
+{
+	we->pgoff = cpu_to_le64(pgoff);
+	we->num_pages = cpu_to_le32(n);
+	we->block = cpu_to_le64(blk);
+	we->trans_id = cpu_to_le64(NOVA_I(inode)->header.trans_id++);
+	nova_entry_csum(we, sizeof(*we));
+	return nova_new_log_append(nl, we, sizeof(*we), NULL);
+}
+
 /* The new log's entries, in an order whose replay gives today's state */
 static int nova_gc_write_state(struct inode *inode, struct nova_new_log *nl,
 			       u64 *sa_off, u64 *lc_off)
@@ -364,13 +377,9 @@ static int nova_gc_write_state(struct inode *inode, struct nova_new_log *nl,
 		u64 start = 0, blk = 0, n = 0;
 		unsigned long runs = 0;
 
-		if (S_ISLNK(inode->i_mode)) {
-			we.num_pages = cpu_to_le32(1);
-			we.block = cpu_to_le64(sih->symlink_block);
-			we.trans_id = cpu_to_le64(sih->trans_id++);
-			nova_entry_csum(&we, sizeof(we));
-			ret = nova_new_log_append(nl, &we, sizeof(we), NULL);
-		}
+		if (S_ISLNK(inode->i_mode))
+			ret = nova_gc_write_pages(inode, nl, &we, 0, 1,
+						  sih->symlink_block);
 		/* one entry per run of pages with consecutive blocks */
 		xa_for_each(&sih->pages, index, e) {
 			u64 b = nova_find_page(inode, index);
@@ -383,12 +392,8 @@ static int nova_gc_write_state(struct inode *inode, struct nova_new_log *nl,
 				continue;
 			}
 			if (n) {
-				we.pgoff = cpu_to_le64(start);
-				we.num_pages = cpu_to_le32(n);
-				we.block = cpu_to_le64(blk);
-				we.trans_id = cpu_to_le64(sih->trans_id++);
-				nova_entry_csum(&we, sizeof(we));
-				ret = nova_new_log_append(nl, &we, sizeof(we), NULL);
+				ret = nova_gc_write_pages(inode, nl, &we, start,
+							  n, blk);
 				runs++;
 			}
 			start = index;
@@ -396,12 +401,7 @@ static int nova_gc_write_state(struct inode *inode, struct nova_new_log *nl,
 			n = 1;
 		}
 		if (!ret && n) {
-			we.pgoff = cpu_to_le64(start);
-			we.num_pages = cpu_to_le32(n);
-			we.block = cpu_to_le64(blk);
-			we.trans_id = cpu_to_le64(sih->trans_id++);
-			nova_entry_csum(&we, sizeof(we));
-			ret = nova_new_log_append(nl, &we, sizeof(we), NULL);
+			ret = nova_gc_write_pages(inode, nl, &we, start, n, blk);
 			runs++;
 		}
 		nl->write_entries = runs;
@@ -460,7 +460,7 @@ int nova_thorough_gc(struct super_block *sb, struct inode *inode)
 	struct nova_new_log nl = { .sb = sb };
 	u64 old_head = sih->log_head, old_tail = sih->log_tail, tail_page;
 	u64 sa_off = 0, lc_off = 0, extra, page;
-	unsigned long old_pages = sih->log_pages, guard = sbi->num_blocks;
+	unsigned long old_pages = sih->log_pages, guard = sbi->layout.num_blocks;
 	long before, after = -1;
 	int ret;
 	u64 t = nova_timer_start();

@@ -72,7 +72,7 @@ void nova_free_inode(struct inode *inode)
 
 static unsigned long nova_slots_per_block(struct nova_sb_info *sbi)
 {
-	return sbi->itable_block_size / sizeof(struct nova_inode) - 1;
+	return sbi->layout.itable_block_size / sizeof(struct nova_inode) - 1;
 }
 
 /* Where the pmem inode of @ino lives, or 0 if @ino is out of range */
@@ -86,8 +86,8 @@ static u64 nova_inode_off(struct super_block *sb, unsigned long ino)
 	if (ino < NOVA_NORMAL_INODE_START)
 		return nova_block_off(NOVA_RESERVED_INODE_BLOCK) +
 		       ino * sizeof(struct nova_inode);
-	map = &sbi->inode_maps[ino % sbi->stripes];
-	index = ino / sbi->stripes;
+	map = &sbi->inode_maps[ino % sbi->layout.stripes];
+	index = ino / sbi->layout.stripes;
 	mutex_lock(&map->lock);
 	if (index / per < map->nblocks)
 		off = map->blocks[index / per] +
@@ -136,9 +136,9 @@ int nova_inode_map_add_block(struct super_block *sb, unsigned int stripe,
 void nova_inode_map_set(struct super_block *sb, unsigned long ino)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
-	struct nova_inode_map *map = &sbi->inode_maps[ino % sbi->stripes];
+	struct nova_inode_map *map = &sbi->inode_maps[ino % sbi->layout.stripes];
 
-	if (!__test_and_set_bit(ino / sbi->stripes, map->inuse))
+	if (!__test_and_set_bit(ino / sbi->layout.stripes, map->inuse))
 		map->used++;
 }
 
@@ -147,11 +147,11 @@ int nova_alloc_inode_maps(struct super_block *sb)
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	unsigned int i;
 
-	sbi->inode_maps = kcalloc(sbi->stripes, sizeof(*sbi->inode_maps),
+	sbi->inode_maps = kcalloc(sbi->layout.stripes, sizeof(*sbi->inode_maps),
 				  GFP_KERNEL);
 	if (!sbi->inode_maps)
 		return -ENOMEM;
-	for (i = 0; i < sbi->stripes; i++)
+	for (i = 0; i < sbi->layout.stripes; i++)
 		mutex_init(&sbi->inode_maps[i].lock);
 	return 0;
 }
@@ -163,7 +163,7 @@ void nova_free_inode_maps(struct super_block *sb)
 
 	if (!sbi->inode_maps)
 		return;
-	for (i = 0; i < sbi->stripes; i++) {
+	for (i = 0; i < sbi->layout.stripes; i++) {
 		kvfree(sbi->inode_maps[i].inuse);
 		kfree(sbi->inode_maps[i].blocks);
 	}
@@ -183,19 +183,19 @@ static int nova_extend_inode_table(struct super_block *sb, unsigned int stripe,
 	u64 last = map->blocks[map->nblocks - 1];
 	int ret;
 
-	if (nova_in_reserve(sb, sbi->itable_block_size >> NOVA_BLOCK_SHIFT))
+	if (nova_in_reserve(sb, sbi->layout.itable_block_size >> NOVA_BLOCK_SHIFT))
 		return -ENOSPC;
-	ret = nova_new_blocks(sb, &blk, sbi->itable_block_size >> NOVA_BLOCK_SHIFT,
+	ret = nova_new_blocks(sb, &blk, sbi->layout.itable_block_size >> NOVA_BLOCK_SHIFT,
 			      stripe, true);
 	if (ret < 0)
 		return ret;
 	ret = nova_inode_map_grow(sbi, map, nova_block_off(blk));
 	if (ret) {
-		nova_free_blocks(sb, blk, sbi->itable_block_size >> NOVA_BLOCK_SHIFT);
+		nova_free_blocks(sb, blk, sbi->layout.itable_block_size >> NOVA_BLOCK_SHIFT);
 		return ret;
 	}
 	NOVA_CRASH_POINT(CP_ITABLE_EXTEND);
-	nova_store_le64(nova_get_block(sb, last + sbi->itable_block_size -
+	nova_store_le64(nova_get_block(sb, last + sbi->layout.itable_block_size -
 				       sizeof(__le64)), nova_block_off(blk));
 	return 0;
 }
@@ -203,11 +203,11 @@ static int nova_extend_inode_table(struct super_block *sb, unsigned int stripe,
 static int nova_alloc_ino(struct super_block *sb, unsigned long *ino)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
-	unsigned int stripe = raw_smp_processor_id() % sbi->stripes, i;
+	unsigned int stripe = raw_smp_processor_id() % sbi->layout.stripes, i;
 	int ret = -ENOSPC;
 
-	for (i = 0; i < sbi->stripes && ret; i++) {
-		unsigned int s = (stripe + i) % sbi->stripes;
+	for (i = 0; i < sbi->layout.stripes && ret; i++) {
+		unsigned int s = (stripe + i) % sbi->layout.stripes;
 		struct nova_inode_map *map = &sbi->inode_maps[s];
 		unsigned long slot;
 
@@ -223,7 +223,7 @@ static int nova_alloc_ino(struct super_block *sb, unsigned long *ino)
 			__set_bit(slot, map->inuse);
 			map->used++;
 			map->hint = slot + 1;
-			*ino = slot * sbi->stripes + s;
+			*ino = slot * sbi->layout.stripes + s;
 			ret = 0;
 		}
 		mutex_unlock(&map->lock);
@@ -251,7 +251,7 @@ static void nova_shrink_inode_table(struct super_block *sb, unsigned int stripe,
 	 * which must still go back when its normal slots are free.
 	 */
 	unsigned long rsv = stripe < NOVA_NORMAL_INODE_START ?
-		DIV_ROUND_UP(NOVA_NORMAL_INODE_START - stripe, sbi->stripes) : 0;
+		DIV_ROUND_UP(NOVA_NORMAL_INODE_START - stripe, sbi->layout.stripes) : 0;
 
 	while (map->nblocks > 1) {
 		unsigned long first = (map->nblocks - 1) * per;
@@ -261,10 +261,10 @@ static void nova_shrink_inode_table(struct super_block *sb, unsigned int stripe,
 		if (find_next_bit(map->inuse, map->capacity, max(first, rsv)) <
 		    map->capacity)
 			break;
-		nova_store_le64(nova_get_block(sb, prev + sbi->itable_block_size -
+		nova_store_le64(nova_get_block(sb, prev + sbi->layout.itable_block_size -
 					       sizeof(__le64)), 0);
 		nova_free_blocks(sb, blk >> NOVA_BLOCK_SHIFT,
-				 sbi->itable_block_size >> NOVA_BLOCK_SHIFT);
+				 sbi->layout.itable_block_size >> NOVA_BLOCK_SHIFT);
 		map->nblocks--;
 		map->capacity = map->nblocks * per;
 		if (map->hint > map->capacity)
@@ -275,8 +275,8 @@ static void nova_shrink_inode_table(struct super_block *sb, unsigned int stripe,
 static void nova_release_ino(struct super_block *sb, unsigned long ino)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
-	struct nova_inode_map *map = &sbi->inode_maps[ino % sbi->stripes];
-	unsigned long slot = ino / sbi->stripes;
+	struct nova_inode_map *map = &sbi->inode_maps[ino % sbi->layout.stripes];
+	unsigned long slot = ino / sbi->layout.stripes;
 
 	mutex_lock(&map->lock);
 	if (__test_and_clear_bit(slot, map->inuse)) {
@@ -284,7 +284,7 @@ static void nova_release_ino(struct super_block *sb, unsigned long ino)
 		if (slot < map->hint)
 			map->hint = slot;
 	}
-	nova_shrink_inode_table(sb, ino % sbi->stripes, map);
+	nova_shrink_inode_table(sb, ino % sbi->layout.stripes, map);
 	mutex_unlock(&map->lock);
 	atomic64_dec(&sbi->inodes_used);
 }
@@ -503,6 +503,33 @@ undo_log:
 	return ret;
 }
 
+/*
+ * The operations of an inode of a valid file type (i_mode), on read and
+ * on create; @rdev: the device number of a device node
+ */
+static void nova_set_inode_ops(struct inode *inode, dev_t rdev)
+{
+	switch (inode->i_mode & S_IFMT) {
+	case S_IFDIR:
+		inode->i_op = &nova_dir_inode_operations;
+		inode->i_fop = &nova_dir_operations;
+		break;
+	case S_IFREG:
+		inode->i_op = &nova_file_inode_operations;
+		inode->i_fop = &nova_file_operations;
+		inode->i_mapping->a_ops = &nova_dax_aops;
+		inode->i_flags |= S_DAX;
+		break;
+	case S_IFLNK:
+		inode->i_op = &nova_symlink_inode_operations;
+		break;
+	default:
+		inode->i_op = &nova_special_inode_operations;
+		init_special_inode(inode, inode->i_mode, rdev);
+		break;
+	}
+}
+
 static int nova_read_inode(struct super_block *sb, struct inode *inode,
 			   u64 pi_off)
 {
@@ -546,33 +573,12 @@ static int nova_read_inode(struct super_block *sb, struct inode *inode,
 		return -EUCLEAN;
 	}
 
-	switch (inode->i_mode & S_IFMT) {
-	case S_IFDIR:
-		inode->i_op = &nova_dir_inode_operations;
-		inode->i_fop = &nova_dir_operations;
-		break;
-	case S_IFREG:
-		inode->i_op = &nova_file_inode_operations;
-		inode->i_fop = &nova_file_operations;
-		inode->i_mapping->a_ops = &nova_dax_aops;
-		inode->i_flags |= S_DAX;
-		break;
-	case S_IFLNK:
-		inode->i_op = &nova_symlink_inode_operations;
-		break;
-	case S_IFCHR:
-	case S_IFBLK:
-	case S_IFIFO:
-	case S_IFSOCK:
-		inode->i_op = &nova_special_inode_operations;
-		init_special_inode(inode, inode->i_mode,
-				   new_decode_dev(le32_to_cpu(pi.i_rdev)));
-		break;
-	default:
+	if (fs_umode_to_dtype(inode->i_mode) == DT_UNKNOWN) {
 		nova_error(sb, "inode %llu: bad mode 0%o", nova_ino(inode),
 			   inode->i_mode);
 		return -EUCLEAN;
 	}
+	nova_set_inode_ops(inode, new_decode_dev(le32_to_cpu(pi.i_rdev)));
 
 	ret = nova_log_walk(sb, inode->i_ino, sih->log_head, sih->log_tail,
 			    nova_replay_entry, inode);
@@ -730,25 +736,7 @@ struct inode *nova_new_inode(nova_idmap_t *idmap, struct inode *dir,
 	nova_persist(pi, sizeof(*pi));
 	*valid_word = pi_off;
 
-	switch (mode & S_IFMT) {
-	case S_IFDIR:
-		inode->i_op = &nova_dir_inode_operations;
-		inode->i_fop = &nova_dir_operations;
-		break;
-	case S_IFREG:
-		inode->i_op = &nova_file_inode_operations;
-		inode->i_fop = &nova_file_operations;
-		inode->i_mapping->a_ops = &nova_dax_aops;
-		inode->i_flags |= S_DAX;
-		break;
-	case S_IFLNK:
-		inode->i_op = &nova_symlink_inode_operations;
-		break;
-	default:
-		inode->i_op = &nova_special_inode_operations;
-		init_special_inode(inode, mode, rdev);
-		break;
-	}
+	nova_set_inode_ops(inode, rdev);
 
 	ret = insert_inode_locked(inode);
 	if (ret) {

@@ -28,11 +28,11 @@ int nova_journal_init(struct super_block *sb)
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	unsigned int i;
 
-	sbi->journal_locks = kcalloc(sbi->stripes, sizeof(struct mutex),
+	sbi->journal_locks = kcalloc(sbi->layout.stripes, sizeof(struct mutex),
 				     GFP_KERNEL);
 	if (!sbi->journal_locks)
 		return -ENOMEM;
-	for (i = 0; i < sbi->stripes; i++)
+	for (i = 0; i < sbi->layout.stripes; i++)
 		mutex_init(&sbi->journal_locks[i]);
 	return 0;
 }
@@ -61,7 +61,7 @@ void nova_journal_begin(struct super_block *sb, struct nova_tx *tx)
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	struct nova_journal_ptr *jp;
 
-	tx->stripe = raw_smp_processor_id() % sbi->stripes;
+	tx->stripe = raw_smp_processor_id() % sbi->layout.stripes;
 	mutex_lock(&sbi->journal_locks[tx->stripe]);
 	jp = nova_journal_ptr(sb, tx->stripe);
 	tx->tail = le64_to_cpu(jp->journal_tail);
@@ -170,7 +170,7 @@ int nova_journal_check(struct super_block *sb)
 	unsigned int s;
 	int pending = 0;
 
-	for (s = 0; s < NOVA_SB(sb)->stripes; s++) {
+	for (s = 0; s < NOVA_SB(sb)->layout.stripes; s++) {
 		int n = nova_journal_check_stripe(sb, s);
 
 		if (n < 0)
@@ -189,7 +189,7 @@ void nova_journal_recover(struct super_block *sb)
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	unsigned int s;
 
-	for (s = 0; s < sbi->stripes; s++) {
+	for (s = 0; s < sbi->layout.stripes; s++) {
 		struct nova_journal_ptr *jp = nova_journal_ptr(sb, s);
 		u64 head = le64_to_cpu(jp->journal_head);
 		u64 tail = le64_to_cpu(jp->journal_tail);

@@ -121,7 +121,7 @@ long nova_log_check_chain(struct super_block *sb, unsigned long ino,
 				   ino, page);
 			return -EUCLEAN;
 		}
-		if (page == turtle || n >= sbi->num_blocks) {
+		if (page == turtle || n >= sbi->layout.num_blocks) {
 			nova_error(sb, "inode %lu: log page chain loops at 0x%llx",
 				   ino, page);
 			return -EUCLEAN;
@@ -153,7 +153,7 @@ long nova_log_check_chain(struct super_block *sb, unsigned long ino,
 void nova_log_unclaim(struct super_block *sb, u64 head, unsigned long max)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
-	unsigned long guard = sbi->num_blocks;
+	unsigned long guard = sbi->layout.num_blocks;
 
 	if (!sbi->claimed)
 		return;
@@ -402,7 +402,7 @@ int nova_log_walk(struct super_block *sb, unsigned long ino, u64 head,
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	u64 cur = head;
-	unsigned long guard = sbi->num_blocks;
+	unsigned long guard = sbi->layout.num_blocks;
 	int ret;
 
 	if (!cur || !tail)

@@ -98,8 +98,7 @@ struct nova_sb_info {
 	unsigned long snap_pages[2];	/* validated pages of snapshots 3, 4 */
 	u64 snap_prev;			/* last inode range of a snapshot load */
 	u64 phys_size;			/* bytes mapped: the whole device */
-	unsigned long num_blocks;	/* blocks in the file system (s_size) */
-	struct nova_layout layout;	/* stripes and their regions (nova_lib.h) */
+	struct nova_layout layout;	/* the geometry: blocks, stripes, regions (nova_lib.h) */
 
 	/* DRAM copy of the super block; s_lock serialises its updates */
 	struct nova_super_block s_super;
@@ -110,8 +109,6 @@ struct nova_sb_info {
 	kuid_t uid;
 	kgid_t gid;
 
-	unsigned int stripes;
-	unsigned long itable_block_size;
 	unsigned long reserved_blocks;	/* only for deletions' log pages */
 
 	struct nova_free_list *free_lists;	/* one per stripe */
@@ -300,7 +297,7 @@ static inline struct nova_super_block *nova_pmem_super(struct super_block *sb)
  */
 static inline struct nova_super_block *nova_pmem_replica_super(struct super_block *sb)
 {
-	return nova_get_block(sb, nova_block_off(NOVA_SB(sb)->num_blocks - 1));
+	return nova_get_block(sb, nova_block_off(NOVA_SB(sb)->layout.num_blocks - 1));
 }
 
 static inline struct nova_inode *nova_reserved_inode(struct super_block *sb,

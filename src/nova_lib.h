@@ -8,7 +8,7 @@
  * nova_compute_layout() / nova_layout_of_super().
  *
  * The includer provides, before this header: le16/32/64_to_cpu and
- * cpu_to_le16/32/64, memcpy/memset, the EINVAL errno, and
+ * cpu_to_le16/32/64, memcpy/memset, ARRAY_SIZE, the EINVAL errno, and
  *   __u32 nova_crc32c_update(__u32 crc, const void *p, unsigned long len)
  *	CRC32C (Castagnoli, reflected) with no pre- or post-inversion, as
  *	the kernel's crc32c() (kernel: compat.h; tools: tools/nova_shim.h);
@@ -73,45 +73,40 @@ static inline size_t nova_entry_size(const __u8 *p, size_t room)
 	}
 }
 
-/* Offsets of an entry type's checksum and mutable fields, -1 if none */
+/*
+ * Offsets of an entry type's checksum, mutable fields and trans_id, -1
+ * if none
+ */
 struct nova_entry_layout {
 	int csum;
 	int flag;	/* invalid (reassigned for write entries) */
 	int pages;	/* invalid_pages of a write entry */
+	int trans_id;
 };
+
+/* Every type but the write entry: e_csum, invalid and trans_id */
+#define NOVA_ENTRY_LAYOUT(type)						\
+	{ offsetof(type, e_csum), offsetof(type, invalid), -1,		\
+	  offsetof(type, trans_id) }
 
 static inline struct nova_entry_layout nova_entry_layout_of(__u8 type)
 {
-	struct nova_entry_layout l = { -1, -1, -1 };
+	static const struct nova_entry_layout none = { -1, -1, -1, -1 }, l[] = {
+		[NOVA_FILE_WRITE] = {
+			offsetof(struct nova_file_write_entry, e_csum),
+			offsetof(struct nova_file_write_entry, reassigned),
+			offsetof(struct nova_file_write_entry, invalid_pages),
+			offsetof(struct nova_file_write_entry, trans_id),
+		},
+		[NOVA_DIR_LOG] = NOVA_ENTRY_LAYOUT(struct nova_dentry),
+		[NOVA_SET_ATTR] = NOVA_ENTRY_LAYOUT(struct nova_setattr_entry),
+		[NOVA_LINK_CHANGE] = NOVA_ENTRY_LAYOUT(struct nova_link_change_entry),
+		[NOVA_MMAP_WRITE] = NOVA_ENTRY_LAYOUT(struct nova_mmap_entry),
+		[NOVA_XATTR] = NOVA_ENTRY_LAYOUT(struct nova_xattr_entry),
+	};
 
-	switch (type) {
-	case NOVA_FILE_WRITE:
-		l.csum = offsetof(struct nova_file_write_entry, e_csum);
-		l.flag = offsetof(struct nova_file_write_entry, reassigned);
-		l.pages = offsetof(struct nova_file_write_entry, invalid_pages);
-		break;
-	case NOVA_DIR_LOG:
-		l.csum = offsetof(struct nova_dentry, e_csum);
-		l.flag = offsetof(struct nova_dentry, invalid);
-		break;
-	case NOVA_SET_ATTR:
-		l.csum = offsetof(struct nova_setattr_entry, e_csum);
-		l.flag = offsetof(struct nova_setattr_entry, invalid);
-		break;
-	case NOVA_LINK_CHANGE:
-		l.csum = offsetof(struct nova_link_change_entry, e_csum);
-		l.flag = offsetof(struct nova_link_change_entry, invalid);
-		break;
-	case NOVA_MMAP_WRITE:
-		l.csum = offsetof(struct nova_mmap_entry, e_csum);
-		l.flag = offsetof(struct nova_mmap_entry, invalid);
-		break;
-	case NOVA_XATTR:
-		l.csum = offsetof(struct nova_xattr_entry, e_csum);
-		l.flag = offsetof(struct nova_xattr_entry, invalid);
-		break;
-	}
-	return l;
+	/* a type without an entry has csum 0: never a checksum's place */
+	return type < ARRAY_SIZE(l) && l[type].csum ? l[type] : none;
 }
 
 /*
@@ -170,21 +165,13 @@ static inline int nova_entry_is_invalid(const void *entry)
 
 static inline __u64 nova_entry_trans_id(const void *entry)
 {
-	switch (*(const __u8 *)entry) {
-	case NOVA_FILE_WRITE:
-		return le64_to_cpu(((const struct nova_file_write_entry *)entry)->trans_id);
-	case NOVA_DIR_LOG:
-		return le64_to_cpu(((const struct nova_dentry *)entry)->trans_id);
-	case NOVA_SET_ATTR:
-		return le64_to_cpu(((const struct nova_setattr_entry *)entry)->trans_id);
-	case NOVA_LINK_CHANGE:
-		return le64_to_cpu(((const struct nova_link_change_entry *)entry)->trans_id);
-	case NOVA_MMAP_WRITE:
-		return le64_to_cpu(((const struct nova_mmap_entry *)entry)->trans_id);
-	case NOVA_XATTR:
-		return le64_to_cpu(((const struct nova_xattr_entry *)entry)->trans_id);
-	}
-	return 0;
+	int off = nova_entry_layout_of(*(const __u8 *)entry).trans_id;
+	__le64 t;
+
+	if (off < 0)
+		return 0;
+	memcpy(&t, (const __u8 *)entry + off, sizeof(t));
+	return le64_to_cpu(t);
 }
 
 /*

@@ -47,22 +47,47 @@ static int nova_timing_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-#define NOVA_IO(m, s, f) \
-	seq_printf(m, "%-16s %llu\n", #f, (u64)atomic64_read(&(s)->stats.f))
+/* The I/O and GC counters of struct nova_stats, by the names shown */
+struct nova_counter {
+	const char *name;
+	size_t off;
+};
 
-static int nova_io_show(struct seq_file *m, void *v)
+#define NOVA_COUNTER(f)	{ #f, offsetof(struct nova_stats, f) }
+
+static const struct nova_counter nova_io_counters[] = {
+	NOVA_COUNTER(read_calls), NOVA_COUNTER(read_bytes),
+	NOVA_COUNTER(write_calls), NOVA_COUNTER(write_bytes),
+	NOVA_COUNTER(cow_pages), NOVA_COUNTER(inplace_bytes),
+	NOVA_COUNTER(fsync_calls), NOVA_COUNTER(fault_allocs),
+	NOVA_COUNTER(pmd_faults),
+};
+
+static const struct nova_counter nova_gc_counters[] = {
+	NOVA_COUNTER(fast_gc_runs), NOVA_COUNTER(fast_gc_pages),
+	NOVA_COUNTER(thorough_gc_runs), NOVA_COUNTER(thorough_gc_pages_written),
+	NOVA_COUNTER(thorough_gc_pages_freed),
+};
+
+static atomic64_t *nova_counter(struct nova_stats *s,
+				const struct nova_counter *c)
+{
+	return (void *)s + c->off;
+}
+
+static void nova_show_counters(struct seq_file *m,
+			       const struct nova_counter *c, unsigned int n)
 {
 	struct nova_sb_info *sbi = m->private;
 
-	NOVA_IO(m, sbi, read_calls);
-	NOVA_IO(m, sbi, read_bytes);
-	NOVA_IO(m, sbi, write_calls);
-	NOVA_IO(m, sbi, write_bytes);
-	NOVA_IO(m, sbi, cow_pages);
-	NOVA_IO(m, sbi, inplace_bytes);
-	NOVA_IO(m, sbi, fsync_calls);
-	NOVA_IO(m, sbi, fault_allocs);
-	NOVA_IO(m, sbi, pmd_faults);
+	for (; n; n--, c++)
+		seq_printf(m, "%-16s %llu\n", c->name,
+			   (u64)atomic64_read(nova_counter(&sbi->stats, c)));
+}
+
+static int nova_io_show(struct seq_file *m, void *v)
+{
+	nova_show_counters(m, nova_io_counters, ARRAY_SIZE(nova_io_counters));
 	return 0;
 }
 
@@ -74,7 +99,7 @@ static int nova_allocator_show(struct seq_file *m, void *v)
 
 	seq_printf(m, "%-6s %12s %12s %10s %12s %12s\n", "stripe", "blocks",
 		   "free", "ranges", "allocs", "frees");
-	for (i = 0; i < sbi->stripes; i++) {
+	for (i = 0; i < sbi->layout.stripes; i++) {
 		struct nova_free_list *fl = &sbi->free_lists[i];
 
 		spin_lock(&fl->lock);
@@ -86,42 +111,16 @@ static int nova_allocator_show(struct seq_file *m, void *v)
 		nodes += fl->num_nodes;
 		spin_unlock(&fl->lock);
 	}
-	seq_printf(m, "total: %lu blocks, %lu free in %lu ranges, %lld inodes in use\n",
-		   sbi->num_blocks, free, nodes,
+	seq_printf(m, "total: %llu blocks, %lu free in %lu ranges, %lld inodes in use\n",
+		   sbi->layout.num_blocks, free, nodes,
 		   (long long)atomic64_read(&sbi->inodes_used));
 	return 0;
 }
 
 static int nova_gc_show(struct seq_file *m, void *v)
 {
-	struct nova_sb_info *sbi = m->private;
-
-	NOVA_IO(m, sbi, fast_gc_runs);
-	NOVA_IO(m, sbi, fast_gc_pages);
-	NOVA_IO(m, sbi, thorough_gc_runs);
-	NOVA_IO(m, sbi, thorough_gc_pages_written);
-	NOVA_IO(m, sbi, thorough_gc_pages_freed);
+	nova_show_counters(m, nova_gc_counters, ARRAY_SIZE(nova_gc_counters));
 	return 0;
-}
-
-static int nova_timing_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, nova_timing_show, pde_data(inode));
-}
-
-static int nova_io_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, nova_io_show, pde_data(inode));
-}
-
-static int nova_allocator_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, nova_allocator_show, pde_data(inode));
-}
-
-static int nova_gc_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, nova_gc_show, pde_data(inode));
 }
 
 /* Parse a decimal number written to a proc file */
@@ -138,29 +137,11 @@ static int nova_proc_number(const char __user *buf, size_t len, u64 *val)
 	return kstrtou64(strim(kbuf), 10, val) ? -EINVAL : 0;
 }
 
-static ssize_t nova_timing_write(struct file *file, const char __user *buf,
-				 size_t len, loff_t *ppos)
+/* Writing 1 clears the stats of a file, through @clear */
+static ssize_t nova_proc_clear(struct file *file, const char __user *buf,
+			       size_t len, void (*clear)(struct nova_stats *s))
 {
 	struct nova_sb_info *sbi = pde_data(file_inode(file));
-	u64 v;
-	int i, ret = nova_proc_number(buf, len, &v);
-
-	if (ret)
-		return ret;
-	if (v != 1)
-		return -EINVAL;
-	for (i = 0; i < T_NUM; i++) {
-		atomic64_set(&sbi->stats.timing_count[i], 0);
-		atomic64_set(&sbi->stats.timing_ns[i], 0);
-	}
-	return len;
-}
-
-static ssize_t nova_io_write(struct file *file, const char __user *buf,
-			     size_t len, loff_t *ppos)
-{
-	struct nova_sb_info *sbi = pde_data(file_inode(file));
-	struct nova_stats *s = &sbi->stats;
 	u64 v;
 	int ret = nova_proc_number(buf, len, &v);
 
@@ -168,16 +149,38 @@ static ssize_t nova_io_write(struct file *file, const char __user *buf,
 		return ret;
 	if (v != 1)
 		return -EINVAL;
-	atomic64_set(&s->read_calls, 0);
-	atomic64_set(&s->read_bytes, 0);
-	atomic64_set(&s->write_calls, 0);
-	atomic64_set(&s->write_bytes, 0);
-	atomic64_set(&s->cow_pages, 0);
-	atomic64_set(&s->inplace_bytes, 0);
-	atomic64_set(&s->fsync_calls, 0);
-	atomic64_set(&s->fault_allocs, 0);
-	atomic64_set(&s->pmd_faults, 0);
+	clear(&sbi->stats);
 	return len;
+}
+
+static void nova_timing_clear(struct nova_stats *s)
+{
+	int i;
+
+	for (i = 0; i < T_NUM; i++) {
+		atomic64_set(&s->timing_count[i], 0);
+		atomic64_set(&s->timing_ns[i], 0);
+	}
+}
+
+static ssize_t nova_timing_write(struct file *file, const char __user *buf,
+				 size_t len, loff_t *ppos)
+{
+	return nova_proc_clear(file, buf, len, nova_timing_clear);
+}
+
+static void nova_io_clear(struct nova_stats *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(nova_io_counters); i++)
+		atomic64_set(nova_counter(s, &nova_io_counters[i]), 0);
+}
+
+static ssize_t nova_io_write(struct file *file, const char __user *buf,
+			     size_t len, loff_t *ppos)
+{
+	return nova_proc_clear(file, buf, len, nova_io_clear);
 }
 
 /*
@@ -232,36 +235,28 @@ out_umount:
 	return ret ? ret : len;
 }
 
-static const struct proc_ops nova_timing_fops = {
-	.proc_open	= nova_timing_open,
-	.proc_read	= seq_read,
-	.proc_lseek	= seq_lseek,
-	.proc_release	= single_release,
-	.proc_write	= nova_timing_write,
-};
+/*
+ * The proc_ops of a file of __name ## _show() (single_open()) and
+ * __name ## _write(): DEFINE_PROC_SHOW_ATTRIBUTE() with a write.
+ */
+#define NOVA_PROC_SHOW_STORE_ATTRIBUTE(__name)				\
+static int __name ## _open(struct inode *inode, struct file *file)	\
+{									\
+	return single_open(file, __name ## _show, pde_data(inode));	\
+}									\
+									\
+static const struct proc_ops __name ## _proc_ops = {			\
+	.proc_open	= __name ## _open,				\
+	.proc_read	= seq_read,					\
+	.proc_lseek	= seq_lseek,					\
+	.proc_release	= single_release,				\
+	.proc_write	= __name ## _write,				\
+}
 
-static const struct proc_ops nova_io_fops = {
-	.proc_open	= nova_io_open,
-	.proc_read	= seq_read,
-	.proc_lseek	= seq_lseek,
-	.proc_release	= single_release,
-	.proc_write	= nova_io_write,
-};
-
-static const struct proc_ops nova_allocator_fops = {
-	.proc_open	= nova_allocator_open,
-	.proc_read	= seq_read,
-	.proc_lseek	= seq_lseek,
-	.proc_release	= single_release,
-};
-
-static const struct proc_ops nova_gc_fops = {
-	.proc_open	= nova_gc_open,
-	.proc_read	= seq_read,
-	.proc_lseek	= seq_lseek,
-	.proc_release	= single_release,
-	.proc_write	= nova_gc_write,
-};
+NOVA_PROC_SHOW_STORE_ATTRIBUTE(nova_timing);
+NOVA_PROC_SHOW_STORE_ATTRIBUTE(nova_io);
+DEFINE_PROC_SHOW_ATTRIBUTE(nova_allocator);
+NOVA_PROC_SHOW_STORE_ATTRIBUTE(nova_gc);
 
 int nova_stats_init(void)
 {
@@ -291,10 +286,10 @@ void nova_proc_register(struct super_block *sb)
 			sb->s_id);
 		return;
 	}
-	proc_create_data("timing_stats", 0644, sbi->s_proc, &nova_timing_fops, sbi);
-	proc_create_data("IO_stats", 0644, sbi->s_proc, &nova_io_fops, sbi);
-	proc_create_data("allocator", 0444, sbi->s_proc, &nova_allocator_fops, sbi);
-	proc_create_data("gc", 0644, sbi->s_proc, &nova_gc_fops, sbi);
+	proc_create_data("timing_stats", 0644, sbi->s_proc, &nova_timing_proc_ops, sbi);
+	proc_create_data("IO_stats", 0644, sbi->s_proc, &nova_io_proc_ops, sbi);
+	proc_create_data("allocator", 0444, sbi->s_proc, &nova_allocator_proc_ops, sbi);
+	proc_create_data("gc", 0644, sbi->s_proc, &nova_gc_proc_ops, sbi);
 	nova_pt_sysfs_init(sb);
 }
 

@@ -413,20 +413,6 @@ static void nova_invalidate_replicas(struct super_block *sb)
 			nova_memset_persist(sbi->virt_addr + off, 0, NOVA_BLOCK_SIZE);
 }
 
-/* The geometry the rest of the module uses, from sbi->layout */
-static void nova_apply_layout(struct nova_sb_info *sbi)
-{
-	sbi->num_blocks = sbi->layout.num_blocks;
-	sbi->stripes = sbi->layout.stripes;
-	sbi->itable_block_size = sbi->layout.itable_block_size;
-}
-
-static void nova_apply_super(struct nova_sb_info *sbi)
-{
-	nova_layout_of_super(&sbi->s_super, &sbi->layout);
-	nova_apply_layout(sbi);
-}
-
 /*
  * Create a new file system of the whole device.  Ordering: everything
  * except the super block is written and made durable first; the super
@@ -448,7 +434,6 @@ static int nova_format(struct super_block *sb, struct fs_context *fc,
 	if (nova_compute_layout(size, num_online_cpus(), &sbi->layout))
 		return invalfc(fc, "%s: device too small (%llu bytes, need at least %llu)",
 			       sb->s_id, size, NOVA_MIN_SIZE);
-	nova_apply_layout(sbi);
 	itable_blocks = sbi->layout.itable_blocks;
 
 	/* invalidate the old super blocks first, then clear the fixed areas */
@@ -457,7 +442,7 @@ static int nova_format(struct super_block *sb, struct fs_context *fc,
 	nova_memset_persist(nova_pmem_replica_super(sb), 0, NOVA_BLOCK_SIZE);
 	nova_memset_persist(sbi->virt_addr,
 			    0, nova_block_off(NOVA_HEAD_RESERVED_BLOCKS));
-	nova_memset_persist(nova_get_block(sb, nova_block_off(sbi->num_blocks -
+	nova_memset_persist(nova_get_block(sb, nova_block_off(sbi->layout.num_blocks -
 							       NOVA_TAIL_RESERVED_BLOCKS)),
 			    0, nova_block_off(NOVA_TAIL_RESERVED_BLOCKS));
 
@@ -474,7 +459,7 @@ static int nova_format(struct super_block *sb, struct fs_context *fc,
 	 * Each stripe's inode table and journal page are the first blocks of
 	 * its own region (deterministic: mkfs.nova computes the same).
 	 */
-	for (i = 0; i < sbi->stripes; i++) {
+	for (i = 0; i < sbi->layout.stripes; i++) {
 		unsigned long blk;
 		u64 joff;
 
@@ -504,7 +489,7 @@ static int nova_format(struct super_block *sb, struct fs_context *fc,
 			     ctx->set & NOVA_SET_UID ? ctx->uid : current_fsuid(),
 			     ctx->set & NOVA_SET_GID ? ctx->gid : current_fsgid());
 	/* replica of the reserved inodes */
-	nova_memcpy_nt(nova_get_block(sb, nova_block_off(sbi->num_blocks - 2)),
+	nova_memcpy_nt(nova_get_block(sb, nova_block_off(sbi->layout.num_blocks - 2)),
 		       nova_get_block(sb, nova_block_off(NOVA_RESERVED_INODE_BLOCK)),
 		       NOVA_BLOCK_SIZE);
 	nova_fence();
@@ -513,16 +498,16 @@ static int nova_format(struct super_block *sb, struct fs_context *fc,
 	s->s_version = cpu_to_le32(NOVA_FORMAT_VERSION);
 	s->s_blocksize = cpu_to_le32(NOVA_BLOCK_SIZE);
 	s->s_size = cpu_to_le64(size);
-	s->s_num_blocks = cpu_to_le64(sbi->num_blocks);
+	s->s_num_blocks = cpu_to_le64(sbi->layout.num_blocks);
 	generate_random_uuid(s->s_uuid);
-	s->s_stripes = cpu_to_le32(sbi->stripes);
+	s->s_stripes = cpu_to_le32(sbi->layout.stripes);
 	s->s_inode_size = cpu_to_le32(sizeof(struct nova_inode));
-	s->s_itable_block_size = cpu_to_le32(sbi->itable_block_size);
+	s->s_itable_block_size = cpu_to_le32(sbi->layout.itable_block_size);
 	s->s_mkfs_time = cpu_to_le64(nova_now_ns());
 	nova_sync_super(sb);
 
 	pr_info("NOVA (%s): created file system of %llu bytes, %u stripes, uuid %pU\n",
-		sb->s_id, size, sbi->stripes, s->s_uuid);
+		sb->s_id, size, sbi->layout.stripes, s->s_uuid);
 	return 0;
 }
 
@@ -567,7 +552,7 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 		ret = nova_load_super(sb, fc);
 		if (ret)
 			return ret;
-		nova_apply_super(sbi);
+		nova_layout_of_super(&sbi->s_super, &sbi->layout);
 		ret = nova_alloc_free_lists(sb);
 		if (!ret)
 			ret = nova_alloc_inode_maps(sb);
@@ -626,7 +611,7 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_time_max = S64_MAX / NSEC_PER_SEC - 1;
 	sb->s_max_links = NOVA_LINK_MAX;
 	/* 1/256 of the device, 64 to 1024 blocks, for deletions on a full one */
-	sbi->reserved_blocks = clamp_t(unsigned long, sbi->num_blocks / 256, 64, 1024);
+	sbi->reserved_blocks = clamp_t(unsigned long, sbi->layout.num_blocks / 256, 64, 1024);
 	sb->s_flags |= SB_NOSEC;
 	sb->s_xattr = nova_xattr_handlers;
 	sb->s_export_op = &nova_export_ops;
@@ -659,9 +644,9 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 		mutex_unlock(&sbi->s_lock);
 	}
 	nova_proc_register(sb);
-	pr_info("NOVA (%s): mounted, %lu blocks, %lu free, %u stripes\n",
-		sb->s_id, sbi->num_blocks, nova_count_free_blocks(sb),
-		sbi->stripes);
+	pr_info("NOVA (%s): mounted, %llu blocks, %lu free, %u stripes\n",
+		sb->s_id, sbi->layout.num_blocks, nova_count_free_blocks(sb),
+		sbi->layout.stripes);
 	return 0;
 }
 
@@ -701,7 +686,7 @@ static int nova_statfs(struct dentry *dentry, struct kstatfs *buf)
 	buf->f_type = NOVA_SUPER_MAGIC;
 	buf->f_bsize = NOVA_BLOCK_SIZE;
 	buf->f_frsize = NOVA_BLOCK_SIZE;
-	buf->f_blocks = sbi->num_blocks;
+	buf->f_blocks = sbi->layout.num_blocks;
 	buf->f_bfree = free;
 	buf->f_bavail = free > sbi->reserved_blocks ? free - sbi->reserved_blocks : 0;
 	/* an inode table block of 4 KiB holds 31 inodes */

@@ -42,6 +42,18 @@ int64_t nv_now(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+void *nv_grow(void *arr, size_t *cap, size_t n, size_t size, size_t first)
+{
+	size_t ncap = *cap ? *cap * 2 : first;
+
+	if (n < *cap)
+		return arr;
+	arr = realloc(arr, ncap * size);
+	if (arr)
+		*cap = ncap;
+	return arr;
+}
+
 /* ---------------------------------------------------------------- open */
 
 int nv_open(struct nv_fs *fs, const char *path, int mode, char *err,
@@ -295,15 +307,11 @@ uint64_t nv_journal_ptr_off(unsigned int stripe)
 
 static int itab_push(struct nv_itable *t, uint64_t blk)
 {
-	if (t->n == t->cap) {
-		size_t ncap = t->cap ? t->cap * 2 : 8;
-		uint64_t *nb = realloc(t->blocks, ncap * sizeof(*nb));
+	uint64_t *nb = nv_grow(t->blocks, &t->cap, t->n, sizeof(*nb), 8);
 
-		if (!nb)
-			return -1;
-		t->blocks = nb;
-		t->cap = ncap;
-	}
+	if (!nb)
+		return -1;
+	t->blocks = nb;
 	t->blocks[t->n++] = blk;
 	return 0;
 }
@@ -1026,15 +1034,11 @@ static int dir_add(struct nv_dir *d, const struct nova_dentry *de, uint64_t off)
 	size_t j;
 
 	if (!e) {
-		if (d->n == d->cap) {
-			size_t ncap = d->cap ? d->cap * 2 : 16;
-			struct nv_dent *nd = realloc(d->d, ncap * sizeof(*nd));
+		struct nv_dent *nd = nv_grow(d->d, &d->cap, d->n, sizeof(*nd), 16);
 
-			if (!nd)
-				return -1;
-			d->d = nd;
-			d->cap = ncap;
-		}
+		if (!nd)
+			return -1;
+		d->d = nd;
 		if ((d->hused + 1) * 2 > d->hcap) {
 			d->alive++;
 			if (dir_rehash(d))
@@ -1283,19 +1287,15 @@ static int xg_finish(struct nv_inode_state *st, struct xgroup *g, char *msg,
 		free(g->x.parts);
 	} else {
 		if (i < 0) {
-			if (st->nxattrs == st->xattrs_cap) {
-				size_t cap = st->xattrs_cap ? 2 * st->xattrs_cap : 4;
-				struct nv_xattr *n = realloc(st->xattrs,
-							     cap * sizeof(*n));
+			struct nv_xattr *n = nv_grow(st->xattrs, &st->xattrs_cap,
+						     st->nxattrs, sizeof(*n), 4);
 
-				if (!n) {
-					free(g->x.parts);
-					memset(g, 0, sizeof(*g));
-					return -1;
-				}
-				st->xattrs = n;
-				st->xattrs_cap = cap;
+			if (!n) {
+				free(g->x.parts);
+				memset(g, 0, sizeof(*g));
+				return -1;
 			}
+			st->xattrs = n;
 			i = st->nxattrs++;
 		}
 		st->xattrs[i] = g->x;

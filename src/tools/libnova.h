@@ -514,4 +514,12 @@ static inline void nv_decode_dev(uint32_t dev, unsigned int *major,
 
 int64_t nv_now(void);
 
+/*
+ * Room for one more element after the @n of an array of *@cap elements
+ * of @size bytes: @arr itself while there is room, else @arr reallocated
+ * to twice *@cap elements (@first the first time), *@cap updated; NULL
+ * when out of memory (@arr and *@cap as they were)
+ */
+void *nv_grow(void *arr, size_t *cap, size_t n, size_t size, size_t first);
+
 #endif

@@ -103,11 +103,9 @@ static void __printf(1, 2) err(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	nova_vwarn(prog, NULL, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static bool parse_u32(const char *s, int base, __u32 *out)
@@ -132,8 +130,10 @@ static bool parse_u32(const char *s, int base, __u32 *out)
  */
 static bool parse_fs_size(const char *s, __u64 *out)
 {
+	static const char units[] = "kmgt";	/* 2^10, 2^20, ... bytes */
 	unsigned long long v;
 	unsigned int shift;
+	const char *u;
 	char *end;
 
 	if (!isdigit((unsigned char)*s))
@@ -142,25 +142,13 @@ static bool parse_fs_size(const char *s, __u64 *out)
 	v = strtoull(s, &end, 10);
 	if (errno || (*end && end[1]))
 		return false;
-	switch (*end) {
-	case '\0':
+	u = strchr(units, tolower((unsigned char)*end));
+	if (!*end)
 		shift = NOVA_BLOCK_SHIFT;
-		break;
-	case 'k': case 'K':
-		shift = 10;
-		break;
-	case 'm': case 'M':
-		shift = 20;
-		break;
-	case 'g': case 'G':
-		shift = 30;
-		break;
-	case 't': case 'T':
-		shift = 40;
-		break;
-	default:
+	else if (u)
+		shift = 10 * (unsigned int)(u - units + 1);
+	else
 		return false;
-	}
 	if (v > ~0ULL >> shift)
 		return false;
 	*out = ((__u64)v << shift) & ~(__u64)(NOVA_BLOCK_SIZE - 1);
@@ -441,19 +429,22 @@ refuse:
 	return -1;
 }
 
-static int pwrite_all(int fd, const void *buf, size_t len, __u64 off)
+/* All of @len bytes at @off read or written (@wr), through EINTR and short counts */
+static int pio_all(int fd, bool wr, void *buf, size_t len, __u64 off)
 {
-	const char *p = buf;
+	char *p = buf;
 
 	while (len) {
-		ssize_t n = pwrite(fd, p, len, (off_t)off);
+		ssize_t n = wr ? pwrite(fd, p, len, (off_t)off) :
+				 pread(fd, p, len, (off_t)off);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
 			if (n == 0)
 				errno = EIO;
-			err("write of %zu bytes at offset %llu failed: %s", len,
+			err("%s of %zu bytes at offset %llu failed: %s",
+			    wr ? "write" : "read", len,
 			    (unsigned long long)off, strerror(errno));
 			return -1;
 		}
@@ -464,27 +455,14 @@ static int pwrite_all(int fd, const void *buf, size_t len, __u64 off)
 	return 0;
 }
 
+static int pwrite_all(int fd, const void *buf, size_t len, __u64 off)
+{
+	return pio_all(fd, true, (void *)buf, len, off);
+}
+
 static int pread_all(int fd, void *buf, size_t len, __u64 off)
 {
-	char *p = buf;
-
-	while (len) {
-		ssize_t n = pread(fd, p, len, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			if (n == 0)
-				errno = EIO;
-			err("read of %zu bytes at offset %llu failed: %s", len,
-			    (unsigned long long)off, strerror(errno));
-			return -1;
-		}
-		p += n;
-		len -= n;
-		off += n;
-	}
-	return 0;
+	return pio_all(fd, false, buf, len, off);
 }
 
 static char zeros[1 << 20];

@@ -84,30 +84,22 @@ static int find_device(const char *arg, char *dev, size_t len)
 
 int main(int argc, char **argv)
 {
+	/* the files, and the option of each */
 	static const char *const names[] = {
 		"timing_stats", "IO_stats", "allocator", "gc"
 	};
+	static const char letters[] = "tiag";
 	int want[4] = { 0 }, any = 0, do_clear = 0, opt, i, ret = 0;
 	char dev[256], dir[PATH_MAX];
 
 	while ((opt = getopt(argc, argv, "tiagch")) != -1) {
-		switch (opt) {
-		case 't':
-			want[0] = any = 1;
-			break;
-		case 'i':
-			want[1] = any = 1;
-			break;
-		case 'a':
-			want[2] = any = 1;
-			break;
-		case 'g':
-			want[3] = any = 1;
-			break;
-		case 'c':
+		const char *l = strchr(letters, opt);
+
+		if (l) {
+			want[l - letters] = any = 1;
+		} else if (opt == 'c') {
 			do_clear = 1;
-			break;
-		default:
+		} else {
 			fprintf(stderr, "usage: nova-stat [-t|-i|-a|-g] [-c] MOUNTPOINT|DEVICE\n");
 			return opt == 'h' ? 0 : 2;
 		}

@@ -67,11 +67,9 @@ perr(struct pop *p, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "mkfs.nova: %s: ", p->path);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	nova_vwarn("mkfs.nova", p->path, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static int64_t ts_ns(const struct timespec *ts)
@@ -293,6 +291,24 @@ static int copy_xattrs(struct pop *p, struct nv_wlog *w)
 	return ret;
 }
 
+/*
+ * The new inode of @name in @dir (@target: a symlink's), with the
+ * extended attributes of p->path, into @child
+ */
+static int create_inode(struct pop *p, struct nv_wlog *dir, const char *name,
+			const struct nv_attr *a, const char *target,
+			struct nv_wlog *child)
+{
+	int ret = nv_create(p->fs, dir, name, strlen(name), a, target, -1,
+			    child);
+
+	if (ret) {
+		perr(p, "%s", errstr(ret));
+		return -1;
+	}
+	return copy_xattrs(p, child);
+}
+
 static struct hardlink *find_link(struct pop *p, const struct stat *st)
 {
 	size_t i;
@@ -306,15 +322,11 @@ static struct hardlink *find_link(struct pop *p, const struct stat *st)
 static int add_link(struct pop *p, const struct stat *st,
 		    const struct nv_wlog *w)
 {
-	if (p->nhl == p->caphl) {
-		size_t ncap = p->caphl ? p->caphl * 2 : 64;
-		struct hardlink *n = realloc(p->hl, ncap * sizeof(*n));
+	struct hardlink *n = nv_grow(p->hl, &p->caphl, p->nhl, sizeof(*n), 64);
 
-		if (!n)
-			return -1;
-		p->hl = n;
-		p->caphl = ncap;
-	}
+	if (!n)
+		return -1;
+	p->hl = n;
 	p->hl[p->nhl].dev = st->st_dev;
 	p->hl[p->nhl].ino = st->st_ino;
 	p->hl[p->nhl].w = *w;
@@ -377,12 +389,9 @@ static int populate_one(struct pop *p, int dfd, const char *name,
 	attr_from_stat(p, &st, &a);
 	switch (st.st_mode & S_IFMT) {
 	case S_IFDIR:
-		ret = nv_create(p->fs, dir, name, len, &a, NULL, -1, &child);
-		if (ret)
-			goto fail;
-		p->stats->dirs++;
-		if (copy_xattrs(p, &child))
+		if (create_inode(p, dir, name, &a, NULL, &child))
 			return -1;
+		p->stats->dirs++;
 		fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 			    O_CLOEXEC);
 		if (fd < 0) {
@@ -398,12 +407,7 @@ static int populate_one(struct pop *p, int dfd, const char *name,
 			perr(p, "cannot open: %s", strerror(errno));
 			return -1;
 		}
-		ret = nv_create(p->fs, dir, name, len, &a, NULL, -1, &child);
-		if (ret) {
-			close(fd);
-			goto fail;
-		}
-		if (copy_xattrs(p, &child)) {
+		if (create_inode(p, dir, name, &a, NULL, &child)) {
 			close(fd);
 			return -1;
 		}
@@ -430,10 +434,7 @@ static int populate_one(struct pop *p, int dfd, const char *name,
 		target[n] = '\0';
 		a.mode = S_IFLNK | 0777;
 		a.size = n;
-		ret = nv_create(p->fs, dir, name, len, &a, target, -1, &child);
-		if (ret)
-			goto fail;
-		if (copy_xattrs(p, &child))
+		if (create_inode(p, dir, name, &a, target, &child))
 			return -1;
 		p->stats->symlinks++;
 		break;
@@ -442,10 +443,7 @@ static int populate_one(struct pop *p, int dfd, const char *name,
 	case S_IFBLK:
 	case S_IFIFO:
 	case S_IFSOCK:
-		ret = nv_create(p->fs, dir, name, len, &a, NULL, -1, &child);
-		if (ret)
-			goto fail;
-		if (copy_xattrs(p, &child))
+		if (create_inode(p, dir, name, &a, NULL, &child))
 			return -1;
 		p->stats->special++;
 		break;
@@ -465,7 +463,7 @@ static int populate_dir(struct pop *p, int dfd, struct nv_wlog *dir,
 			const struct stat *dst)
 {
 	size_t plen = strlen(p->path), n = 0, cap = 0, i;
-	char **names = NULL;
+	char **names = NULL, **nn;
 	struct dirent *de;
 	int ret = 0, fd2;
 	DIR *d;
@@ -481,17 +479,12 @@ static int populate_dir(struct pop *p, int dfd, struct nv_wlog *dir,
 	while ((errno = 0, de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		if (n == cap) {
-			char **nn;
-
-			cap = cap ? cap * 2 : 32;
-			nn = realloc(names, cap * sizeof(*nn));
-			if (!nn) {
-				ret = -1;
-				break;
-			}
-			names = nn;
+		nn = nv_grow(names, &cap, n, sizeof(*nn), 32);
+		if (!nn) {
+			ret = -1;
+			break;
 		}
+		names = nn;
 		names[n] = strdup(de->d_name);
 		if (!names[n]) {
 			ret = -1;

@@ -2,7 +2,8 @@
 /*
  * User-space shims for the headers the tools share with the module
  * (../nova_format.h, ../nova_lib.h): the kernel's byte-order helpers,
- * CRC32C and 64-bit division, as nova_lib.h's header comment asks.
+ * ARRAY_SIZE, CRC32C and 64-bit division, as nova_lib.h's header comment
+ * asks.
  */
 #ifndef NOVA_SHIM_H
 #define NOVA_SHIM_H
@@ -19,6 +20,10 @@
 #define cpu_to_le16(x)	htole16(x)
 #define cpu_to_le32(x)	htole32(x)
 #define cpu_to_le64(x)	htole64(x)
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
 
 /*
  * CRC32C (Castagnoli), reflected, as in iSCSI/ext4/btrfs: the check value

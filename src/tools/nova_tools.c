@@ -98,6 +98,16 @@ int nova_read_super(int fd, unsigned int flags, struct nova_super_block *sb,
 	return which;
 }
 
+void nova_vwarn(const char *prog, const char *what, const char *fmt,
+		va_list ap)
+{
+	fprintf(stderr, "%s: ", prog);
+	if (what)
+		fprintf(stderr, "%s: ", what);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void nova_uuid_str(const __u8 u[16], char out[37])
 {
 	snprintf(out, 37,

@@ -3,6 +3,7 @@
 #ifndef NOVA_TOOLS_H
 #define NOVA_TOOLS_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include "nova_shim.h"
 #include "../nova_format.h"
@@ -10,9 +11,6 @@
 #include "../nova_ioctl.h"
 
 /* The kernel's names, which user space lacks */
-#ifndef ARRAY_SIZE
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-#endif
 #ifndef __printf
 #define __printf(a, b)	__attribute__((format(printf, a, b)))
 #endif
@@ -54,6 +52,13 @@ int nova_find_super(nova_read_fn rd, void *arg, __u64 dev_size,
  */
 int nova_read_super(int fd, unsigned int flags, struct nova_super_block *sb,
 		    const char **why);
+
+/*
+ * An error message on stderr, as warnx(3) but with the tool's name
+ * @prog given: "@prog: @what: message" (no "@what: " if it is NULL)
+ */
+void nova_vwarn(const char *prog, const char *what, const char *fmt,
+		va_list ap);
 
 /* Format a UUID as 36 characters plus NUL */
 void nova_uuid_str(const __u8 uuid[16], char out[37]);

@@ -205,15 +205,12 @@ static int data_inode(struct nova_fsck *ctx, uint64_t ino)
 			     (unsigned long long)b, (unsigned long long)pg,
 			     owner_desc(ctx, b, ino)))
 			continue;
-		if (nc == cap) {
-			cap = cap ? cap * 2 : 8;
-			more = realloc(c, cap * sizeof(*c));
-			if (!more) {
-				ret = fsck_fatal(ctx, "out of memory");
-				break;
-			}
-			c = more;
+		more = nv_grow(c, &cap, nc, sizeof(*c), 8);
+		if (!more) {
+			ret = fsck_fatal(ctx, "out of memory");
+			break;
 		}
+		c = more;
 		c[nc++] = (struct conflict){ pg, blk, ent };
 	}
 	if (!ctx->stop)

@@ -132,9 +132,19 @@ struct nova_fsck {
 int fsck_main(int argc, char **argv);
 
 /* ---- util.c: messages ---- */
-void info(struct nova_fsck *ctx, const char *fmt, ...) __printf(2, 3);
-void pass_heading(struct nova_fsck *ctx, const char *fmt, ...) __printf(2, 3);
 void out(struct nova_fsck *ctx, const char *fmt, ...) __printf(2, 3);
+/* out() with -v only */
+#define info(ctx, ...)							\
+	do {								\
+		if ((ctx)->verbose)					\
+			out(ctx, __VA_ARGS__);				\
+	} while (0)
+/* out() of "Pass N: ...": the first round only, and not with -p */
+#define pass_heading(ctx, ...)						\
+	do {								\
+		if ((ctx)->mode != MODE_PREEN && (ctx)->first_run)	\
+			out(ctx, __VA_ARGS__);				\
+	} while (0)
 int fsck_fatal(struct nova_fsck *ctx, const char *fmt, ...) __printf(2, 3);
 const char *type_str(uint32_t mode);
 const char *pname(struct nova_fsck *ctx, const char *name);

@@ -152,27 +152,34 @@ static bool is_mounted(const char *path)
 
 /* ----------------------------------------------------------- a run */
 
+/* Passes 2 to 6, in order (pass 1, the super blocks: check_fs()) */
+static const struct fsck_pass {
+	const char *heading;		/* NULL: the pass before goes on */
+	int (*run)(struct nova_fsck *ctx);
+} fsck_passes[] = {
+	{ "Pass 2: journals", pass_journals },
+	{ "Pass 3: reserved inodes and inode tables", pass_reserved },
+	{ NULL, pass_itables },
+	{ "Pass 4: inode logs", pass_inodes },
+	{ "Pass 5: directories, connectivity and link counts", pass_namespace },
+	{ NULL, pass_links },
+	{ "Pass 6: block accounting", pass_data },
+	{ NULL, pass_snapshot },
+};
+
 /* The passes, once; -1 if the run stops */
 static int run_passes(struct nova_fsck *ctx)
 {
 	struct nv_fs *fs = &ctx->fs;
 	uint64_t b, used = 0;
+	size_t i;
 
-	pass_heading(ctx, "Pass 2: journals");
-	if (pass_journals(ctx))
-		return -1;
-	pass_heading(ctx, "Pass 3: reserved inodes and inode tables");
-	if (pass_reserved(ctx) || pass_itables(ctx))
-		return -1;
-	pass_heading(ctx, "Pass 4: inode logs");
-	if (pass_inodes(ctx))
-		return -1;
-	pass_heading(ctx, "Pass 5: directories, connectivity and link counts");
-	if (pass_namespace(ctx) || pass_links(ctx))
-		return -1;
-	pass_heading(ctx, "Pass 6: block accounting");
-	if (pass_data(ctx) || pass_snapshot(ctx))
-		return -1;
+	for (i = 0; i < ARRAY_SIZE(fsck_passes); i++) {
+		if (fsck_passes[i].heading)
+			pass_heading(ctx, "%s", fsck_passes[i].heading);
+		if (fsck_passes[i].run(ctx))
+			return -1;
+	}
 	for (b = 0; b < fs->nblocks; b++)
 		if (ctx->bkind[b] != K_FREE)
 			used++;
@@ -300,17 +307,12 @@ static int parse_options(struct nova_fsck *ctx, int argc, char **argv)
 	while ((c = getopt(argc, argv, "nyapfvVhC:")) != -1) {
 		switch (c) {
 		case 'n':
-			ctx->mode = MODE_NO;
-			modes |= 1;
-			break;
 		case 'y':
-			ctx->mode = MODE_YES;
-			modes |= 2;
-			break;
-		case 'a':
+		case 'a':	/* -a is -p, as in e2fsck */
 		case 'p':
-			ctx->mode = MODE_PREEN;
-			modes |= 4;
+			ctx->mode = c == 'n' ? MODE_NO :
+				    c == 'y' ? MODE_YES : MODE_PREEN;
+			modes |= 1 << ctx->mode;
 			break;
 		case 'f':
 			ctx->force = true;

@@ -11,32 +11,6 @@
 #include <sys/stat.h>
 #include "fsck.h"
 
-/* -v only */
-void info(struct nova_fsck *ctx, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!ctx->verbose || ctx->stop)
-		return;
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
-
-/* "Pass N: ...": the first round only, and not with -p */
-void pass_heading(struct nova_fsck *ctx, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (ctx->mode == MODE_PREEN || !ctx->first_run || ctx->stop)
-		return;
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
-
 /* A line of the report that is not a problem */
 void out(struct nova_fsck *ctx, const char *fmt, ...)
 {
@@ -55,11 +29,9 @@ int fsck_fatal(struct nova_fsck *ctx, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", ctx->prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	nova_vwarn(ctx->prog, NULL, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	ctx->stop |= FSCK_ERROR;
 	return -1;
 }
