@@ -8,47 +8,13 @@
 # built tests/unit/nova_image helper (reader check and corruption
 # injector).  Prints one PASS/FAIL line per case and "fsck: N passed, N
 # failed"; exits non-zero if anything failed.
-set -uo pipefail
-tools=$(cd "$1" && pwd)
-helper=$2
-work=$3
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
-mkfs=$tools/mkfs.nova
-fsck=$tools/fsck.nova
 
-passed=0 failed=0 skipped=0
-pass() { echo "PASS $*"; passed=$((passed + 1)); }
-fail() { echo "FAIL $*"; failed=$((failed + 1)); }
-skip() { echo "SKIP $*"; skipped=$((skipped + 1)); }
-t() {	# t NAME CMD...
-	local name=$1
-	shift
-	if "$@"; then pass "$name"; else fail "$name"; fi
-}
-indent() { sed 's/^/    /'; }
-# run CMD...: sets $out (stdout + stderr) and $rc
-run() {
-	out=$("$@" 2>&1)
-	rc=$?
-}
-expect() {	# expect NAME RC [PATTERN]
-	local name=$1 want=$2 pat=${3:-}
-	if [ "$rc" -ne "$want" ]; then
-		fail "$name (exit $rc, expected $want)"
-		printf '%s\n' "$out" | indent
-	elif [ -n "$pat" ] && ! grep -qE -- "$pat" <<<"$out"; then
-		fail "$name (output lacks /$pat/)"
-		printf '%s\n' "$out" | indent
-	else
-		pass "$name"
-	fi
-}
-sum() { sha256sum "$1" | cut -d' ' -f1; }
 reader() {	# reader IMAGE TREE: the image holds exactly the tree
 	"$helper" check-tree "$1" "$2" >"$work/reader.out" 2>&1
 }
-# le64 IMAGE OFFSET: the little-endian 64-bit word at OFFSET
-le64() { od -An -tu8 --endian=little -j "$2" -N8 "$1" | tr -d ' '; }
 incompat() { le64 "$1" 128; }	# s_feature_incompat
 # infof IMAGE PATH KEY: one fact of nova_image info
 infof() { "$helper" info "$1" "$2" | sed -n "s/^$3=//p"; }
@@ -729,6 +695,4 @@ else
 	indent <"$work/static.log"
 fi
 
-rm -rf "$work"
-echo "fsck: $passed passed, $failed failed, $skipped skipped"
-[ "$failed" -eq 0 ]
+unit_done fsck

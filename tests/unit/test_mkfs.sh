@@ -6,26 +6,14 @@
 #
 # TOOLS_DIR holds the built mkfs.nova and nova-probe, CHECKER is the built
 # tests/unit/check_mkfs_image.  Prints PASS/FAIL lines (the checker adds
-# its own, one per verified property) and "mkfs: N passed, N failed";
-# exits non-zero if anything failed.
-set -uo pipefail
-tools=$(cd "$1" && pwd)
-checker=$2
-work=$3
-mkfs=$tools/mkfs.nova
+# its own, one per verified property) and "mkfs: N passed, N failed,
+# N skipped"; exits non-zero if anything failed.
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 probe=$tools/nova-probe
 export PATH=$PATH:/usr/sbin:/sbin
 
-passed=0 failed=0
-pass() { echo "PASS $*"; passed=$((passed + 1)); }
-fail() { echo "FAIL $*"; failed=$((failed + 1)); }
-# t NAME CMD...: one test case from a command's status
-t() {
-	local name=$1
-	shift
-	if "$@"; then pass "$name"; else fail "$name"; fi
-}
-# run the checker; its PASS/FAIL lines count like ours
+# run the checker (HELPER); its PASS/FAIL lines count like ours
 check_image() {
 	local line
 	while IFS= read -r line; do
@@ -34,35 +22,17 @@ check_image() {
 		FAIL\ *) echo "$line"; failed=$((failed + 1)) ;;
 		*) echo "$line" ;;
 		esac
-	done < <("$checker" "$@" 2>&1)
+	done < <("$helper" "$@" 2>&1)
 }
 
 # mk ARGS...: run mkfs.nova; sets $out (stdout+stderr) and $rc
-mk() {
-	out=$("$mkfs" "$@" 2>&1)
-	rc=$?
-}
-expect() {	# expect NAME RC [PATTERN]: last mk exit status and output
-	local name=$1 want=$2 pat=${3:-}
-	if [ "$rc" -ne "$want" ]; then
-		fail "$name (exit $rc, expected $want)"
-		printf '%s\n' "$out" | sed 's/^/    /'
-	elif [ -n "$pat" ] && ! grep -qE -- "$pat" <<<"$out"; then
-		fail "$name (output lacks /$pat/)"
-		printf '%s\n' "$out" | sed 's/^/    /'
-	else
-		pass "$name"
-	fi
-}
+mk() { run "$mkfs" "$@"; }
 probe_field() {	# probe_field IMAGE KEY
 	"$probe" "$1" 2>/dev/null | sed -n "s/^$2=//p"
 }
 same() { [ -n "$1" ] && [ "$1" = "$2" ]; }
 printed_uuid() { sed -n 's/^Filesystem UUID: *//p' <<<"$out"; }
-sum() { sha256sum "$1" | cut -d' ' -f1; }
 fsize() { stat -c %s "$1"; }
-# le64 IMAGE OFFSET: the little-endian 64-bit word at OFFSET
-le64() { od -An -tu8 --endian=little -j "$2" -N8 "$1" | tr -d ' '; }
 new_image() { rm -f "$1"; truncate -s "$2" "$1"; }
 # zero_block IMAGE OFFSET: the 4 KiB at OFFSET are all zero
 zero_block() { [ -z "$(od -v -An -tx1 -j "$2" -N 4096 "$1" | tr -d ' \n0')" ]; }
@@ -356,9 +326,7 @@ fi
 if command -v groff >/dev/null; then
 	warn=$(groff -man -ww -z -Tutf8 "$tools/man/mkfs.nova.8" 2>&1)
 	t "man page: groff reports no warnings" [ -z "$warn" ]
-	[ -z "$warn" ] || printf '%s\n' "$warn" | sed 's/^/    /'
+	[ -z "$warn" ] || printf '%s\n' "$warn" | indent
 fi
 
-rm -rf "$work"
-echo "mkfs: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+unit_done mkfs
