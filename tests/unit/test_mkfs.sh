@@ -36,6 +36,17 @@ fsize() { stat -c %s "$1"; }
 new_image() { rm -f "$1"; truncate -s "$2" "$1"; }
 # zero_block IMAGE OFFSET: the 4 KiB at OFFSET are all zero
 zero_block() { [ -z "$(od -v -An -tx1 -j "$2" -N 4096 "$1" | tr -d ' \n0')" ]; }
+# refused WHAT TYPE LABEL: $img holds a TYPE file system labelled LABEL;
+# mkfs.nova refuses it without -f, with and without -n, and leaves it
+# alone; sets $before to the image's checksum
+refused() {
+	before=$(sum "$img")
+	mk "$img"
+	expect "$1 refused without -f" 1 "contains a $2 file system labelled '$3'"
+	t "$1 untouched" [ "$(sum "$img")" = "$before" ]
+	mk -n "$img"
+	expect "-n also refuses $1 without -f" 1 "contains a $2"
+}
 fill_image() {	# fill_image IMAGE BYTES OCTAL-BYTE
 	rm -f "$1"
 	head -c "$2" /dev/zero | tr '\0' "\\$3" >"$1"
@@ -61,12 +72,7 @@ t "64M: 4 KiB inode table blocks" grep -q 'Inode table block size: 4096 bytes' <
 check_image -t 64M -u "$uuid" -l "unit test" "$img"
 
 # --- refuse an existing NOVA file system without -f, accept with -f ---
-before=$(sum "$img")
-mk "$img"
-expect "existing NOVA refused without -f" 1 "contains a NOVA file system labelled 'unit test'"
-t "existing NOVA: image untouched" [ "$(sum "$img")" = "$before" ]
-mk -n "$img"
-expect "-n also refuses an existing NOVA without -f" 1 'contains a NOVA'
+refused "existing NOVA" NOVA "unit test"
 mk -n -f "$img"
 expect "-n -f reports the plan" 0 'Stripes: +[0-9]+'
 t "-n -f: image untouched (checksum)" [ "$(sum "$img")" = "$before" ]
@@ -254,12 +260,7 @@ check_image -t patterned -s 2 -o 1000:1001 -m 700 -p 0xa5 "$img"
 if command -v mkfs.ext4 >/dev/null; then
 	new_image "$img" $M64
 	mkfs.ext4 -F -q -L extlabel "$img" >/dev/null 2>&1
-	before=$(sum "$img")
-	mk "$img"
-	expect "ext4 image refused without -f" 1 "contains a ext4 file system labelled 'extlabel'"
-	t "ext4 image untouched" [ "$(sum "$img")" = "$before" ]
-	mk -n "$img"
-	expect "-n refuses ext4 too" 1 'contains a ext4'
+	refused "ext4 image" ext4 extlabel
 	mk -f "$img"
 	expect "ext4 image overwritten with -f" 0
 	check_image -t "over ext4" "$img"
