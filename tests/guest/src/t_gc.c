@@ -226,6 +226,23 @@ static void report(const char *what, struct sampler *s, unsigned long ops,
 	       (unsigned long long)li.limit_pages, s->max_extra);
 }
 
+/*
+ * The end of a timed run of @ops operations from @t0 on: the file must
+ * hold @model, which is saved to @path for a later check; the statistics.
+ */
+static int finish(int fd, struct sampler *s, const char *model, off_t size,
+		  const char *what, unsigned long ops, double t0,
+		  const char *path)
+{
+	double secs = now() - t0;
+
+	verify(fd, model, size, what);
+	report(what, s, ops, secs);
+	save_model(path, model, size);
+	close(fd);
+	return 0;
+}
+
 static int cmd_overwrite(char **av)
 {
 	unsigned long writes = strtoul(av[1], NULL, 0), i;
@@ -251,12 +268,7 @@ static int cmd_overwrite(char **av)
 		if (i % every == 0)
 			sample(&s, span, "overwrite", i);
 	}
-	t = now() - t;
-	verify(fd, model, span, "overwrite");
-	report("overwrite", &s, writes, t);
-	save_model(av[4], model, span);
-	close(fd);
-	return 0;
+	return finish(fd, &s, model, span, "overwrite", writes, t, av[4]);
 }
 
 static int cmd_appendtrunc(char **av)
@@ -288,12 +300,7 @@ static int cmd_appendtrunc(char **av)
 		if (i % every == 0)
 			sample(&s, size, "appendtrunc", i);
 	}
-	t = now() - t;
-	verify(fd, model, size, "appendtrunc");
-	report("appendtrunc", &s, ops, t);
-	save_model(av[4], model, size);
-	close(fd);
-	return 0;
+	return finish(fd, &s, model, size, "appendtrunc", ops, t, av[4]);
 }
 
 static int cmd_bench(char **av)
