@@ -46,6 +46,7 @@
 #include "nova_format.h"
 #include "nova_lib.h"
 #include "nova_ioctl.h"
+#include "tutil.h"
 
 #define PG 4096UL
 
@@ -420,26 +421,14 @@ static int cmd_loginfo(char **av)
 	return 0;
 }
 
-static const struct {
-	const char *name;
-	int err;
-} errnames[] = {
-	{ "EINVAL", EINVAL }, { "ENOENT", ENOENT }, { "ERANGE", ERANGE },
-	{ "EFAULT", EFAULT }, { "EROFS", EROFS }, { "EPERM", EPERM },
-	{ "EACCES", EACCES },
-};
-
 static int cmd_procwrite(char **av)
 {
-	size_t len = strlen(av[1]), k;
+	size_t len = strlen(av[1]);
 	int fd = open(av[0], O_WRONLY), want = 0;
 	ssize_t ret;
 
 	if (strcmp(av[2], "ok")) {
-		want = -1;
-		for (k = 0; k < sizeof(errnames) / sizeof(errnames[0]); k++)
-			if (!strcmp(av[2], errnames[k].name))
-				want = errnames[k].err;
+		want = errno_by_name(av[2]);
 		if (want < 0)
 			die("unknown errno name %s", av[2]);
 	}
@@ -458,11 +447,7 @@ static int cmd_procwrite(char **av)
 
 int main(int argc, char **argv)
 {
-	static const struct {
-		const char *name;
-		int args;
-		int (*fn)(char **av);
-	} cmds[] = {
+	static const struct tcmd cmds[] = {
 		{ "overwrite", 5, cmd_overwrite },
 		{ "appendtrunc", 5, cmd_appendtrunc },
 		{ "bench", 3, cmd_bench },
@@ -472,14 +457,10 @@ int main(int argc, char **argv)
 		{ "loginfo", 1, cmd_loginfo },
 		{ "procwrite", 3, cmd_procwrite },
 	};
-	size_t k;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (getenv("T_GC_SEED"))
 		rng = strtoull(getenv("T_GC_SEED"), NULL, 0) | 1;
-	for (k = 0; argc > 1 && k < sizeof(cmds) / sizeof(cmds[0]); k++)
-		if (!strcmp(argv[1], cmds[k].name) && argc == cmds[k].args + 2)
-			return cmds[k].fn(argv + 2);
-	fprintf(stderr, "usage: see the head of t_gc.c\n");
-	return 2;
+	return run_cmd(cmds, sizeof(cmds) / sizeof(cmds[0]), argc, argv,
+		       "t_gc");
 }
