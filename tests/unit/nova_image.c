@@ -39,6 +39,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 #include "libnova.h"
+#include "xent.h"
 
 static int mismatches, compared;
 
@@ -1060,45 +1061,17 @@ static int sim_prealloc(struct nv_fs *fs, const char *path, bool extend)
 
 /* ---- extended attributes ---- */
 
-/* One hand-made xattr entry (its entry checksum right), data @fill bytes */
-struct xent {
-	uint8_t index, name_len, fill;
-	const char *name;
-	uint16_t part, part_len;
-	uint32_t value_len, flags, value_csum;
-};
-
+/* append the hand-made xattr entry @x (xent.h) to @w, with @w's ctime */
 static int xput(struct nv_fs *fs, struct nv_wlog *w, const struct xent *x,
 		uint64_t *off)
 {
 	uint64_t buf[NOVA_XATTR_ENTRY_MAX / 8];
-	struct nova_xattr_entry *e = (void *)buf;
-	size_t len = NOVA_XATTR_LEN(x->name_len, x->part_len);
+	struct xent xc = *x;
+	size_t len;
 
-	memset(buf, 0, sizeof(buf));
-	e->entry_type = NOVA_XATTR;
-	e->name_index = x->index;
-	e->name_len = x->name_len;
-	e->xe_len = cpu_to_le16(len);
-	e->part_len = cpu_to_le16(x->part_len);
-	e->value_len = cpu_to_le32(x->value_len);
-	e->ctime = cpu_to_le64((uint64_t)w->ctime);
-	e->flags = cpu_to_le32(x->flags);
-	e->part = cpu_to_le16(x->part);
-	e->value_csum = cpu_to_le32(x->value_csum);
-	e->trans_id = cpu_to_le64(w->next_tid++);
-	memcpy(e->data, x->name, x->name_len);
-	memset(e->data + x->name_len, x->fill, x->part_len);
-	nv_entry_csum(e, len);
-	return nv_log_append(fs, w, e, len, off);
-}
-
-static uint32_t fill_csum(uint8_t c, size_t n)
-{
-	static uint8_t b[NOVA_XATTR_VALUE_MAX];
-
-	memset(b, c, n);
-	return nova_crc32c(b, n);
+	xc.ctime = w->ctime;
+	len = xent_build(buf, &xc, w->next_tid++);
+	return nv_log_append(fs, w, buf, len, off);
 }
 
 /*
@@ -1155,13 +1128,8 @@ static int xbad(struct nv_fs *fs, const char *path, const char *kind,
 	bool lc = strcmp(kind, "end") != 0;
 
 	memset(e, 0, sizeof(e));
-	e[0] = (struct xent){ .index = NOVA_XATTR_INDEX_USER, .name = "bad",
-			      .name_len = 3, .fill = 'v', .part_len = 4,
-			      .value_len = 4, .value_csum = fill_csum('v', 4) };
-	if (name) {	/* the user.* name, instead of "bad" */
-		e[0].name = name;
-		e[0].name_len = strlen(name);
-	}
+	/* the user.* name @name, else "bad" */
+	e[0] = xent_user(name ? name : "bad", 4);
 	if (!strcmp(kind, "index")) {
 		e[0].index = 9;
 	} else if (!strcmp(kind, "acl-name")) {
@@ -1175,17 +1143,8 @@ static int xbad(struct nv_fs *fs, const char *path, const char *kind,
 	} else if (!strcmp(kind, "remove-value")) {
 		e[0].flags = NOVA_XATTR_REMOVE;
 	} else {
-		/* three parts of 100 bytes */
 		n = 3;
-		e[0].part_len = 100;
-		e[0].value_len = 300;
-		e[0].value_csum = fill_csum('v', 300);
-		e[1] = e[0];
-		e[1].name_len = 0;
-		e[1].part = 1;
-		e[1].value_csum = 0;
-		e[2] = e[1];
-		e[2].part = 2;
+		xent_parts(e, e[0].name, 3);
 		if (!strcmp(kind, "part-seq"))
 			e[2].part = 3;
 		else if (!strcmp(kind, "part-name"))
