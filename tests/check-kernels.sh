@@ -20,39 +20,27 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
 # shellcheck source=../qemu/common.sh
 . "$root/qemu/common.sh"
+# shellcheck source=check-lib.sh
+. "$root/tests/check-lib.sh"
 kernels=("$@")
 [ ${#kernels[@]} -gt 0 ] || kernels=(deb12 deb12-cloud deb12-6.12 deb13 sid)
 start=$SECONDS
-total_pass=0 total_fail=0 summary=()
+summary=()
 stamp=$(date +%Y%m%d-%H%M%S)
 logs=$root/build/check-kernels/$stamp
 mkdir -p "$logs"
 
 # run_tier NAME KVER CMD...: run a tier, add its "N passed, N failed" line
 run_tier() {
-	local name=$1 kv=$2 log line p f rc=0 t0=$SECONDS
+	local name=$1 kv=$2 log rc t0=$SECONDS
 	shift 2
 	log=$logs/$name.log
 	echo "=== $name: $*"
 	"$@" >"$log" 2>&1
 	rc=$?
 	grep -E '^(PASS|FAIL|NOT-REACHED) ' "$log" | grep -v '^PASS' || true
-	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
-	p=${line%% passed*}
-	f=${line#*passed, }
-	f=${f%% failed*}
-	if [ -z "$line" ]; then
-		p=0 f=1
-		echo "=== $name: no result line (rc=$rc; see $log)"
-		tail -n 15 "$log"
-	elif [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-		f=1
-		echo "=== $name: exit status $rc with no failed test: counted as one failure"
-	fi
-	total_pass=$((total_pass + p))
-	total_fail=$((total_fail + f))
+	tier_count "$name" "$log" "$rc" "$t0" || tail -n 15 "$log"
 	summary+=("$(printf '| %s | %s | %d | %d | %d |' "$name" "$kv" "$p" "$f" $((SECONDS - t0)))")
-	echo "=== $name: $p passed, $f failed, $((SECONDS - t0)) s"
 }
 
 make -s deps guest-bin >"$logs/build.log" 2>&1 || {

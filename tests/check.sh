@@ -9,33 +9,21 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
 start=$(date +%s)
-total_pass=0 total_fail=0
+# shellcheck source=check-lib.sh
+. "$root/tests/check-lib.sh"
 
 # run_tier NAME CMD...: run a tier, add its "N passed, N failed" line
 summary=()
 run_tier() {
-	local name=$1 log line p f rc=0 t0=$SECONDS
+	local name=$1 log rc t0=$SECONDS
 	shift
 	log=$root/build/check-$name.log
 	mkdir -p "$root/build"
 	echo "=== $name: $*"
 	"$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
-	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
-	p=${line%% passed*}
-	f=${line#*passed, }
-	f=${f%% failed*}
-	if [ -z "$line" ]; then
-		p=0 f=1
-		echo "=== $name: no result line (rc=$rc): counted as one failure"
-	elif [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-		f=1
-		echo "=== $name: exit status $rc with no failed test: counted as one failure"
-	fi
-	total_pass=$((total_pass + p))
-	total_fail=$((total_fail + f))
+	tier_count "$name" "$log" "$rc" "$t0"
 	summary+=("$(printf '%-12s %4d passed, %d failed, %4d s' "$name" "$p" "$f" $((SECONDS - t0)))")
-	echo "=== $name: $p passed, $f failed, $((SECONDS - t0)) s"
 }
 
 if ! make -s deps; then

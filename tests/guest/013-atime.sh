@@ -46,6 +46,30 @@ expect_persisted() {
 	expect_times "$1 after umount + mount ($4)" "$3" "$(stamps "$2")" NNN
 }
 
+# accessed WHAT OPTIONS PATH CMD...: a second on, CMD reads PATH; that
+# updates its atime alone, which is there again after umount + mount with
+# OPTIONS.  Sets LAST to PATH's stamps after the read.
+accessed() {
+	_w=$1 _o=$2 _p=$3
+	shift 3
+	_t0=$(stamps "$_p")
+	sleep 1
+	"$@" > /dev/null
+	LAST=$(stamps "$_p")
+	expect_times "$_w" "$_t0" "$LAST" YNN
+	expect_persisted "$_w" "$_p" "$LAST" "$_o"
+}
+
+# read_both WHEN XYZ F D: a second on, read $MNT/f and list $MNT/d; their
+# stamps against F and D as expect_times XYZ says
+read_both() {
+	sleep 1
+	cat "$MNT/f" > /dev/null
+	ls "$MNT/d" > /dev/null
+	expect_times "file read $1" "$3" "$(stamps "$MNT/f")" "$2"
+	expect_times "directory listed $1" "$4" "$(stamps "$MNT/d")" "$2"
+}
+
 fsck_clean() { # fsck_clean DEV WHAT
 	_rc=0
 	fsck.nova -fn "$1" > /tmp/fsck.out 2>&1 || _rc=$?
@@ -64,31 +88,10 @@ echo aaa > "$MNT/f"
 mkdir "$MNT/d"
 echo bbb > "$MNT/d/g"
 ln -s f "$MNT/l"
-t0=$(stamps "$MNT/f")
-sleep 1
-cat "$MNT/f" > /dev/null
-t1=$(stamps "$MNT/f")
-expect_times "file read (strictatime)" "$t0" "$t1" YNN
-expect_persisted "file read (strictatime)" "$MNT/f" "$t1" strictatime
-sleep 1
-cat "$MNT/f" > /dev/null
-t2=$(stamps "$MNT/f")
-expect_times "file read again after a remount" "$t1" "$t2" YNN
-expect_persisted "file read again" "$MNT/f" "$t2" strictatime
-
-d0=$(stamps "$MNT/d")
-sleep 1
-ls "$MNT/d" > /dev/null
-d1=$(stamps "$MNT/d")
-expect_times "directory listed (strictatime)" "$d0" "$d1" YNN
-expect_persisted "directory listed" "$MNT/d" "$d1" strictatime
-
-l0=$(stamps "$MNT/l")
-sleep 1
-cat "$MNT/l" > /dev/null
-l1=$(stamps "$MNT/l")
-expect_times "symlink followed (strictatime)" "$l0" "$l1" YNN
-expect_persisted "symlink followed" "$MNT/l" "$l1" strictatime
+accessed "file read (strictatime)" strictatime "$MNT/f" cat "$MNT/f"
+accessed "file read again, after a remount" strictatime "$MNT/f" cat "$MNT/f"
+accessed "directory listed (strictatime)" strictatime "$MNT/d" ls "$MNT/d"
+accessed "symlink followed (strictatime)" strictatime "$MNT/l" cat "$MNT/l"
 
 # --- fsync: durable without an unmount --------------------------------------
 # The device is copied while mounted: the copy is what a power cut right
@@ -122,12 +125,8 @@ d2=$LAST
 cycle strictatime,lazytime
 info "mount options: $(mnt_opts)"
 durable_check "file read (lazytime)" "$MNT/f" cat "$MNT/f"
-t4=$LAST
-sleep 1
-cat "$MNT/f" > /dev/null
-t5=$(stamps "$MNT/f")
-expect_times "file read again (lazytime)" "$t4" "$t5" YNN
-expect_persisted "file read (lazytime)" "$MNT/f" "$t5" strictatime
+accessed "file read again (lazytime)" strictatime "$MNT/f" cat "$MNT/f"
+t5=$LAST
 
 # --- O_NOATIME -------------------------------------------------------------
 sleep 1
@@ -153,11 +152,8 @@ sleep 1
 echo y >> "$MNT/r"
 r2=$(stamps "$MNT/r")
 expect_times "append" "$r1" "$r2" NYY
-sleep 1
-cat "$MNT/r" > /dev/null
-r3=$(stamps "$MNT/r")
-expect_times "read after a modification (relatime)" "$r2" "$r3" YNN
-expect_persisted "relatime read after a modification" "$MNT/r" "$r3" relatime
+accessed "read after a modification (relatime)" relatime "$MNT/r" cat "$MNT/r"
+r3=$LAST
 # an atime a day old is updated: move the clock two days on, and back
 now=$(date +%s)
 expect_ok date -s "@$((now + 2 * 86400))" > /dev/null
@@ -171,11 +167,7 @@ expect_persisted "relatime read of an old atime" "$MNT/r" "$r4" relatime
 cycle noatime
 t6=$(stamps "$MNT/f")
 d3=$(stamps "$MNT/d")
-sleep 1
-cat "$MNT/f" > /dev/null
-ls "$MNT/d" > /dev/null
-expect_times "file read (noatime)" "$t6" "$(stamps "$MNT/f")" NNN
-expect_times "directory listed (noatime)" "$d3" "$(stamps "$MNT/d")" NNN
+read_both "(noatime)" NNN "$t6" "$d3"
 expect_persisted "file (noatime)" "$MNT/f" "$t6" noatime
 expect_times "file (noatime) equals its last access" "$t5" "$t6" NNN
 
@@ -193,29 +185,17 @@ expect_persisted "file read (nodiratime)" "$MNT/d/g" "$g1" strictatime
 expect_times "directory after nodiratime" "$d4" "$(stamps "$MNT/d")" NNN
 
 # --- read-only: remount,ro shows the last access, and keeps it ----------------
-sleep 1
-cat "$MNT/f" > /dev/null
-ls "$MNT/d" > /dev/null
+read_both "before remount,ro" YNN "$t6" "$d4"
 t7=$(stamps "$MNT/f")
 d5=$(stamps "$MNT/d")
-expect_times "file read before remount,ro" "$t6" "$t7" YNN
-expect_times "directory listed before remount,ro" "$d4" "$d5" YNN
 expect_ok mount -o remount,ro "$MNT"
 case ,$(mnt_opts), in *,ro,*) ;; *) fail "not read-only: $(mnt_opts)" ;; esac
 expect_times "file after remount,ro" "$t7" "$(stamps "$MNT/f")" NNN
 expect_times "directory after remount,ro" "$d5" "$(stamps "$MNT/d")" NNN
-sleep 1
-cat "$MNT/f" > /dev/null
-ls "$MNT/d" > /dev/null
-expect_times "file read on a read-only remount" "$t7" "$(stamps "$MNT/f")" NNN
-expect_times "directory listed on a read-only remount" "$d5" "$(stamps "$MNT/d")" NNN
+read_both "on a read-only remount" NNN "$t7" "$d5"
 expect_persisted "file after a read-only remount" "$MNT/f" "$t7" ro,strictatime
 expect_times "directory on a read-only mount" "$d5" "$(stamps "$MNT/d")" NNN
-sleep 1
-cat "$MNT/f" > /dev/null
-ls "$MNT/d" > /dev/null
-expect_times "file read on a read-only mount" "$t7" "$(stamps "$MNT/f")" NNN
-expect_times "directory listed on a read-only mount" "$d5" "$(stamps "$MNT/d")" NNN
+read_both "on a read-only mount" NNN "$t7" "$d5"
 expect_ok mount -o remount,rw "$MNT"
 expect_times "file after remount,rw" "$t7" "$(stamps "$MNT/f")" NNN
 expect_persisted "file after ro and rw" "$MNT/f" "$t7" strictatime

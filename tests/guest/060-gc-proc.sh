@@ -56,22 +56,17 @@ cat "$P/gc"
 # thorough GC: a directory with many creates and deletes rewrites its log
 mkdir "$MNT/churn"
 touch "$MNT/churn/keep1" "$MNT/churn/keep2"
-i=0
-while [ $i -lt 400 ]; do
-	touch "$MNT/churn/tmp-file-with-a-longer-name-$i"
-	rm "$MNT/churn/tmp-file-with-a-longer-name-$i"
-	i=$((i + 1))
-done
+nova_churn "$MNT/churn" 400
 cat "$P/gc"
-[ "$(awk '$1 == "thorough_gc_runs" { print $2 }' "$P/gc")" -gt 0 ] || fail "no thorough GC"
+[ "$(nova_gc_runs)" -gt 0 ] || fail "no thorough GC"
 expect_eq "$(ls "$MNT/churn" | tr '\n' ' ')" "keep1 keep2 " "directory after GC"
 
 # manual GC through the gc file; bad input is refused
-before=$(awk '$1 == "thorough_gc_runs" { print $2 }' "$P/gc")
+before=$(nova_gc_runs)
 expect_ok sh -c "echo $(stat -c %i "$MNT/hot") > $P/gc"
 expect_ok sh -c "echo $(stat -c %i "$MNT/churn") > $P/gc"
 expect_ok sh -c "echo 1 > $P/gc"
-after=$(awk '$1 == "thorough_gc_runs" { print $2 }' "$P/gc")
+after=$(nova_gc_runs)
 [ "$after" -ge $((before + 3)) ] || fail "manual GC did not run ($before -> $after)"
 expect_fail sh -c "echo abc > $P/gc"
 expect_fail sh -c "echo 99999999 > $P/gc"
@@ -79,13 +74,13 @@ expect_fail sh -c "echo 5 > $P/gc"
 expect_ok cmp /tmp/hot.ref "$MNT/hot"
 # a frozen file system is not written: the GC request is refused (EBUSY)
 # and runs nothing; after the thaw it works again
-before=$(awk '$1 == "thorough_gc_runs" { print $2 }' "$P/gc")
+before=$(nova_gc_runs)
 expect_ok nova-fsctl freeze "$MNT"
 sh -c "echo $(stat -c %i "$MNT/hot") > $P/gc" 2>/tmp/gc.err &&
 	{ nova-fsctl thaw "$MNT"; fail "a GC request on a frozen file system succeeded"; }
 expect_ok nova-fsctl thaw "$MNT"
 grep -qi "busy" /tmp/gc.err || fail "GC on a frozen file system: $(cat /tmp/gc.err), EBUSY expected"
-expect_eq "$(awk '$1 == "thorough_gc_runs" { print $2 }' "$P/gc")" "$before" "GC runs while frozen"
+expect_eq "$(nova_gc_runs)" "$before" "GC runs while frozen"
 expect_ok sh -c "echo $(stat -c %i "$MNT/hot") > $P/gc"
 # nor a read-only one
 expect_ok mount -o remount,ro "$MNT"

@@ -34,14 +34,9 @@ expect_ok mv "$MNT/a/moved" "$MNT/b/moved"
 expect_ok nova-fsctl exchange "$MNT/x/ex1" "$MNT/y/ex2"
 # automatic GC: many creates and unlinks in a new directory
 expect_ok mkdir "$MNT/a/churn"
-runs0=$(awk '$1 == "thorough_gc_runs" { print $2 }' "$P/gc")
-i=0
-while [ $i -lt 400 ]; do
-	touch "$MNT/a/churn/tmp-file-with-a-longer-name-$i"
-	rm "$MNT/a/churn/tmp-file-with-a-longer-name-$i"
-	i=$((i + 1))
-done
-runs1=$(awk '$1 == "thorough_gc_runs" { print $2 }' "$P/gc")
+runs0=$(nova_gc_runs)
+nova_churn "$MNT/a/churn" 400
+runs1=$(nova_gc_runs)
 [ "$runs1" -gt "$runs0" ] || fail "no automatic thorough GC ($runs0 -> $runs1 runs)"
 # blocks kept past EOF, then a chmod and a GC (both log a size)
 expect_ok sh -c "echo hello > $MNT/keep"

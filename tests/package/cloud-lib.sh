@@ -37,6 +37,18 @@
 #                                prints PASS or FAIL NAME, returns 1 on FAIL
 # The patterns are those of tests/run-guest-tests.sh; NOVA_LOG_IGNORE adds an
 # extended regex of lines to ignore.
+#   cloud_option ARGS...         one option that every cloud tier takes (--no-build,
+#                                --timeout SEC, -v/--stdio, --keep, -h/--help): sets
+#                                build, timeout, keep or NOVA_STDIO, and
+#                                cloud_shift to the words it used; calls the
+#                                caller's usage on anything else
+#   cloud_debs RES BUILD         the nova-dkms and nova-tools .debs of this version
+#                                (built by packaging/build-deb.sh first when BUILD
+#                                is 1, log in RES): sets version, debs, t_debs
+#   cloud_image RES RELEASE      the cached guest image of RELEASE
+#                                (packaging/mkimage.sh, log in RES): sets img,
+#                                kver, t_image
+# The last two call the caller's abort MSG when a step fails.
 
 # Drive options of the usual disks: ROOT (qcow2 overlay, /dev/vda), SEED
 # (/dev/vdb), REPO (/dev/vdc), PMEM (the NVDIMM's backing file, 512 MiB).
@@ -51,6 +63,38 @@ cloud_qemu_args() {
 		-object "memory-backend-file,id=mem1,share=on,mem-path=$pmem,size=$(stat -c %s "$pmem")"
 		-device nvdimm,id=nv1,memdev=mem1
 	)
+}
+
+cloud_option() {
+	cloud_shift=1
+	case $1 in
+	--no-build) build=0 ;;
+	--timeout) [ $# -ge 2 ] || usage; timeout=$2; cloud_shift=2 ;;
+	-v | --stdio) export NOVA_STDIO=1 ;;
+	--keep) keep=1 ;;
+	-h | --help) usage ;;
+	*) echo "$NOVA_PROG: unknown option: $1" >&2; usage ;;
+	esac
+}
+
+cloud_debs() {
+	local res=$1 t0=$SECONDS
+	if [ "$2" = 1 ]; then
+		"$NOVA_ROOT/packaging/build-deb.sh" >"$res/build-deb.log" 2>&1 ||
+			{ tail -n 20 "$res/build-deb.log"; abort "packaging/build-deb.sh (see $res/build-deb.log)"; }
+	fi
+	version=$(nova_version)
+	mapfile -t debs < <(find "$NOVA_BUILD/deb" -maxdepth 1 -name "nova-*_${version}_*.deb" ! -name '*-dbgsym_*')
+	[ ${#debs[@]} -eq 2 ] || abort "expected nova-dkms and nova-tools $version in $NOVA_BUILD/deb, found: ${debs[*]:-none}"
+	t_debs=$((SECONDS - t0))
+}
+
+cloud_image() {
+	local res=$1 t0=$SECONDS
+	img=$("$NOVA_ROOT/packaging/mkimage.sh" --release "$2" 2>"$res/mkimage.log") ||
+		{ tail -n 20 "$res/mkimage.log"; abort "packaging/mkimage.sh (see $res/mkimage.log)"; }
+	t_image=$((SECONDS - t0))
+	kver=$(cat "$img/kver")
 }
 
 cloud_repo_disk() {

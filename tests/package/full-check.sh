@@ -35,13 +35,8 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--release) [ $# -ge 2 ] || usage; release=$2; shift ;;
 	--release=*) release=${1#--release=} ;;
-	--no-build) build=0 ;;
-	--timeout) timeout=$2; shift ;;
 	--write-optional) write_required=0 ;;
-	-v | --stdio) export NOVA_STDIO=1 ;;
-	--keep) keep=1 ;;
-	-h | --help) usage ;;
-	*) echo "$NOVA_PROG: unknown option: $1" >&2; usage ;;
+	*) cloud_option "$@"; shift $((cloud_shift - 1)) ;;
 	esac
 	shift
 done
@@ -69,22 +64,10 @@ abort() {
 ensure_pkgs qemu-system-x86 qemu-utils cloud-image-utils e2fsprogs dpkg-dev util-linux
 
 # --- packages ---------------------------------------------------------------------
-t0=$SECONDS
-if [ "$build" = 1 ]; then
-	"$NOVA_ROOT/packaging/build-deb.sh" >"$res/build-deb.log" 2>&1 ||
-		{ tail -n 20 "$res/build-deb.log"; abort "packaging/build-deb.sh (see $res/build-deb.log)"; }
-fi
-version=$(nova_version)
-mapfile -t debs < <(find "$NOVA_BUILD/deb" -maxdepth 1 -name "nova-*_${version}_*.deb" ! -name '*-dbgsym_*')
-[ ${#debs[@]} -eq 2 ] || abort "expected nova-dkms and nova-tools $version in $NOVA_BUILD/deb, found: ${debs[*]:-none}"
-t_debs=$((SECONDS - t0))
+cloud_debs "$res" "$build"
 
 # --- image (cached) --------------------------------------------------------------------
-t0=$SECONDS
-img=$("$NOVA_ROOT/packaging/mkimage.sh" --release "$release" 2>"$res/mkimage.log") ||
-	{ tail -n 20 "$res/mkimage.log"; abort "packaging/mkimage.sh (see $res/mkimage.log)"; }
-t_image=$((SECONDS - t0))
-kver=$(cat "$img/kver")
+cloud_image "$res" "$release"
 
 # --- per-run disks: overlay, apt repository + test script, cloud-init seed, pmem ------------
 t0=$SECONDS

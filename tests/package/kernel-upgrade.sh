@@ -43,15 +43,8 @@ NOVA_PROG="kernel-upgrade"
 usage() { sed -n '2,/^set -uo/{/^set -uo/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2; }
 build=1 timeout=2400 keep=0
 while [ $# -gt 0 ]; do
-	case $1 in
-	--no-build) build=0 ;;
-	--timeout) [ $# -ge 2 ] || usage; timeout=$2; shift ;;
-	-v | --stdio) export NOVA_STDIO=1 ;;
-	--keep) keep=1 ;;
-	-h | --help) usage ;;
-	*) echo "$NOVA_PROG: unknown option: $1" >&2; usage ;;
-	esac
-	shift
+	cloud_option "$@"
+	shift "$cloud_shift"
 done
 # The meta packages that the guest installs; they must bring kernel $new.
 metas=(linux-image-6.12-amd64 linux-headers-6.12-amd64)
@@ -76,22 +69,10 @@ abort() {
 ensure_pkgs qemu-system-x86 qemu-utils cloud-image-utils e2fsprogs dpkg-dev util-linux tar
 
 # --- packages ---------------------------------------------------------------------
-t0=$SECONDS
-if [ "$build" = 1 ]; then
-	"$NOVA_ROOT/packaging/build-deb.sh" >"$res/build-deb.log" 2>&1 ||
-		{ tail -n 20 "$res/build-deb.log"; abort "packaging/build-deb.sh (see $res/build-deb.log)"; }
-fi
-version=$(nova_version)
-mapfile -t debs < <(find "$NOVA_BUILD/deb" -maxdepth 1 -name "nova-*_${version}_*.deb" ! -name '*-dbgsym_*')
-[ ${#debs[@]} -eq 2 ] || abort "expected nova-dkms and nova-tools $version in $NOVA_BUILD/deb, found: ${debs[*]:-none}"
-t_debs=$((SECONDS - t0))
+cloud_debs "$res" "$build"
 
 # --- image (cached) --------------------------------------------------------------------
-t0=$SECONDS
-img=$("$NOVA_ROOT/packaging/mkimage.sh" --release bookworm 2>"$res/mkimage.log") ||
-	{ tail -n 20 "$res/mkimage.log"; abort "packaging/mkimage.sh (see $res/mkimage.log)"; }
-t_image=$((SECONDS - t0))
-kver=$(cat "$img/kver")
+cloud_image "$res" bookworm
 [ -f "$img/dpkg-status" ] || abort "$img has no dpkg-status (an image of an older packaging/mkimage.sh?)"
 
 # --- the new kernel's .debs -------------------------------------------------------------

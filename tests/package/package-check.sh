@@ -37,6 +37,18 @@ finish() {
 	[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
 	exit
 }
+# built WHAT SCRIPT: packaging/SCRIPT.sh builds nova-dkms and nova-tools
+# (log in $out/SCRIPT.log); PASS with the time it took, or FAIL and the
+# log's tail
+built() {
+	local t0=$SECONDS log=$out/$2.log
+	if "$NOVA_ROOT/packaging/$2.sh" >"$log" 2>&1; then
+		pass "$1 builds nova-dkms and nova-tools ($((SECONDS - t0)) s)"
+	else
+		fail "$1 (see $log)"
+		tail -n 20 "$log"
+	fi
+}
 # the files in a .deb, without the leading "."
 deb_files() { dpkg-deb --fsys-tarfile "$1" | tar -t | sed 's|^\./|/|; s|/$||' | sort; }
 
@@ -130,13 +142,7 @@ check "shellcheck: packaging scripts, tests, nova-mkfs-once, postinst" \
 	shellcheck -x "${scripts[@]}"
 
 # --- .deb ---------------------------------------------------------------------------
-t0=$SECONDS
-if "$NOVA_ROOT/packaging/build-deb.sh" >"$out/build-deb.log" 2>&1; then
-	pass "deb: dpkg-buildpackage -us -uc -b builds nova-dkms and nova-tools ($((SECONDS - t0)) s)"
-else
-	fail "deb: dpkg-buildpackage (see $out/build-deb.log)"
-	tail -n 20 "$out/build-deb.log"
-fi
+built "deb: dpkg-buildpackage -us -uc -b" build-deb
 debdir=$NOVA_BUILD/deb
 ddeb=$debdir/nova-dkms_${version}_all.deb
 tdeb=$(find "$debdir" -maxdepth 1 -name "nova-tools_${version}_*.deb" 2>/dev/null | head -n1)
@@ -297,13 +303,7 @@ else
 fi
 
 # --- .rpm ---------------------------------------------------------------------------
-t0=$SECONDS
-if "$NOVA_ROOT/packaging/build-rpm.sh" >"$out/build-rpm.log" 2>&1; then
-	pass "rpm: rpmbuild -ba builds nova-dkms and nova-tools ($((SECONDS - t0)) s)"
-else
-	fail "rpm: rpmbuild -ba (see $out/build-rpm.log)"
-	tail -n 20 "$out/build-rpm.log"
-fi
+built "rpm: rpmbuild -ba" build-rpm
 rpmdir=$NOVA_BUILD/rpm
 drpm=$rpmdir/RPMS/noarch/nova-dkms-$version-1.noarch.rpm
 trpm=$(find "$rpmdir/RPMS" -name "nova-tools-$version-1.*.rpm" 2>/dev/null | head -n1)

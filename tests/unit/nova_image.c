@@ -39,6 +39,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 #include "libnova.h"
+#include "xent.h"
 
 static int mismatches, compared;
 
@@ -541,6 +542,28 @@ static int inj_open(struct nv_fs *fs, const char *img)
 	return 0;
 }
 
+/*
+ * An open transaction in stripe 0's journal: one entry saying that the 8
+ * bytes at @addr held @old (little-endian), its checksum right or, with
+ * @bad_csum, wrong
+ */
+static void journal_open(struct nv_fs *fs, uint64_t addr, uint64_t old,
+			 bool bad_csum)
+{
+	uint64_t jh = nv_get64(fs, nv_journal_ptr_off(0));
+	struct nova_journal_entry je;
+
+	memset(&je, 0, sizeof(je));
+	je.type = cpu_to_le64(NOVA_JOURNAL_ENTRY);
+	je.data1 = cpu_to_le64(addr);
+	je.data2 = old;
+	je.e_csum = cpu_to_le32(bad_csum ? 0xbadc0de :
+				nova_crc32c(&je, offsetof(struct nova_journal_entry,
+							  e_csum)));
+	nv_put(fs, jh, &je, sizeof(je));
+	nv_put64(fs, nv_journal_ptr_off(0) + 8, jh + sizeof(je));
+}
+
 static int inj_state(struct nv_fs *fs, const char *path, struct nv_inode_state *st)
 {
 	uint64_t ino = nv_lookup_path(fs, path);
@@ -550,6 +573,26 @@ static int inj_state(struct nv_fs *fs, const char *path, struct nv_inode_state *
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * A dentry @name for directory @ino appended to directory @path's log;
+ * -1 when either is not found
+ */
+static int inj_dir_dentry(struct nv_fs *fs, const char *path,
+			  const char *name, uint64_t ino)
+{
+	struct nv_inode_state st;
+	struct nv_wlog w;
+	int ret;
+
+	if (!ino || inj_state(fs, path, &st))
+		return -1;
+	nv_wlog_from_state(&w, &st);
+	ret = nv_append_dentry(fs, &w, name, strlen(name), ino,
+			       nv_dtype(S_IFDIR), NULL);
+	nv_log_commit(fs, &w);
+	return ret;
 }
 
 static void recsum(struct nv_fs *fs, uint64_t off)
@@ -1060,45 +1103,17 @@ static int sim_prealloc(struct nv_fs *fs, const char *path, bool extend)
 
 /* ---- extended attributes ---- */
 
-/* One hand-made xattr entry (its entry checksum right), data @fill bytes */
-struct xent {
-	uint8_t index, name_len, fill;
-	const char *name;
-	uint16_t part, part_len;
-	uint32_t value_len, flags, value_csum;
-};
-
+/* append the hand-made xattr entry @x (xent.h) to @w, with @w's ctime */
 static int xput(struct nv_fs *fs, struct nv_wlog *w, const struct xent *x,
 		uint64_t *off)
 {
 	uint64_t buf[NOVA_XATTR_ENTRY_MAX / 8];
-	struct nova_xattr_entry *e = (void *)buf;
-	size_t len = NOVA_XATTR_LEN(x->name_len, x->part_len);
+	struct xent xc = *x;
+	size_t len;
 
-	memset(buf, 0, sizeof(buf));
-	e->entry_type = NOVA_XATTR;
-	e->name_index = x->index;
-	e->name_len = x->name_len;
-	e->xe_len = cpu_to_le16(len);
-	e->part_len = cpu_to_le16(x->part_len);
-	e->value_len = cpu_to_le32(x->value_len);
-	e->ctime = cpu_to_le64((uint64_t)w->ctime);
-	e->flags = cpu_to_le32(x->flags);
-	e->part = cpu_to_le16(x->part);
-	e->value_csum = cpu_to_le32(x->value_csum);
-	e->trans_id = cpu_to_le64(w->next_tid++);
-	memcpy(e->data, x->name, x->name_len);
-	memset(e->data + x->name_len, x->fill, x->part_len);
-	nv_entry_csum(e, len);
-	return nv_log_append(fs, w, e, len, off);
-}
-
-static uint32_t fill_csum(uint8_t c, size_t n)
-{
-	static uint8_t b[NOVA_XATTR_VALUE_MAX];
-
-	memset(b, c, n);
-	return nova_crc32c(b, n);
+	xc.ctime = w->ctime;
+	len = xent_build(buf, &xc, w->next_tid++);
+	return nv_log_append(fs, w, buf, len, off);
 }
 
 /*
@@ -1155,13 +1170,8 @@ static int xbad(struct nv_fs *fs, const char *path, const char *kind,
 	bool lc = strcmp(kind, "end") != 0;
 
 	memset(e, 0, sizeof(e));
-	e[0] = (struct xent){ .index = NOVA_XATTR_INDEX_USER, .name = "bad",
-			      .name_len = 3, .fill = 'v', .part_len = 4,
-			      .value_len = 4, .value_csum = fill_csum('v', 4) };
-	if (name) {	/* the user.* name, instead of "bad" */
-		e[0].name = name;
-		e[0].name_len = strlen(name);
-	}
+	/* the user.* name @name, else "bad" */
+	e[0] = xent_user(name ? name : "bad", 4);
 	if (!strcmp(kind, "index")) {
 		e[0].index = 9;
 	} else if (!strcmp(kind, "acl-name")) {
@@ -1175,17 +1185,8 @@ static int xbad(struct nv_fs *fs, const char *path, const char *kind,
 	} else if (!strcmp(kind, "remove-value")) {
 		e[0].flags = NOVA_XATTR_REMOVE;
 	} else {
-		/* three parts of 100 bytes */
 		n = 3;
-		e[0].part_len = 100;
-		e[0].value_len = 300;
-		e[0].value_csum = fill_csum('v', 300);
-		e[1] = e[0];
-		e[1].name_len = 0;
-		e[1].part = 1;
-		e[1].value_csum = 0;
-		e[2] = e[1];
-		e[2].part = 2;
+		xent_parts(e, e[0].name, 3);
 		if (!strcmp(kind, "part-seq"))
 			e[2].part = 3;
 		else if (!strcmp(kind, "part-name"))
@@ -1458,31 +1459,16 @@ int inject(int argc, char **argv)
 		 * PATH and committed (its tail stored) after the old tail was
 		 * journaled in stripe 0, with no journal commit.
 		 */
-		struct nova_journal_entry je;
-		uint64_t jh;
-
 		if (inj_state(&fs, argv[2], &st))
 			return 1;
-		jh = nv_get64(&fs, nv_journal_ptr_off(0));
-		memset(&je, 0, sizeof(je));
-		je.type = cpu_to_le64(NOVA_JOURNAL_ENTRY);
-		je.data1 = cpu_to_le64(st.pi_off + offsetof(struct nova_inode, log_tail));
-		je.data2 = st.pi.log_tail;
-		je.e_csum = cpu_to_le32(nova_crc32c(&je, offsetof(struct nova_journal_entry, e_csum)));
-		nv_put(&fs, jh, &je, sizeof(je));
-		nv_put64(&fs, nv_journal_ptr_off(0) + 8, jh + sizeof(je));
+		journal_open(&fs, st.pi_off + offsetof(struct nova_inode, log_tail),
+			     st.pi.log_tail, false);
 		nv_wlog_from_state(&w, &st);
 		w.links += 5;
 		ret = nv_append_link_change(&fs, &w, NULL);
 		nv_log_commit(&fs, &w);
 	} else if (argc >= 4 && !strcmp(kind, "dotdot")) {
-		uint64_t pino = nv_lookup_path(&fs, argv[3]);
-
-		if (!pino || inj_state(&fs, argv[2], &st))
-			return 1;
-		nv_wlog_from_state(&w, &st);
-		ret = nv_append_dentry(&fs, &w, "..", 2, pino, nv_dtype(S_IFDIR), NULL);
-		nv_log_commit(&fs, &w);
+		ret = inj_dir_dentry(&fs, argv[2], "..", nv_lookup_path(&fs, argv[3]));
 	} else if (argc >= 4 && !strcmp(kind, "ftype")) {
 		struct nv_dent *de;
 
@@ -1530,14 +1516,8 @@ int inject(int argc, char **argv)
 		}
 	} else if (argc >= 5 && !strcmp(kind, "dir-hardlink")) {
 		/* DIR gets a second name for directory TARGET */
-		uint64_t t = nv_lookup_path(&fs, argv[3]);
-
-		if (!t || inj_state(&fs, argv[2], &st))
-			return 1;
-		nv_wlog_from_state(&w, &st);
-		ret = nv_append_dentry(&fs, &w, argv[4], strlen(argv[4]), t,
-				       nv_dtype(S_IFDIR), NULL);
-		nv_log_commit(&fs, &w);
+		ret = inj_dir_dentry(&fs, argv[2], argv[4],
+				     nv_lookup_path(&fs, argv[3]));
 	} else if (argc >= 5 && !strcmp(kind, "dup-cookie")) {
 		struct nv_dent *x, *y;
 
@@ -1591,24 +1571,13 @@ int inject(int argc, char **argv)
 		 * or (wrap) a good one but an address whose 8 bytes wrap
 		 * past 2^64 (a range check "addr + 8 <= size" passes it)
 		 */
-		struct nova_journal_entry je;
-		uint64_t jh;
+		bool wrap = !strcmp(kind, "journal-wrap");
 
 		if (inj_state(&fs, argv[2], &st))
 			return 1;
-		jh = nv_get64(&fs, nv_journal_ptr_off(0));
-		memset(&je, 0, sizeof(je));
-		je.type = cpu_to_le64(NOVA_JOURNAL_ENTRY);
-		je.data1 = cpu_to_le64(st.pi_off + offsetof(struct nova_inode, log_tail));
-		je.data2 = st.pi.log_tail;
-		je.e_csum = cpu_to_le32(0xbadc0de);
-		if (!strcmp(kind, "journal-wrap")) {
-			je.data1 = cpu_to_le64(~(uint64_t)7);
-			je.e_csum = cpu_to_le32(nova_crc32c(&je,
-				offsetof(struct nova_journal_entry, e_csum)));
-		}
-		nv_put(&fs, jh, &je, sizeof(je));
-		nv_put64(&fs, nv_journal_ptr_off(0) + 8, jh + sizeof(je));
+		journal_open(&fs, wrap ? ~(uint64_t)7 :
+			     st.pi_off + offsetof(struct nova_inode, log_tail),
+			     st.pi.log_tail, !wrap);
 	} else if (!strcmp(kind, "sb-state") || !strcmp(kind, "sb-differ")) {
 		/* a valid copy, in both places or only in the replica */
 		struct nova_super_block sb = *(struct nova_super_block *)nv_ptr(&fs, 0);

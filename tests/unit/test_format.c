@@ -14,18 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "../../src/tools/nova_tools.h"
-
-static int passed, failed;
-
-#define CHECK(name, cond) do {						\
-	if (cond) {							\
-		passed++;						\
-		printf("PASS %s\n", name);				\
-	} else {							\
-		failed++;						\
-		printf("FAIL %s (%s:%d: %s)\n", name, __FILE__, __LINE__, #cond); \
-	}								\
-} while (0)
+#include "check.h"
 
 #define SIZE_64M (64ULL << 20)
 
@@ -556,6 +545,5 @@ int main(int argc, char **argv)
 	test_replica_search();
 	test_safe_str();
 	test_probe(argc > 1 ? argv[1] : "../../src/tools/nova-probe");
-	printf("format: %d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return check_done("format");
 }

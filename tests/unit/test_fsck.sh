@@ -8,47 +8,13 @@
 # built tests/unit/nova_image helper (reader check and corruption
 # injector).  Prints one PASS/FAIL line per case and "fsck: N passed, N
 # failed"; exits non-zero if anything failed.
-set -uo pipefail
-tools=$(cd "$1" && pwd)
-helper=$2
-work=$3
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
-mkfs=$tools/mkfs.nova
-fsck=$tools/fsck.nova
 
-passed=0 failed=0 skipped=0
-pass() { echo "PASS $*"; passed=$((passed + 1)); }
-fail() { echo "FAIL $*"; failed=$((failed + 1)); }
-skip() { echo "SKIP $*"; skipped=$((skipped + 1)); }
-t() {	# t NAME CMD...
-	local name=$1
-	shift
-	if "$@"; then pass "$name"; else fail "$name"; fi
-}
-indent() { sed 's/^/    /'; }
-# run CMD...: sets $out (stdout + stderr) and $rc
-run() {
-	out=$("$@" 2>&1)
-	rc=$?
-}
-expect() {	# expect NAME RC [PATTERN]
-	local name=$1 want=$2 pat=${3:-}
-	if [ "$rc" -ne "$want" ]; then
-		fail "$name (exit $rc, expected $want)"
-		printf '%s\n' "$out" | indent
-	elif [ -n "$pat" ] && ! grep -qE -- "$pat" <<<"$out"; then
-		fail "$name (output lacks /$pat/)"
-		printf '%s\n' "$out" | indent
-	else
-		pass "$name"
-	fi
-}
-sum() { sha256sum "$1" | cut -d' ' -f1; }
 reader() {	# reader IMAGE TREE: the image holds exactly the tree
 	"$helper" check-tree "$1" "$2" >"$work/reader.out" 2>&1
 }
-# le64 IMAGE OFFSET: the little-endian 64-bit word at OFFSET
-le64() { od -An -tu8 --endian=little -j "$2" -N8 "$1" | tr -d ' '; }
 incompat() { le64 "$1" 128; }	# s_feature_incompat
 # infof IMAGE PATH KEY: one fact of nova_image info
 infof() { "$helper" info "$1" "$2" | sed -n "s/^$3=//p"; }
@@ -442,31 +408,26 @@ crash_state "directory log in a thorough GC's crash window" "PR_DIR_RELOGGED" 'd
 # extended attributes: malformed groups (xattr-bad: one appended, then a
 # link-change entry that changes nothing, which the repair keeps)
 if [ "$xattrs" = 1 ]; then
-	kept='replaced by a dead entry that changes nothing, keeping the entries after it'
-	case_ "xattr: unknown name index" "PR_LOG_ENTRY_REJECTED" 'xattr entry at 0x[0-9a-f]+ has an unknown name index 9' \
-		"$kept" 1 xattr-bad /sizes/s100 index
-	case_ "xattr: a POSIX ACL with a name" "PR_LOG_ENTRY_REJECTED" 'the POSIX ACL system\.posix_acl_access has a 3-byte name' \
-		"$kept" 1 xattr-bad /sizes/s100 acl-name
-	case_ "xattr: an empty user name" "PR_LOG_ENTRY_REJECTED" 'has an empty name in the user\. namespace' \
-		"$kept" 1 xattr-bad /sizes/s100 empty-name
-	case_ "xattr: a value over 64 KiB" "PR_LOG_ENTRY_REJECTED" 'user\.bad has a value of 65540 bytes \(at most 65536\)' \
-		"$kept" 1 xattr-bad /sizes/s100 value-len
-	case_ "xattr: unknown flag bits" "PR_LOG_ENTRY_REJECTED" 'xattr entry at 0x[0-9a-f]+ has unknown flags 0x40' \
-		"$kept" 1 xattr-bad /sizes/s100 flags
-	case_ "xattr: a removal carrying a value" "PR_LOG_ENTRY_REJECTED" 'removes user\.bad but carries a 4-byte value' \
-		"$kept" 1 xattr-bad /sizes/s100 remove-value
-	case_ "xattr: part 2 missing, in a directory's log" "PR_LOG_ENTRY_REJECTED" 'xattr user\.bad at 0x[0-9a-f]+: part 2 expected, part 3 found' \
-		"$kept" 1 xattr-bad /many part-seq
-	case_ "xattr: a later part with a name" "PR_LOG_ENTRY_REJECTED" 'its part 2 at 0x[0-9a-f]+ has a name' \
-		"$kept" 1 xattr-bad /sizes/s100 part-name
-	case_ "xattr: a later part of another namespace" "PR_LOG_ENTRY_REJECTED" 'its part 2 at 0x[0-9a-f]+ has another name index' \
-		"$kept" 1 xattr-bad /sizes/s100 part-index
-	case_ "xattr: parts that carry more than the value" "PR_LOG_ENTRY_REJECTED" 'its parts carry more than its 300 value bytes' \
-		"$kept" 1 xattr-bad /sizes/s100 sum
-	case_ "xattr: a value that does not match its checksum" "PR_LOG_ENTRY_REJECTED" 'xattr user\.bad at 0x[0-9a-f]+: its value does not match its checksum' \
-		"$kept" 1 xattr-bad /sizes/s100 value-csum
-	case_ "xattr: a group interrupted by another entry" "PR_LOG_ENTRY_REJECTED" 'part 2 missing, a link-change entry at 0x[0-9a-f]+ comes first' \
-		"$kept" 1 xattr-bad /sizes/s100 interrupted
+	# rejected NAME PATTERN PATH KIND: fsck -n reports the xattr-bad KIND
+	# entry in PATH's log (PATTERN); the repair replaces it by a dead entry
+	# and loses nothing
+	rejected() {
+		case_ "xattr: $1" PR_LOG_ENTRY_REJECTED "$2" \
+			'replaced by a dead entry that changes nothing, keeping the entries after it' \
+			1 xattr-bad "$3" "$4"
+	}
+	rejected "unknown name index" 'xattr entry at 0x[0-9a-f]+ has an unknown name index 9' /sizes/s100 index
+	rejected "a POSIX ACL with a name" 'the POSIX ACL system\.posix_acl_access has a 3-byte name' /sizes/s100 acl-name
+	rejected "an empty user name" 'has an empty name in the user\. namespace' /sizes/s100 empty-name
+	rejected "a value over 64 KiB" 'user\.bad has a value of 65540 bytes \(at most 65536\)' /sizes/s100 value-len
+	rejected "unknown flag bits" 'xattr entry at 0x[0-9a-f]+ has unknown flags 0x40' /sizes/s100 flags
+	rejected "a removal carrying a value" 'removes user\.bad but carries a 4-byte value' /sizes/s100 remove-value
+	rejected "part 2 missing, in a directory's log" 'xattr user\.bad at 0x[0-9a-f]+: part 2 expected, part 3 found' /many part-seq
+	rejected "a later part with a name" 'its part 2 at 0x[0-9a-f]+ has a name' /sizes/s100 part-name
+	rejected "a later part of another namespace" 'its part 2 at 0x[0-9a-f]+ has another name index' /sizes/s100 part-index
+	rejected "parts that carry more than the value" 'its parts carry more than its 300 value bytes' /sizes/s100 sum
+	rejected "a value that does not match its checksum" 'xattr user\.bad at 0x[0-9a-f]+: its value does not match its checksum' /sizes/s100 value-csum
+	rejected "a group interrupted by another entry" 'part 2 missing, a link-change entry at 0x[0-9a-f]+ comes first' /sizes/s100 interrupted
 	case_ "xattr: the log ends inside a group (truncated before it)" "PR_LOG_XATTR_END" \
 		'the log ends after its part 1, with 200 of its 300 value bytes' \
 		'log truncated to 0x[0-9a-f]+' 1 xattr-bad /sizes/s100 end
@@ -729,6 +690,4 @@ else
 	indent <"$work/static.log"
 fi
 
-rm -rf "$work"
-echo "fsck: $passed passed, $failed failed, $skipped skipped"
-[ "$failed" -eq 0 ]
+unit_done fsck

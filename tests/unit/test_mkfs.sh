@@ -6,26 +6,14 @@
 #
 # TOOLS_DIR holds the built mkfs.nova and nova-probe, CHECKER is the built
 # tests/unit/check_mkfs_image.  Prints PASS/FAIL lines (the checker adds
-# its own, one per verified property) and "mkfs: N passed, N failed";
-# exits non-zero if anything failed.
-set -uo pipefail
-tools=$(cd "$1" && pwd)
-checker=$2
-work=$3
-mkfs=$tools/mkfs.nova
+# its own, one per verified property) and "mkfs: N passed, N failed,
+# N skipped"; exits non-zero if anything failed.
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 probe=$tools/nova-probe
 export PATH=$PATH:/usr/sbin:/sbin
 
-passed=0 failed=0
-pass() { echo "PASS $*"; passed=$((passed + 1)); }
-fail() { echo "FAIL $*"; failed=$((failed + 1)); }
-# t NAME CMD...: one test case from a command's status
-t() {
-	local name=$1
-	shift
-	if "$@"; then pass "$name"; else fail "$name"; fi
-}
-# run the checker; its PASS/FAIL lines count like ours
+# run the checker (HELPER); its PASS/FAIL lines count like ours
 check_image() {
 	local line
 	while IFS= read -r line; do
@@ -34,38 +22,31 @@ check_image() {
 		FAIL\ *) echo "$line"; failed=$((failed + 1)) ;;
 		*) echo "$line" ;;
 		esac
-	done < <("$checker" "$@" 2>&1)
+	done < <("$helper" "$@" 2>&1)
 }
 
 # mk ARGS...: run mkfs.nova; sets $out (stdout+stderr) and $rc
-mk() {
-	out=$("$mkfs" "$@" 2>&1)
-	rc=$?
-}
-expect() {	# expect NAME RC [PATTERN]: last mk exit status and output
-	local name=$1 want=$2 pat=${3:-}
-	if [ "$rc" -ne "$want" ]; then
-		fail "$name (exit $rc, expected $want)"
-		printf '%s\n' "$out" | sed 's/^/    /'
-	elif [ -n "$pat" ] && ! grep -qE -- "$pat" <<<"$out"; then
-		fail "$name (output lacks /$pat/)"
-		printf '%s\n' "$out" | sed 's/^/    /'
-	else
-		pass "$name"
-	fi
-}
+mk() { run "$mkfs" "$@"; }
 probe_field() {	# probe_field IMAGE KEY
 	"$probe" "$1" 2>/dev/null | sed -n "s/^$2=//p"
 }
 same() { [ -n "$1" ] && [ "$1" = "$2" ]; }
 printed_uuid() { sed -n 's/^Filesystem UUID: *//p' <<<"$out"; }
-sum() { sha256sum "$1" | cut -d' ' -f1; }
 fsize() { stat -c %s "$1"; }
-# le64 IMAGE OFFSET: the little-endian 64-bit word at OFFSET
-le64() { od -An -tu8 --endian=little -j "$2" -N8 "$1" | tr -d ' '; }
 new_image() { rm -f "$1"; truncate -s "$2" "$1"; }
 # zero_block IMAGE OFFSET: the 4 KiB at OFFSET are all zero
 zero_block() { [ -z "$(od -v -An -tx1 -j "$2" -N 4096 "$1" | tr -d ' \n0')" ]; }
+# refused WHAT TYPE LABEL: $img holds a TYPE file system labelled LABEL;
+# mkfs.nova refuses it without -f, with and without -n, and leaves it
+# alone; sets $before to the image's checksum
+refused() {
+	before=$(sum "$img")
+	mk "$img"
+	expect "$1 refused without -f" 1 "contains a $2 file system labelled '$3'"
+	t "$1 untouched" [ "$(sum "$img")" = "$before" ]
+	mk -n "$img"
+	expect "-n also refuses $1 without -f" 1 "contains a $2"
+}
 fill_image() {	# fill_image IMAGE BYTES OCTAL-BYTE
 	rm -f "$1"
 	head -c "$2" /dev/zero | tr '\0' "\\$3" >"$1"
@@ -91,12 +72,7 @@ t "64M: 4 KiB inode table blocks" grep -q 'Inode table block size: 4096 bytes' <
 check_image -t 64M -u "$uuid" -l "unit test" "$img"
 
 # --- refuse an existing NOVA file system without -f, accept with -f ---
-before=$(sum "$img")
-mk "$img"
-expect "existing NOVA refused without -f" 1 "contains a NOVA file system labelled 'unit test'"
-t "existing NOVA: image untouched" [ "$(sum "$img")" = "$before" ]
-mk -n "$img"
-expect "-n also refuses an existing NOVA without -f" 1 'contains a NOVA'
+refused "existing NOVA" NOVA "unit test"
 mk -n -f "$img"
 expect "-n -f reports the plan" 0 'Stripes: +[0-9]+'
 t "-n -f: image untouched (checksum)" [ "$(sum "$img")" = "$before" ]
@@ -284,12 +260,7 @@ check_image -t patterned -s 2 -o 1000:1001 -m 700 -p 0xa5 "$img"
 if command -v mkfs.ext4 >/dev/null; then
 	new_image "$img" $M64
 	mkfs.ext4 -F -q -L extlabel "$img" >/dev/null 2>&1
-	before=$(sum "$img")
-	mk "$img"
-	expect "ext4 image refused without -f" 1 "contains a ext4 file system labelled 'extlabel'"
-	t "ext4 image untouched" [ "$(sum "$img")" = "$before" ]
-	mk -n "$img"
-	expect "-n refuses ext4 too" 1 'contains a ext4'
+	refused "ext4 image" ext4 extlabel
 	mk -f "$img"
 	expect "ext4 image overwritten with -f" 0
 	check_image -t "over ext4" "$img"
@@ -356,9 +327,7 @@ fi
 if command -v groff >/dev/null; then
 	warn=$(groff -man -ww -z -Tutf8 "$tools/man/mkfs.nova.8" 2>&1)
 	t "man page: groff reports no warnings" [ -z "$warn" ]
-	[ -z "$warn" ] || printf '%s\n' "$warn" | sed 's/^/    /'
+	[ -z "$warn" ] || printf '%s\n' "$warn" | indent
 fi
 
-rm -rf "$work"
-echo "mkfs: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+unit_done mkfs

@@ -9,17 +9,9 @@
 #
 # Prints one PASS/FAIL line per case and "names: N passed, N failed";
 # exits non-zero if anything failed.
-set -uo pipefail
-tools=$(cd "$1" && pwd)
-helper=$2
-work=$3
-mkfs=$tools/mkfs.nova
-fsck=$tools/fsck.nova
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 
-passed=0 failed=0 skipped=0
-pass() { echo "PASS $*"; passed=$((passed + 1)); }
-fail() { echo "FAIL $*"; failed=$((failed + 1)); }
-skip() { echo "SKIP $*"; skipped=$((skipped + 1)); }
 # show TEXT: the text with its unprintable bytes made visible (cat -A)
 show() { printf '%s\n' "$1" | cat -A | sed 's/^/    /'; }
 # raw TEXT: TEXT holds a byte other than printable ASCII and the newline
@@ -90,7 +82,7 @@ case_() {
 	cp --sparse=always "$img" "$c"
 	if ! "$helper" inject "$c" "${args[@]}" >"$work/inject.out" 2>&1; then
 		fail "$name (injection failed)"
-		sed 's/^/    /' "$work/inject.out"
+		indent <"$work/inject.out"
 		return
 	fi
 	n=$("$fsck" -fn "$c" 2>&1)
@@ -138,7 +130,7 @@ if "$helper" inject "$c" xattr-set "/$D/$F" "user.$D" "v" >"$work/inject.out" 2>
 		": xattr user.$eD, 1 bytes \"v\""
 else
 	fail "names: fsck -v (xattr injection failed)"
-	sed 's/^/    /' "$work/inject.out"
+	indent <"$work/inject.out"
 fi
 
 # mkfs.nova refuses an existing file system by its label
@@ -161,6 +153,4 @@ out=$("$tools/nova-probe" "$img" 2>&1)
 safe "names: nova-probe prints the label in udev's escaped forms" "$out" \
 	'ID_FS_LABEL=lab_[2Jel_' 'ID_FS_LABEL_ENC=lab\x1b[2Jel\x0a'
 
-rm -rf "$work"
-echo "names: $passed passed, $failed failed, $skipped skipped"
-[ "$failed" -eq 0 ]
+unit_done names

@@ -19,19 +19,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "libnova.h"
-
-static int passed, failed;
-
-#define CHECK(name, cond) do {						\
-	if (cond) {							\
-		passed++;						\
-		printf("PASS xattr: %s\n", name);			\
-	} else {							\
-		failed++;						\
-		printf("FAIL xattr: %s (%s:%d: %s)\n", name, __FILE__,	\
-		       __LINE__, #cond);				\
-	}								\
-} while (0)
+#include "xent.h"
+#define CHECK_PREFIX "xattr: "
+#include "check.h"
 
 static struct nv_fs fs;
 static struct nv_wlog root;
@@ -87,63 +77,18 @@ static uint64_t set(struct nv_wlog *w, const char *full, const void *value,
 	return off;
 }
 
-/* One hand-made entry (valid entry checksum), its data @fill bytes */
-struct xent {
-	uint8_t index, name_len, fill;
-	const char *name;
-	uint16_t part, part_len;
-	uint32_t value_len, flags, value_csum;
-	int64_t ctime;
-};
-
+/* append the hand-made entry @x (xent.h) to @w; its offset */
 static uint64_t put(struct nv_wlog *w, const struct xent *x)
 {
 	uint64_t buf[NOVA_XATTR_ENTRY_MAX / 8], off = 0;
-	struct nova_xattr_entry *e = (void *)buf;
-	size_t len = NOVA_XATTR_LEN(x->name_len, x->part_len);
+	size_t len = xent_build(buf, x, w->next_tid++);
 
-	memset(buf, 0, sizeof(buf));
-	e->entry_type = NOVA_XATTR;
-	e->name_index = x->index;
-	e->name_len = x->name_len;
-	e->xe_len = cpu_to_le16(len);
-	e->part_len = cpu_to_le16(x->part_len);
-	e->value_len = cpu_to_le32(x->value_len);
-	e->ctime = cpu_to_le64((uint64_t)x->ctime);
-	e->flags = cpu_to_le32(x->flags);
-	e->part = cpu_to_le16(x->part);
-	e->value_csum = cpu_to_le32(x->value_csum);
-	e->trans_id = cpu_to_le64(w->next_tid++);
-	if (x->name_len)
-		memcpy(e->data, x->name, x->name_len);
-	memset(e->data + x->name_len, x->fill, x->part_len);
-	nv_entry_csum(e, len);
-	if (nv_log_append(&fs, w, e, len, &off))
+	if (nv_log_append(&fs, w, buf, len, &off))
 		printf("FAIL xattr: cannot append a crafted entry\n");
 	return off;
 }
 
 /* CRC32C of @n bytes of @c */
-static uint32_t fill_csum(uint8_t c, size_t n)
-{
-	static uint8_t b[NOVA_XATTR_VALUE_MAX + 16];
-
-	memset(b, c, n);
-	return nova_crc32c(b, n);
-}
-
-/* A good one-part user.NAME group of @n bytes of 'v' */
-static struct xent good(const char *name, uint32_t n)
-{
-	struct xent x = {
-		.index = NOVA_XATTR_INDEX_USER, .name = name,
-		.name_len = strlen(name), .fill = 'v', .part_len = n,
-		.value_len = n, .value_csum = fill_csum('v', n),
-	};
-
-	return x;
-}
-
 static bool value_is(const struct nv_xattr *x, const void *v, size_t n)
 {
 	uint8_t *b = malloc(x->value_len + 1);
@@ -345,7 +290,7 @@ static void test_dead_and_orphans(void)
 	nv_ifree(&st);
 
 	/* parts without a part 0 before them */
-	e = good("orph", 10);
+	e = xent_user("orph", 10);
 	e.name_len = 0;
 	e.part = 1;
 	e.value_len = 3000;
@@ -405,48 +350,40 @@ static void test_malformed(void)
 {
 	struct xent e[4];
 
-	e[0] = good("x", 4);
+	e[0] = xent_user("x", 4);
 	e[0].index = NOVA_XATTR_INDEX_MAX + 1;
 	bad("unknown name index", e, 1, true, NV_LOG_SEMANTIC,
 	    "has an unknown name index 7", 0);
 	e[0].index = 0;
 	bad("name index 0", e, 1, true, NV_LOG_SEMANTIC,
 	    "has an unknown name index 0", 0);
-	e[0] = good("x", 4);
+	e[0] = xent_user("x", 4);
 	e[0].index = NOVA_XATTR_INDEX_ACL_DEFAULT;
 	bad("an ACL with a name", e, 1, true, NV_LOG_SEMANTIC,
 	    "the POSIX ACL system.posix_acl_default has a 1-byte name", 0);
-	e[0] = good("", 4);
+	e[0] = xent_user("", 4);
 	e[0].index = NOVA_XATTR_INDEX_SECURITY;
 	bad("an empty security name", e, 1, true, NV_LOG_SEMANTIC,
 	    "has an empty name in the security. namespace", 0);
-	e[0] = good("x", 4);
+	e[0] = xent_user("x", 4);
 	e[0].value_len = NOVA_XATTR_VALUE_MAX + 1;
 	bad("a value over 64 KiB", e, 1, true, NV_LOG_SEMANTIC,
 	    "user.x has a value of 65537 bytes (at most 65536)", 0);
-	e[0] = good("x", 4);
+	e[0] = xent_user("x", 4);
 	e[0].flags = 0x10;
 	bad("unknown flags", e, 1, true, NV_LOG_SEMANTIC,
 	    "has unknown flags 0x10", 0);
-	e[0] = good("x", 4);
+	e[0] = xent_user("x", 4);
 	e[0].flags = NOVA_XATTR_REMOVE;
 	bad("a removal with a value", e, 1, true, NV_LOG_SEMANTIC,
 	    "removes user.x but carries a 4-byte value", 0);
-	e[0] = good("x", 40);
+	e[0] = xent_user("x", 40);
 	e[0].value_len = 10;
 	bad("part 0 longer than the value", e, 1, true, NV_LOG_SEMANTIC,
 	    "part 0 of user.x carries 40 bytes of a 10-byte value", 0);
 
 	/* groups of three parts, 100 bytes each */
-	e[0] = good("m", 100);
-	e[0].value_len = 300;
-	e[0].value_csum = fill_csum('v', 300);
-	e[1] = e[0];
-	e[1].name_len = 0;
-	e[1].part = 1;
-	e[1].value_csum = 0;
-	e[2] = e[1];
-	e[2].part = 2;
+	xent_parts(e, "m", 3);
 	e[3] = e[2];
 	e[2].part = 3;
 	bad("part 2 missing (part 3 follows part 1)", e, 3, true, NV_LOG_SEMANTIC,
@@ -472,7 +409,7 @@ static void test_malformed(void)
 	e[2].fill = 'w';
 	bad("a value that does not match its checksum", e, 3, true,
 	    NV_LOG_SEMANTIC, "its value does not match its checksum", 0);
-	e[2] = good("n", 3);
+	e[2] = xent_user("n", 3);
 	bad("a part 0 before the group is complete", e, 3, true, NV_LOG_SEMANTIC,
 	    "part 2 missing, a part 0 at", 0);
 	bad("a link-change entry before the group is complete", e, 2, true,
@@ -492,17 +429,11 @@ static void test_kernel_accepts(void)
 
 	/* index 5: no namespace, kept but never listed by the kernel */
 	new_file(&w);
-	e[0] = good("five", 3);
+	e[0] = xent_user("five", 3);
 	e[0].index = 5;
 	put(&w, &e[0]);
 	/* flags of a later part are not looked at */
-	e[0] = good("fl", 100);
-	e[0].value_len = 200;
-	e[0].value_csum = fill_csum('v', 200);
-	e[1] = e[0];
-	e[1].name_len = 0;
-	e[1].part = 1;
-	e[1].value_csum = 0;
+	xent_parts(e, "fl", 2);
 	e[1].flags = 0x100;
 	put(&w, &e[0]);
 	put(&w, &e[1]);
@@ -530,7 +461,7 @@ static void test_bad_length(void)
 
 	for (k = 0; k < 2; k++) {
 		new_file(&w);
-		e[0] = good("len", 100);
+		e[0] = xent_user("len", 100);
 		e[0].value_len = 200;
 		e[0].value_csum = fill_csum('v', 200);
 		e[1] = e[0];
@@ -613,6 +544,5 @@ int main(int argc, char **argv)
 
 	nv_close(&fs);
 	remove(img);
-	printf("xattr: %d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return check_done("xattr");
 }

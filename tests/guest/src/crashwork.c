@@ -122,6 +122,8 @@
 #include <sys/types.h>
 #include <sys/xattr.h>
 #include <linux/falloc.h>
+#define TUTIL_XALLOC
+#include "tutil.h"
 
 #ifndef RENAME_EXCHANGE
 #define RENAME_EXCHANGE (1 << 1)
@@ -150,42 +152,7 @@ static void die(const char *fmt, ...)
 	exit(2);
 }
 
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-
-	if (!p)
-		die("out of memory");
-	return p;
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		die("out of memory");
-	return p;
-}
-
-static char *xstrdup(const char *s)
-{
-	char *p = strdup(s);
-
-	if (!p)
-		die("out of memory");
-	return p;
-}
-
 /* ------------------------------------------------------------ hashing */
-
-static uint64_t splitmix(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
 
 static uint32_t crc32(const void *buf, size_t len)
 {
@@ -215,7 +182,7 @@ static void fill_data(unsigned char *buf, size_t len, unsigned opn)
 
 	for (i = 0; i < len; i += 8) {
 		uint64_t w = ((uint64_t)(opn & 0xffffff) << 40) |
-			     (splitmix(&s) & 0xffffffffffULL);
+			     (splitmix64(&s) & 0xffffffffffULL);
 		size_t n = len - i < 8 ? len - i : 8;
 
 		memcpy(buf + i, &w, n);
@@ -1217,7 +1184,7 @@ static const char *const setup_ops[] = {
 
 static uint64_t rnd(struct gen *g, uint64_t n)
 {
-	return n ? splitmix(&g->rng) % n : 0;
+	return n ? splitmix64(&g->rng) % n : 0;
 }
 
 struct plist {
@@ -3360,7 +3327,7 @@ static int do_stress(void)
 		uint64_t s = g_seed + i;
 		int fd;
 
-		sizes[i] = i % 10 == 0 ? (1 << 20) : 1 + splitmix(&s) % 70000;
+		sizes[i] = i % 10 == 0 ? (1 << 20) : 1 + splitmix64(&s) % 70000;
 		snprintf(path, sizeof(path), "%s/s%d", dir, i);
 		fill_data(buf, sizes[i], 0xF00000 + i);
 		fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0644);

@@ -48,6 +48,7 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <linux/falloc.h>
+#include "tutil.h"
 
 #define BS 4096LL
 #define LOGSZ 50
@@ -105,12 +106,7 @@ static uint64_t rng_state;
 
 static uint64_t rnd(void)
 {
-	/* splitmix64 */
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return splitmix64(&rng_state);
 }
 
 static long long rndr(long long n)	/* [0, n) */
@@ -141,22 +137,6 @@ static void init_pool(void)
 static const unsigned char *data(long long len)
 {
 	return pool + rndr(pool_len - len + 1);
-}
-
-static const char *errname(int e)
-{
-	static char b[32];
-
-	switch (e) {
-#define E(x) case x: return #x;
-	E(EPERM) E(ENOENT) E(EIO) E(ENXIO) E(EBADF) E(EAGAIN) E(ENOMEM)
-	E(EACCES) E(EFAULT) E(EBUSY) E(EEXIST) E(ENODEV) E(EISDIR) E(EINVAL)
-	E(EFBIG) E(ENOSPC) E(ESPIPE) E(EROFS) E(ENOSYS) E(EOVERFLOW)
-	E(EOPNOTSUPP) E(EDQUOT) E(EINTR)
-#undef E
-	}
-	snprintf(b, sizeof(b), "errno %d", e);
-	return b;
 }
 
 /* ------------------------------------------------------------------ */
@@ -237,18 +217,11 @@ static void compare(const unsigned char *got, long long off, long long len,
 		    const char *how)
 {
 	const unsigned char *want = model + off;
-	long long i, first, last = -1, n = 0, s, e;
+	size_t f, l, nd = mem_diff(got, want, len, &f, &l);
+	long long first = f, last = l, n = nd, s, e;
 
-	if (!memcmp(got, want, len))
+	if (!nd)
 		return;
-	for (i = 0; i < len && got[i] == want[i]; i++)
-		;
-	first = i;
-	for (; i < len; i++)
-		if (got[i] != want[i]) {
-			n++;
-			last = i;
-		}
 	printf("fsx_nova: MISMATCH (%s) at file offset %lld (block %lld + %lld):"
 	       " expected 0x%02x, got 0x%02x; %lld of %lld bytes checked differ,"
 	       " last at offset %lld\n", how, off + first, (off + first) / BS,

@@ -284,6 +284,14 @@ static int read_times(const char *path, int flags, long n, int sync)
 	return 0;
 }
 
+/* ioctl @req (named @name) on the file system of @fd */
+static int fs_ioctl(int fd, unsigned long req, void *arg, const char *name)
+{
+	if (ioctl(fd, req, arg))
+		return fail(name);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char label[FSLABEL_MAX];
@@ -372,27 +380,18 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "setlabel") && argc == 4) {
 		memset(label, 0, sizeof(label));
 		strncpy(label, argv[3], sizeof(label) - 1);
-		if (ioctl(fd, FS_IOC_SETFSLABEL, label))
-			return fail("FS_IOC_SETFSLABEL");
-		return 0;
+		return fs_ioctl(fd, FS_IOC_SETFSLABEL, label, "FS_IOC_SETFSLABEL");
 	}
-	if (!strcmp(argv[1], "freeze")) {
-		if (ioctl(fd, FIFREEZE, 0))
-			return fail("FIFREEZE");
-		return 0;
-	}
+	if (!strcmp(argv[1], "freeze"))
+		return fs_ioctl(fd, FIFREEZE, NULL, "FIFREEZE");
 	if (!strcmp(argv[1], "shutdown") && argc == 4) {
 		unsigned int flags = strtoul(argv[3], NULL, 0);
 
-		if (ioctl(fd, _IOR('X', 125, unsigned int), &flags))
-			return fail("FS_IOC_SHUTDOWN");
-		return 0;
+		return fs_ioctl(fd, _IOR('X', 125, unsigned int), &flags,
+				"FS_IOC_SHUTDOWN");
 	}
-	if (!strcmp(argv[1], "thaw")) {
-		if (ioctl(fd, FITHAW, 0))
-			return fail("FITHAW");
-		return 0;
-	}
+	if (!strcmp(argv[1], "thaw"))
+		return fs_ioctl(fd, FITHAW, NULL, "FITHAW");
 	fprintf(stderr, "unknown command %s\n", argv[1]);
 	return 2;
 }

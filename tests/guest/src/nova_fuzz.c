@@ -76,6 +76,8 @@
 #include <unistd.h>
 
 #include "tools/libnova.h"
+#define TUTIL_XALLOC
+#include "tutil.h"
 
 /* <linux/fs.h> clashes with <sys/mount.h> in glibc 2.36: define what we use */
 #ifndef BLKGETSIZE64
@@ -123,23 +125,6 @@ static void die(const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\n");
 	exit(1);
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		die("out of memory");
-	return p;
-}
-
-static char *xstrdup(const char *s)
-{
-	char *p = strdup(s);
-
-	if (!p)
-		die("out of memory");
-	return p;
 }
 
 static double now_s(void)
@@ -196,18 +181,9 @@ struct rng {
 	u64 s;
 };
 
-static u64 splitmix(u64 *s)
-{
-	u64 z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 static u64 rnext(struct rng *r)
 {
-	return splitmix(&r->s);
+	return splitmix64(&r->s);
 }
 
 static u64 rnd(struct rng *r, u64 n)
@@ -223,7 +199,7 @@ static bool chance(struct rng *r, unsigned int pct)
 static u64 iter_seed(u64 master, u64 i)
 {
 	u64 s = master ^ (i * 0xd1b54a32d192ed03ULL);
-	u64 v = splitmix(&s);
+	u64 v = splitmix64(&s);
 
 	return v ? v : 1;
 }

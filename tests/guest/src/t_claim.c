@@ -35,6 +35,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "libnova.h"
+#include "tutil.h"
 
 static int die(const char *what)
 {
@@ -147,25 +148,10 @@ static int cmd_poke(char **av)
 	return 0;
 }
 
-static const struct {
-	const char *name;
-	int err;
-} errnames[] = {
-	{ "EUCLEAN", EUCLEAN }, { "EIO", EIO }, { "ESTALE", ESTALE },
-	{ "ENOENT", ENOENT }, { "EINVAL", EINVAL },
-};
-
 static int check_err(const char *what, int err, const char *want)
 {
-	const char *got = "ok";
-	size_t i;
+	const char *got = err ? errname(err) : "ok";
 
-	if (err) {
-		got = strerror(err);
-		for (i = 0; i < sizeof(errnames) / sizeof(errnames[0]); i++)
-			if (errnames[i].err == err)
-				got = errnames[i].name;
-	}
 	printf("%s: %s\n", what, got);
 	if (strcmp(got, want)) {
 		printf("FAIL: %s: got %s, expected %s\n", what, got, want);
@@ -202,20 +188,11 @@ static int cmd_readlink(char **av)
 
 int main(int ac, char **av)
 {
-	static const struct {
-		const char *name;
-		int args;
-		int (*fn)(char **av);
-	} cmds[] = {
+	static const struct tcmd cmds[] = {
 		{ "info", 2, cmd_info }, { "itable", 2, cmd_itable },
 		{ "setblock", 4, cmd_setblock }, { "poke", 3, cmd_poke },
 		{ "open", 2, cmd_open }, { "readlink", 2, cmd_readlink },
 	};
-	size_t i;
 
-	for (i = 0; ac > 1 && i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (!strcmp(av[1], cmds[i].name) && ac == cmds[i].args + 2)
-			return cmds[i].fn(av + 2);
-	fprintf(stderr, "usage: see the head of t_claim.c\n");
-	return 2;
+	return run_cmd(cmds, sizeof(cmds) / sizeof(cmds[0]), ac, av, "t_claim");
 }

@@ -42,6 +42,7 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <linux/falloc.h>
+#include "tcase.h"
 
 #ifndef MAP_SHARED_VALIDATE
 #define MAP_SHARED_VALIDATE 0x03
@@ -63,96 +64,8 @@
 #define KiB 1024L
 #define MiB (1024L * 1024L)
 #define GiB (1024LL * 1024LL * 1024LL)
-#define MAXFD 1024
 
-/* ------------------------------------------------------------------ */
-/* Failure recording                                                   */
-/* ------------------------------------------------------------------ */
-
-static sigjmp_buf g_jmp;
-static const char *g_case = "?";
-static char g_msg[4096];
-static int g_dirfd = -1;
-static char g_fd_open_at_start[MAXFD];
-
-static const char *errname(int e)
-{
-	static char buf[32];
-
-	switch (e) {
-#define E(x) case x: return #x;
-	E(EPERM) E(ENOENT) E(ESRCH) E(EINTR) E(EIO) E(ENXIO) E(E2BIG)
-	E(EBADF) E(ECHILD) E(EAGAIN) E(ENOMEM) E(EACCES) E(EFAULT)
-	E(EBUSY) E(EEXIST) E(EXDEV) E(ENODEV) E(ENOTDIR) E(EISDIR)
-	E(EINVAL) E(ENFILE) E(EMFILE) E(ENOTTY) E(ETXTBSY) E(EFBIG)
-	E(ENOSPC) E(ESPIPE) E(EROFS) E(EMLINK) E(EPIPE) E(ERANGE)
-	E(EDEADLK) E(ENAMETOOLONG) E(ENOLCK) E(ENOSYS) E(ENOTEMPTY)
-	E(ELOOP) E(ENODATA) E(EOVERFLOW) E(EOPNOTSUPP) E(EUCLEAN)
-	E(EDQUOT) E(ESTALE) E(EBADMSG) E(ENOTBLK) E(EMSGSIZE)
-#undef E
-	}
-	snprintf(buf, sizeof(buf), "errno %d", e);
-	return buf;
-}
-
-static void fail_at(int line, const char *fmt, ...)
-	__attribute__((noreturn, format(printf, 2, 3)));
-
-static void fail_at(int line, const char *fmt, ...)
-{
-	char tmp[3072];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	snprintf(g_msg, sizeof(g_msg), "line %d: %s", line, tmp);
-	siglongjmp(g_jmp, 1);
-}
-
-#define FAIL(...) fail_at(__LINE__, __VA_ARGS__)
-
-/* call must succeed (return >= 0); evaluates to its result */
-static long long ok_at(long long r, int line, const char *expr)
-{
-	int e = errno;
-
-	if (r < 0)
-		fail_at(line, "%s: expected success, got %lld (%s)", expr, r,
-			errname(e));
-	return r;
-}
-#define OK(call) ok_at((long long)(call), __LINE__, #call)
-
-/* call must fail with errno E */
-static void err_at(long long r, int want, int line, const char *expr,
-		   const char *wname)
-{
-	int e = errno;
-
-	if (r >= 0)
-		fail_at(line, "%s: expected %s, got success (%lld)", expr, wname,
-			r);
-	if (e != want)
-		fail_at(line, "%s: expected %s, got %s", expr, wname,
-			errname(e));
-}
-#define ERR(call, E) err_at((long long)(call), (E), __LINE__, #call, #E)
-
-#define CHECK(cond) do {						\
-		if (!(cond))						\
-			fail_at(__LINE__, "check failed: %s", #cond);	\
-	} while (0)
-
-static void eq_at(long long got, long long want, int line, const char *eg,
-		  const char *ew)
-{
-	if (got != want)
-		fail_at(line, "%s: expected %lld (%s), got %lld", eg, want, ew,
-			got);
-}
-#define CHECK_EQ(got, want) \
-	eq_at((long long)(got), (long long)(want), __LINE__, #got, #want)
+static int g_dirfd = -1;	/* DIR, where the cases work */
 
 /* ------------------------------------------------------------------ */
 /* Per-case resources: files, buffers, mappings                        */
@@ -258,9 +171,7 @@ static void release_resources(void)
 		free(g_bufs[i]);
 		g_bufs[i] = NULL;
 	}
-	for (int i = 3; i < MAXFD; i++)
-		if (!g_fd_open_at_start[i] && i != g_dirfd)
-			close(i);
+	tcase_close_fds(g_dirfd);
 }
 
 /* ------------------------------------------------------------------ */
@@ -331,19 +242,11 @@ static void mem_eq_at(const void *gotv, const void *wantv, size_t len,
 		      long long base, const char *what, int line)
 {
 	const unsigned char *got = gotv, *want = wantv;
-	size_t i, first, last = 0, n = 0, k;
+	size_t first, last, n = mem_diff(got, want, len, &first, &last), k;
 	char g[40], w[40];
 
-	if (!memcmp(got, want, len))
+	if (!n)
 		return;
-	for (i = 0; i < len && got[i] == want[i]; i++)
-		;
-	first = i;
-	for (; i < len; i++)
-		if (got[i] != want[i]) {
-			n++;
-			last = i;
-		}
 	k = len - first < 8 ? len - first : 8;
 	hexbytes(w, sizeof(w), want + first, k);
 	hexbytes(g, sizeof(g), got + first, k);
@@ -2380,11 +2283,6 @@ static void sendfile_basic(void)
 /* Case table and runner                                               */
 /* ------------------------------------------------------------------ */
 
-struct tcase {
-	const char *name;
-	void (*fn)(void);
-};
-
 #define C(f) { #f, f }
 static const struct tcase cases[] = {
 	C(rw_size_1), C(rw_size_511), C(rw_size_4095), C(rw_size_4096),
@@ -2422,27 +2320,13 @@ static const struct tcase cases[] = {
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
-static void print_clean(const char *s)
-{
-	for (; *s; s++)
-		putchar(*s == '\n' ? ' ' : *s);
-}
-
 static int run_case(const struct tcase *tc)
 {
-	volatile int failed = 0;
+	int failed;
 
-	g_case = tc->name;
-	g_msg[0] = 0;
 	memset(g_used, 0, sizeof(g_used));
 	g_rng = 0x9e3779b97f4a7c15ULL ^ fnv64(tc->name, strlen(tc->name));
-	fflush(stdout);
-	alarm(300);
-	if (sigsetjmp(g_jmp, 1) == 0)
-		tc->fn();
-	else
-		failed = 1;
-	alarm(0);
+	failed = tcase_call(tc, 300);
 	g_bus_armed = 0;
 	release_resources();
 	if (!failed) {
@@ -2460,68 +2344,18 @@ static int run_case(const struct tcase *tc)
 			}
 		}
 	}
-	if (failed) {
-		printf("FAIL %s: ", tc->name);
-		print_clean(g_msg);
-		printf("\n");
-	} else {
-		printf("PASS %s\n", tc->name);
-	}
-	return failed;
+	return tcase_report(tc->name, failed);
 }
 
-int main(int argc, char **argv)
+/* the cases work in DIR, with handlers for faults and timeouts */
+static int setup(const char *dir)
 {
-	const struct tcase *sel[NCASES];
-	int passed = 0, failed = 0;
-	size_t nsel = 0;
 	struct sigaction sa;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argc == 2 && !strcmp(argv[1], "--list")) {
-		for (size_t i = 0; i < NCASES; i++)
-			printf("%s\n", cases[i].name);
-		return 0;
-	}
-	if (argc < 2 || argv[1][0] == '-') {
-		fprintf(stderr, "usage: t_data DIR [CASE...]\n"
-			"       t_data --list\n");
-		return 2;
-	}
-	if (argc == 2) {
-		for (size_t i = 0; i < NCASES; i++)
-			sel[nsel++] = &cases[i];
-	} else {
-		for (int a = 2; a < argc; a++) {
-			size_t i;
-
-			for (i = 0; i < NCASES; i++)
-				if (!strcmp(argv[a], cases[i].name))
-					break;
-			if (i == NCASES) {
-				fprintf(stderr, "t_data: unknown case '%s' (see --list)\n",
-					argv[a]);
-				return 2;
-			}
-			if (nsel < NCASES)
-				sel[nsel++] = &cases[i];
-		}
-	}
-	if (geteuid() != 0) {
-		fprintf(stderr, "t_data: must run as root\n");
-		return 2;
-	}
-	g_dirfd = open(argv[1], O_RDONLY | O_DIRECTORY);
-	if (g_dirfd < 0) {
-		fprintf(stderr, "t_data: %s: %s\n", argv[1], strerror(errno));
-		return 2;
-	}
 	if (fchdir(g_dirfd)) {
-		fprintf(stderr, "t_data: chdir %s: %s\n", argv[1], strerror(errno));
-		return 2;
+		fprintf(stderr, "t_data: chdir %s: %s\n", dir, strerror(errno));
+		return 1;
 	}
-	for (int i = 0; i < MAXFD; i++)
-		g_fd_open_at_start[i] = fcntl(i, F_GETFD) != -1;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_fault;
 	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
@@ -2529,12 +2363,11 @@ int main(int argc, char **argv)
 	sigaction(SIGBUS, &sa, NULL);
 	sigaction(SIGSEGV, &sa, NULL);
 	signal(SIGALRM, on_alarm);
-	for (size_t i = 0; i < nsel; i++) {
-		if (run_case(sel[i]))
-			failed++;
-		else
-			passed++;
-	}
-	printf("t_data: %d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	return tcase_main(argc, argv, "t_data", cases, NCASES, &g_dirfd, setup,
+			  run_case);
 }

@@ -351,6 +351,34 @@ static void write_new(int unlink_them)
 	}
 }
 
+/*
+ * Set up, pin a page (@s0: the state then) and start @op in the child
+ * (its result pipe in *@rfd): @op must wait for the pin, and while it
+ * waits the size is still @s0's.  Returns whether @op waits.
+ */
+static int pinned_wait(enum op op, const char *what, struct state *s0,
+		       int *rfd)
+{
+	struct state s1;
+	int err;
+
+	printf("%s\n", what);
+	setup();
+	pin_page();
+	snap(s0);
+	*rfd = start(op);
+	if (!in_wait(op, *rfd, &err)) {
+		check(0, "%s: did not wait for the pinned page (result %d)",
+		      what, err);
+		return 0;
+	}
+	snap(&s1);
+	check(s1.size == s0->size,
+	      "%s: size %lld while waiting, expected %lld (committed before the wait)",
+	      what, (long long)s1.size, (long long)s0->size);
+	return 1;
+}
+
 /* @op on the pinned page, ended by signal @sig: nothing may change */
 static void case_signal(enum op op, int sig, const char *sig_name)
 {
@@ -360,19 +388,7 @@ static void case_signal(enum op op, int sig, const char *sig_name)
 
 	snprintf(what, sizeof(what), "%s interrupted by %s%s", op_name[op],
 		 sig_name, unmap ? ", file unmapped" : "");
-	printf("%s\n", what);
-	setup();
-	pin_page();
-	snap(&s0);
-	rfd = start(op);
-	if (!in_wait(op, rfd, &err)) {
-		check(0, "%s: did not wait for the pinned page (result %d)",
-		      what, err);
-	} else {
-		snap(&s1);
-		check(s1.size == s0.size,
-		      "%s: size %lld while waiting, expected %lld (committed before the wait)",
-		      what, (long long)s1.size, (long long)s0.size);
+	if (pinned_wait(op, what, &s0, &rfd)) {
 		kill(child, sig);
 		done = result(rfd, 60000, &err);
 		if (!done)
@@ -400,26 +416,14 @@ static void case_signal(enum op op, int sig, const char *sig_name)
 static void case_release(enum op op)
 {
 	struct state s0, s1;
-	int rfd, err, i;
+	int rfd, err, i, waits;
 	char what[128];
 
 	snprintf(what, sizeof(what), "%s, pin released while it waits%s",
 		 op_name[op], unmap ? ", file unmapped" : "");
-	printf("%s\n", what);
-	setup();
-	pin_page();
-	snap(&s0);
-	rfd = start(op);
-	if (!in_wait(op, rfd, &err)) {
-		check(0, "%s: did not wait for the pinned page (result %d)",
-		      what, err);
-		unpin(what);
-	} else {
-		snap(&s1);
-		check(s1.size == s0.size,
-		      "%s: size %lld while waiting, expected %lld", what,
-		      (long long)s1.size, (long long)s0.size);
-		unpin(what);
+	waits = pinned_wait(op, what, &s0, &rfd);
+	unpin(what);
+	if (waits) {
 		if (!result(rfd, 60000, &err))
 			die("%s: still waiting 60 s after the pin went", what);
 		check(!err, "%s: %s", what, err ? strerror(err) : "");

@@ -65,57 +65,73 @@ static int peek(const char *p)
 	return c;
 }
 
+static const char *dir;
+
+/* DIR/<@series><@i> */
+static const char *path(char series, int i)
+{
+	static char p[512];
+
+	snprintf(p, sizeof(p), "%s/%c%d", dir, series, i);
+	return p;
+}
+
+/* fill the page of each file of @series with @c */
+static int put_all(char series, char c)
+{
+	int i;
+
+	for (i = 0; i < N; i++)
+		if (put(path(series, i), c))
+			return -1;
+	return 0;
+}
+
+/* map and read each file of @series: how many do not read @c */
+static int bad_reads(char series, char c)
+{
+	int i, got, bad = 0;
+
+	for (i = 0; i < N; i++) {
+		got = peek(path(series, i));
+		if (got != c) {
+			printf("%c%d reads '%c' through mmap\n", series, i, got);
+			bad++;
+		}
+	}
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
-	char p[512];
 	cpu_set_t set;
-	int i, c, bad = 0;
+	int i, bad;
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: t_dax_stale DIR\n");
 		return 2;
 	}
+	dir = argv[1];
 	CPU_ZERO(&set);
 	CPU_SET(0, &set);
 	sched_setaffinity(0, sizeof(set), &set);
 	/* many pairs, so that some B gets some A's old block as data */
 	for (i = 0; i < N; i++) {
-		snprintf(p, sizeof(p), "%s/A%d", argv[1], i);
-		if (put(p, 'a'))
+		if (put(path('A', i), 'a'))
 			return fail("write A");
-		if (peek(p) != 'a')
+		if (peek(path('A', i)) != 'a')
 			return fail("A's data through mmap");
 	}
 	printf("1. %d files A written, mapped, read and unmapped\n", N);
-	for (i = 0; i < N; i++) {
-		snprintf(p, sizeof(p), "%s/A%d", argv[1], i);
-		if (put(p, 'A'))
-			return fail("overwrite A");
-	}
+	if (put_all('A', 'A'))
+		return fail("overwrite A");
 	printf("2. the A files overwritten (copy-on-write frees their old blocks)\n");
-	for (i = 0; i < N; i++) {
-		snprintf(p, sizeof(p), "%s/B%d", argv[1], i);
-		if (put(p, 'b'))
-			return fail("write B");
-	}
+	if (put_all('B', 'b'))
+		return fail("write B");
 	printf("3. %d files B written (they reuse the freed blocks)\n", N);
-	for (i = 0; i < N; i++) {
-		snprintf(p, sizeof(p), "%s/B%d", argv[1], i);
-		c = peek(p);
-		if (c != 'b') {
-			printf("B%d reads '%c' through mmap\n", i, c);
-			bad++;
-		}
-	}
+	bad = bad_reads('B', 'b');
 	printf("4. the B files mapped and read\n");
-	for (i = 0; i < N; i++) {
-		snprintf(p, sizeof(p), "%s/A%d", argv[1], i);
-		c = peek(p);
-		if (c != 'A') {
-			printf("A%d reads '%c' through mmap\n", i, c);
-			bad++;
-		}
-	}
+	bad += bad_reads('A', 'A');
 	printf("5. the A files mapped and read again: %d wrong\n", bad);
 	return bad ? 1 : 0;
 }

@@ -93,22 +93,47 @@ static void check(int fd, const char *what, off_t keep, off_t from, off_t to,
 }
 
 enum how { TRUNC, SAMEPAGE, GAP, FALLOC, KEEP_TRUNC, N_HOW };
-static const char *how_name[] = {
-	"truncate up", "a write in the same page past EOF",
-	"a write leaving a gap", "fallocate past EOF",
-	"fallocate KEEP_SIZE, then truncate up",
+static const struct {
+	const char *name;
+	off_t end;	/* the size it grows the file to */
+} hows[N_HOW] = {
+	[TRUNC] = { "truncate up", 3 * PG },
+	[SAMEPAGE] = { "a write in the same page past EOF", 2000 },
+	[GAP] = { "a write leaving a gap", 2 * PG + 10 },
+	[FALLOC] = { "fallocate past EOF", 2 * PG + 10 },
+	[KEEP_TRUNC] = { "fallocate KEEP_SIZE, then truncate up", 2 * PG + 10 },
 };
+
+/* grow @fd to @end bytes the way @how says; nonzero on an error (errno) */
+static int grow(int fd, enum how how, off_t end)
+{
+	switch (how) {
+	case TRUNC:
+		return ftruncate(fd, end);
+	case SAMEPAGE:
+	case GAP:
+		/* its last byte 'A' is data */
+		return pwrite(fd, "A", 1, end - 1) != 1;
+	case FALLOC:
+		return fallocate(fd, 0, 0, end);
+	case KEEP_TRUNC:
+		return fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, 4 * PG) ||
+		       ftruncate(fd, end);
+	default:
+		return 0;
+	}
+}
 
 static void mmap_case(const char *dir, enum how how, int keep_map)
 {
 	char path[4096], what[256];
 	unsigned char a[SIZE0];
 	unsigned char *m;
-	off_t end = 0;
+	off_t end = hows[how].end;
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/eof-%d-%d", dir, how, keep_map);
-	snprintf(what, sizeof(what), "mmap store past EOF, %s, %s", how_name[how],
+	snprintf(what, sizeof(what), "mmap store past EOF, %s, %s", hows[how].name,
 		 keep_map ? "still mapped" : "after munmap");
 	memset(a, 'A', sizeof(a));
 	fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0644);
@@ -128,40 +153,10 @@ static void mmap_case(const char *dir, enum how how, int keep_map)
 		failf(what, "msync");
 	if (!keep_map)
 		munmap(m, PG);
-	switch (how) {
-	case TRUNC:
-		end = 3 * PG;
-		if (ftruncate(fd, end))
-			failf(what, strerror(errno));
-		check(fd, what, SIZE0, SIZE0, end, end);
-		break;
-	case SAMEPAGE:
-		end = 2000;
-		if (pwrite(fd, "A", 1, end - 1) != 1)
-			failf(what, strerror(errno));
-		check(fd, what, SIZE0, SIZE0, end - 1, end);
-		break;
-	case GAP:
-		end = 2 * PG + 10;
-		if (pwrite(fd, "A", 1, end - 1) != 1)
-			failf(what, strerror(errno));
-		check(fd, what, SIZE0, SIZE0, end - 1, end);
-		break;
-	case FALLOC:
-		end = 2 * PG + 10;
-		if (fallocate(fd, 0, 0, end))
-			failf(what, strerror(errno));
-		check(fd, what, SIZE0, SIZE0, end, end);
-		break;
-	case KEEP_TRUNC:
-		end = 2 * PG + 10;
-		if (fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, 4 * PG) || ftruncate(fd, end))
-			failf(what, strerror(errno));
-		check(fd, what, SIZE0, SIZE0, end, end);
-		break;
-	default:
-		break;
-	}
+	if (grow(fd, how, end))
+		failf(what, strerror(errno));
+	check(fd, what, SIZE0, SIZE0,
+	      how == SAMEPAGE || how == GAP ? end - 1 : end, end);
 	if (keep_map)
 		munmap(m, PG);
 	close(fd);

@@ -46,6 +46,7 @@
 #include "nova_format.h"
 #include "nova_lib.h"
 #include "nova_ioctl.h"
+#include "tutil.h"
 
 #define PG 4096UL
 
@@ -226,6 +227,23 @@ static void report(const char *what, struct sampler *s, unsigned long ops,
 	       (unsigned long long)li.limit_pages, s->max_extra);
 }
 
+/*
+ * The end of a timed run of @ops operations from @t0 on: the file must
+ * hold @model, which is saved to @path for a later check; the statistics.
+ */
+static int finish(int fd, struct sampler *s, const char *model, off_t size,
+		  const char *what, unsigned long ops, double t0,
+		  const char *path)
+{
+	double secs = now() - t0;
+
+	verify(fd, model, size, what);
+	report(what, s, ops, secs);
+	save_model(path, model, size);
+	close(fd);
+	return 0;
+}
+
 static int cmd_overwrite(char **av)
 {
 	unsigned long writes = strtoul(av[1], NULL, 0), i;
@@ -251,12 +269,7 @@ static int cmd_overwrite(char **av)
 		if (i % every == 0)
 			sample(&s, span, "overwrite", i);
 	}
-	t = now() - t;
-	verify(fd, model, span, "overwrite");
-	report("overwrite", &s, writes, t);
-	save_model(av[4], model, span);
-	close(fd);
-	return 0;
+	return finish(fd, &s, model, span, "overwrite", writes, t, av[4]);
 }
 
 static int cmd_appendtrunc(char **av)
@@ -288,12 +301,7 @@ static int cmd_appendtrunc(char **av)
 		if (i % every == 0)
 			sample(&s, size, "appendtrunc", i);
 	}
-	t = now() - t;
-	verify(fd, model, size, "appendtrunc");
-	report("appendtrunc", &s, ops, t);
-	save_model(av[4], model, size);
-	close(fd);
-	return 0;
+	return finish(fd, &s, model, size, "appendtrunc", ops, t, av[4]);
 }
 
 static int cmd_bench(char **av)
@@ -413,26 +421,14 @@ static int cmd_loginfo(char **av)
 	return 0;
 }
 
-static const struct {
-	const char *name;
-	int err;
-} errnames[] = {
-	{ "EINVAL", EINVAL }, { "ENOENT", ENOENT }, { "ERANGE", ERANGE },
-	{ "EFAULT", EFAULT }, { "EROFS", EROFS }, { "EPERM", EPERM },
-	{ "EACCES", EACCES },
-};
-
 static int cmd_procwrite(char **av)
 {
-	size_t len = strlen(av[1]), k;
+	size_t len = strlen(av[1]);
 	int fd = open(av[0], O_WRONLY), want = 0;
 	ssize_t ret;
 
 	if (strcmp(av[2], "ok")) {
-		want = -1;
-		for (k = 0; k < sizeof(errnames) / sizeof(errnames[0]); k++)
-			if (!strcmp(av[2], errnames[k].name))
-				want = errnames[k].err;
+		want = errno_by_name(av[2]);
 		if (want < 0)
 			die("unknown errno name %s", av[2]);
 	}
@@ -451,11 +447,7 @@ static int cmd_procwrite(char **av)
 
 int main(int argc, char **argv)
 {
-	static const struct {
-		const char *name;
-		int args;
-		int (*fn)(char **av);
-	} cmds[] = {
+	static const struct tcmd cmds[] = {
 		{ "overwrite", 5, cmd_overwrite },
 		{ "appendtrunc", 5, cmd_appendtrunc },
 		{ "bench", 3, cmd_bench },
@@ -465,14 +457,10 @@ int main(int argc, char **argv)
 		{ "loginfo", 1, cmd_loginfo },
 		{ "procwrite", 3, cmd_procwrite },
 	};
-	size_t k;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (getenv("T_GC_SEED"))
 		rng = strtoull(getenv("T_GC_SEED"), NULL, 0) | 1;
-	for (k = 0; argc > 1 && k < sizeof(cmds) / sizeof(cmds[0]); k++)
-		if (!strcmp(argv[1], cmds[k].name) && argc == cmds[k].args + 2)
-			return cmds[k].fn(argv + 2);
-	fprintf(stderr, "usage: see the head of t_gc.c\n");
-	return 2;
+	return run_cmd(cmds, sizeof(cmds) / sizeof(cmds[0]), argc, argv,
+		       "t_gc");
 }

@@ -43,6 +43,7 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <linux/fs.h>
+#include "tcase.h"
 
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE (1 << 0)
@@ -50,59 +51,6 @@
 #ifndef RENAME_EXCHANGE
 #define RENAME_EXCHANGE (1 << 1)
 #endif
-
-/* ------------------------------------------------------------------ */
-/* Failure recording                                                   */
-/* ------------------------------------------------------------------ */
-
-static jmp_buf g_jmp;
-static const char *g_case = "?";
-static char g_msg[4096];
-static int g_in_child;		/* in a forked child: report through g_child_fd */
-static int g_child_fd = -1;
-
-static const char *errname(int e)
-{
-	static char buf[32];
-
-	switch (e) {
-#define E(x) case x: return #x;
-	E(EPERM) E(ENOENT) E(ESRCH) E(EINTR) E(EIO) E(ENXIO) E(E2BIG)
-	E(EBADF) E(ECHILD) E(EAGAIN) E(ENOMEM) E(EACCES) E(EFAULT)
-	E(EBUSY) E(EEXIST) E(EXDEV) E(ENODEV) E(ENOTDIR) E(EISDIR)
-	E(EINVAL) E(ENFILE) E(EMFILE) E(ENOTTY) E(ETXTBSY) E(EFBIG)
-	E(ENOSPC) E(ESPIPE) E(EROFS) E(EMLINK) E(EPIPE) E(ERANGE)
-	E(EDEADLK) E(ENAMETOOLONG) E(ENOLCK) E(ENOSYS) E(ENOTEMPTY)
-	E(ELOOP) E(ENODATA) E(EOVERFLOW) E(EOPNOTSUPP) E(EUCLEAN)
-	E(EDQUOT) E(ESTALE) E(EBADMSG) E(ENOTBLK) E(EMSGSIZE)
-#undef E
-	}
-	snprintf(buf, sizeof(buf), "errno %d", e);
-	return buf;
-}
-
-static void fail_at(int line, const char *fmt, ...)
-	__attribute__((noreturn, format(printf, 2, 3)));
-
-static void fail_at(int line, const char *fmt, ...)
-{
-	char tmp[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	snprintf(g_msg, sizeof(g_msg), "line %d: %s", line, tmp);
-	if (g_in_child) {
-		if (write(g_child_fd, g_msg, strlen(g_msg)) < 0) {
-			/* nothing left to report to */
-		}
-		_exit(1);
-	}
-	longjmp(g_jmp, 1);
-}
-
-#define FAIL(...) fail_at(__LINE__, __VA_ARGS__)
 
 static void info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -116,58 +64,6 @@ static void info(const char *fmt, ...)
 	va_end(ap);
 	printf("\n");
 }
-
-/* call must succeed (return >= 0); evaluates to its result */
-static long ok_at(long r, int line, const char *expr)
-{
-	int e = errno;
-
-	if (r < 0)
-		fail_at(line, "%s: expected success, got %ld (%s)", expr, r,
-			errname(e));
-	return r;
-}
-#define OK(call) ok_at((long)(call), __LINE__, #call)
-
-/* call must fail with errno E */
-static void err_at(long r, int want, int line, const char *expr,
-		   const char *wname)
-{
-	int e = errno;
-
-	if (r >= 0)
-		fail_at(line, "%s: expected %s, got success (%ld)", expr, wname,
-			r);
-	if (e != want)
-		fail_at(line, "%s: expected %s, got %s", expr, wname,
-			errname(e));
-}
-#define ERR(call, E) err_at((long)(call), (E), __LINE__, #call, #E)
-
-#define CHECK(cond) do {						\
-		if (!(cond))						\
-			fail_at(__LINE__, "check failed: %s", #cond);	\
-	} while (0)
-
-static void eq_at(long long got, long long want, int line, const char *eg,
-		  const char *ew)
-{
-	if (got != want)
-		fail_at(line, "%s: expected %lld (%s), got %lld", eg, want, ew,
-			got);
-}
-#define CHECK_EQ(got, want) \
-	eq_at((long long)(got), (long long)(want), __LINE__, #got, #want)
-
-static void ne_at(long long a, long long b, int line, const char *ea,
-		  const char *eb)
-{
-	if (a == b)
-		fail_at(line, "%s and %s: expected different values, both %lld",
-			ea, eb, a);
-}
-#define CHECK_NE(a, b) \
-	ne_at((long long)(a), (long long)(b), __LINE__, #a, #b)
 
 static void eqo_at(long long got, long long want, int line, const char *eg,
 		   const char *ew)
@@ -3503,11 +3399,6 @@ static void t_inode_reuse_generation(void)
 /* runner                                                              */
 /* ------------------------------------------------------------------ */
 
-struct tcase {
-	const char *name;
-	void (*fn)(void);
-};
-
 #define T(n) { #n, t_##n }
 static const struct tcase cases[] = {
 	T(create_excl_new),
@@ -3722,18 +3613,6 @@ static int rm_tree(int dfd, const char *name, int only_flags, char *err,
 	return 0;
 }
 
-static void print_clean(const char *s)
-{
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c < 0x20 || c >= 0x7f)
-			printf("\\x%02x", c);
-		else
-			putchar(c);
-	}
-}
-
 static void on_alarm(int sig)
 {
 	static const char a[] = "FAIL ", b[] = ": timed out\nt_namespace: aborted\n";
@@ -3747,18 +3626,13 @@ static void on_alarm(int sig)
 	_exit(1);
 }
 
-#define MAXFD 1024
-static char g_fd_open_at_start[MAXFD];
+static int basefd;	/* DIR */
 
-static int run_case(int basefd, const struct tcase *tc)
+static int run_case(const struct tcase *tc)
 {
 	char err[512] = "";
-	volatile int failed = 0;
-	int fd;
+	int failed, fd;
 
-	g_case = tc->name;
-	g_msg[0] = 0;
-	fflush(stdout);
 	if (mkdirat(basefd, tc->name, 0755) && errno == EEXIST) {
 		if (rm_tree(basefd, tc->name, 0, err, sizeof(err)) == 0)
 			mkdirat(basefd, tc->name, 0755);
@@ -3773,12 +3647,7 @@ static int run_case(int basefd, const struct tcase *tc)
 	}
 	close(fd);
 	umask(0);
-	alarm(120);
-	if (setjmp(g_jmp) == 0)
-		tc->fn();
-	else
-		failed = 1;
-	alarm(0);
+	failed = tcase_call(tc, 120);
 	umask(0);
 	if (fchdir(basefd)) {
 		printf("FAIL %s: cannot return to the base directory: %s\n",
@@ -3786,9 +3655,7 @@ static int run_case(int basefd, const struct tcase *tc)
 		exit(1);
 	}
 	/* close whatever a failed case left open */
-	for (int i = 3; i < MAXFD; i++)
-		if (!g_fd_open_at_start[i] && i != basefd)
-			close(i);
+	tcase_close_fds(basefd);
 	if (!failed) {
 		if (rm_tree(basefd, tc->name, 0, err, sizeof(err))) {
 			snprintf(g_msg, sizeof(g_msg), "cleanup of the case directory failed: %s",
@@ -3798,70 +3665,18 @@ static int run_case(int basefd, const struct tcase *tc)
 	} else {
 		rm_tree(basefd, tc->name, 1, err, sizeof(err));
 	}
-	if (failed) {
-		printf("FAIL %s: ", tc->name);
-		print_clean(g_msg);
-		printf("\n");
-	} else {
-		printf("PASS %s\n", tc->name);
-	}
-	return failed;
+	return tcase_report(tc->name, failed);
+}
+
+static int setup(const char *dir)
+{
+	(void)dir;
+	signal(SIGALRM, on_alarm);
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	int basefd, passed = 0, failed = 0;
-	const struct tcase *sel[NCASES];
-	size_t nsel = 0;
-
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argc == 2 && !strcmp(argv[1], "--list")) {
-		for (size_t i = 0; i < NCASES; i++)
-			printf("%s\n", cases[i].name);
-		return 0;
-	}
-	if (argc < 2 || argv[1][0] == '-') {
-		fprintf(stderr, "usage: t_namespace DIR [CASE...]\n"
-			"       t_namespace --list\n");
-		return 2;
-	}
-	if (argc == 2) {
-		for (size_t i = 0; i < NCASES; i++)
-			sel[nsel++] = &cases[i];
-	} else {
-		for (int a = 2; a < argc; a++) {
-			size_t i;
-
-			for (i = 0; i < NCASES; i++)
-				if (!strcmp(argv[a], cases[i].name))
-					break;
-			if (i == NCASES) {
-				fprintf(stderr, "t_namespace: unknown case '%s' (see --list)\n",
-					argv[a]);
-				return 2;
-			}
-			if (nsel < NCASES)
-				sel[nsel++] = &cases[i];
-		}
-	}
-	if (geteuid() != 0) {
-		fprintf(stderr, "t_namespace: must run as root\n");
-		return 2;
-	}
-	basefd = open(argv[1], O_RDONLY | O_DIRECTORY);
-	if (basefd < 0) {
-		fprintf(stderr, "t_namespace: %s: %s\n", argv[1], strerror(errno));
-		return 2;
-	}
-	for (int i = 0; i < MAXFD; i++)
-		g_fd_open_at_start[i] = fcntl(i, F_GETFD) != -1;
-	signal(SIGALRM, on_alarm);
-	for (size_t i = 0; i < nsel; i++) {
-		if (run_case(basefd, sel[i]))
-			failed++;
-		else
-			passed++;
-	}
-	printf("t_namespace: %d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return tcase_main(argc, argv, "t_namespace", cases, NCASES, &basefd,
+			  setup, run_case);
 }
