@@ -212,10 +212,21 @@ run_args=(--initrd "$base" --initrd "$layer" --initrd "$out/payload.cpio.gz"
 [ "$stdio" = 0 ] || run_args+=(--stdio)
 log "booting the guest ($smp vCPUs, $mem RAM, $pmem_size pmem; fs: $fs_list; threads: $threads)"
 log "console: $out/console.log"
+# The host's load while the guest runs (TCG numbers follow it): the load
+# averages every 30 s once run-guest.sh holds the QEMU lock and has made the
+# console log, for the report; it ends with this script.
+(
+	while kill -0 $$ 2>/dev/null; do
+		[ ! -e "$out/console.log" ] || echo "$(date +%s) $(cut -d' ' -f1-3 /proc/loadavg)"
+		sleep 30
+	done
+) >"$out/hostload.txt" &
+loadpid=$!
 t0=$(date +%s)
 qrc=0
 "$NOVA_QEMU_DIR/run-guest.sh" "${run_args[@]}" || qrc=$?
 t1=$(date +%s)
+kill "$loadpid" 2>/dev/null || true
 rm -f "$pmem" "$out/payload.cpio.gz" "$out/console.log.initrd"
 rm -rf "$stage"
 
