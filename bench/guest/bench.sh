@@ -44,7 +44,7 @@ runs=""
 for j in $FIO_SCALED; do
 	for n in $THREADS; do runs="$runs $j:$n"; done
 done
-runs="$runs $FIO_FIXED"
+[ -z "$FIO_FIXED" ] || runs="$runs $FIO_FIXED"
 
 want_run() { # FS NAME: in $ONLY (or $ONLY empty) and not in $SKIP?
 	set -f
