@@ -15,7 +15,9 @@
 # (KERNEL=sid: the newest Debian kernel's source, built in its chroot);
 # debug-check runs every guest test on it, any sanitizer report fails.
 # Benchmarks (not in make check): bench (NOVA vs ext4-DAX, XFS-DAX, tmpfs in one
-# guest boot; about 25 min), bench-mount (mount time after crash/clean unmount).
+# guest boot; about 25 min), bench-scale (append+fsync, random overwrite, create
+# and unlink at 1, 2, 4, ... threads up to the vCPUs, BENCH_SMP, default the
+# host's cores), bench-mount (mount time after crash/clean unmount).
 
 SHELL := /bin/bash
 # The kernel of the module and guest targets: KERNEL=deb12 (default),
@@ -132,6 +134,12 @@ full-check:
 bench: module
 	bench/run-bench.sh --no-build
 
+# Throughput against threads, 1 2 4 ... BENCH_SMP guest vCPUs (default: the
+# host's cores); results in bench/results/<date>-scale/, bench/RESULTS-scale.md
+BENCH_SMP ?=
+bench-scale: module
+	bench/run-bench.sh --no-build --scale $(if $(BENCH_SMP),--smp $(BENCH_SMP))
+
 bench-mount: module
 	bench/run-mount.sh --no-build
 
@@ -245,4 +253,4 @@ clean:
 .PHONY: check-kernels crash-crosskernel xfstests xfstests-baselines xfstests-smoke
 .PHONY: all deps module tools guest-bin unit lint guest check demo clean \
 	fuzz fuzz-fsck fuzz-replay stress \
-	deb rpm package-check full-check bench bench-mount
+	deb rpm package-check full-check bench bench-scale bench-mount

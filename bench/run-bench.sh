@@ -3,19 +3,34 @@
 # tmpfs (DRAM reference), side by side in ONE guest boot on ONE emulated pmem
 # device, so that the ratios are measured under the same TCG conditions.
 #
+# `make bench-scale` (--scale): the same harness, fewer rows at more thread
+# counts: append+fsync, random overwrite and metabench create/unlink at 1, 2,
+# 4, ... threads up to the guest's vCPU count, NOVA against ext4-DAX and XFS-DAX.
+#
 # Usage: bench/run-bench.sh [options]
+#   --scale            the scaling runs: threads 1 2 4 ... up to --smp (and --smp
+#                      itself), fio append-fsync and randwrite at each (NOVA-ip:
+#                      randwrite only), metabench -t (create/stat/rename/unlink,
+#                      one directory per process); file systems nova nova-inplace
+#                      ext4-dax xfs-dax; guest RAM and pmem grow with the threads;
+#                      results in bench/results/<date>-<time>-scale (latest-scale)
+#   --smp N            guest vCPUs (default 2; with --scale the host's cores)
 #   --fs "LIST"        file systems (default: nova nova-inplace ext4-dax xfs-dax tmpfs)
 #   --only "LIST"      only these runs, e.g. "append-fsync-j1 metabench-d1"
-#                      (run names: JOB-jN for fio, metabench-d1, metabench-d100)
+#                      (run names: JOB-jN for fio, metabench-d1, metabench-d100,
+#                      metabench-d1-tT for T processes)
 #   --runtime SEC      seconds per time-based fio run (default 8)
-#   --threads "LIST"   numjobs for the write workloads (default "1 2 4")
-#   --meta-n N         files per metabench run (default 100000)
+#   --threads "LIST"   numjobs for the write workloads (default "1 2 4"; --scale:
+#                      also the metabench processes, default 1 2 4 ... --smp)
+#   --meta-n N         files per metabench run, all processes together (default 100000)
 #   --quick            tiny sizes, for checking the harness (runtime 2, meta-n 2000)
 #   --profile "LIST"   perf record -a -g these runs, "FS:RUN" pairs or "all"
 #                      (perf report text next to the fio JSON)
 #   --timing           NOVA measure_timing=1 and /proc/fs/NOVA/*/timing_stats per run
 #   --out DIR          results directory (default bench/results/<date>-<time>)
-#   --pmem-size SIZE   emulated NVDIMM (default 2G); --mem SIZE guest RAM (default 3G)
+#   --pmem-size SIZE   emulated NVDIMM (default 2G; --scale: 2 x threads x the
+#                      128M randwrite file, at least 2G); --mem SIZE guest RAM
+#                      (default 3G; --scale: 3G + 128M per vCPU above 2)
 #   --append ARGS      guest kernel command line (default "clocksource=tsc
 #                      tsc=reliable": TCG's HPET reads are slow MMIO exits that
 #                      took 20% of the guest's CPU time in fio's clock_gettime)
@@ -23,7 +38,9 @@
 #   --no-build         use the existing build/module/<kernel>/nova.ko
 # Output: DIR/raw/<fs>/*.json (fio), metabench-d*.txt, info.txt; DIR/table.txt,
 # DIR/results.json, DIR/chart.png; DIR/console.log. bench/results/latest -> DIR.
-# A full run updates bench/RESULTS.md (not with --quick/--only/--fs/--profile/--timing).
+# A full run updates bench/RESULTS.md (not with --quick/--only/--fs/--profile/--timing);
+# a full --scale run (also not with --threads, or --smp above the host's cores)
+# updates bench/RESULTS-scale.md.
 set -euo pipefail
 NOVA_PROG=run-bench
 # shellcheck source=../qemu/common.sh
@@ -32,16 +49,18 @@ bdir="$NOVA_ROOT/bench"
 
 usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2; }
 
-fs_list="nova nova-inplace ext4-dax xfs-dax tmpfs" only="" runtime=8 threads="1 2 4"
-meta_n=100000 quick=0 profile="" timing=0 out="" pmem_size=2G mem=3G stdio=0 build=1
+fs_list="" only="" runtime=8 threads="" scale=0 smp=""
+meta_n=100000 quick=0 profile="" timing=0 out="" pmem_size="" mem="" stdio=0 build=1
 append="clocksource=tsc tsc=reliable"
-partial=0
+partial=0 threads_set=0
 while [ $# -gt 0 ]; do
 	case $1 in
+	--scale) scale=1 ;;
+	--smp) smp=$2; shift ;;
 	--fs) fs_list=$2; partial=1; shift ;;
 	--only) only=$2; partial=1; shift ;;
 	--runtime) runtime=$2; shift ;;
-	--threads) threads=$2; shift ;;
+	--threads) threads=$2; threads_set=1; shift ;;
 	--meta-n) meta_n=$2; shift ;;
 	--quick) quick=1; partial=1 ;;
 	--profile) profile=$2; partial=1; shift ;;
@@ -63,6 +82,50 @@ if [ "$quick" = 1 ]; then
 	runtime=2 meta_n=2000 append_size=4M file_size=16M seq_size=32M
 fi
 
+# What runs: make bench's rows, or (--scale) the scaling rows at 1, 2, 4, ... vCPUs
+host_cpus=$(nproc)
+fio_scaled="append-fsync randwrite seqwrite"
+fio_fixed="seqread:1 randread:1 fileserver:2 varmail:2 webproxy:2 webserver:2"
+meta_dirs="1 100" meta_threads=1 skip=""
+if [ "$scale" = 1 ]; then
+	[ -n "$smp" ] || smp=$host_cpus
+	[ "$smp" -le "$host_cpus" ] || partial=1 # oversubscribed: no scaling to see
+	if [ "$threads_set" = 0 ]; then
+		threads="" t=1
+		while [ "$t" -lt "$smp" ]; do
+			threads="$threads $t" t=$((t * 2))
+		done
+		threads="${threads# } $smp"
+		threads=${threads# }
+	else
+		partial=1
+	fi
+	[ -n "$fs_list" ] || fs_list="nova nova-inplace ext4-dax xfs-dax"
+	fio_scaled="append-fsync randwrite" fio_fixed=""
+	meta_dirs=1 meta_threads=$threads
+	# in-place updates change only the overwrite path
+	skip="nova-inplace:append-fsync-* nova-inplace:metabench-*"
+	# Sizes grow with the largest thread count: the randwrite files (one of
+	# file_size per job) fill at most half the device; RAM for the guest's
+	# per-CPU structures and one fio or metabench process per vCPU.
+	tmax=0
+	for t in $threads; do [ "$t" -le "$tmax" ] || tmax=$t; done
+	if [ -z "$pmem_size" ]; then
+		g=$(((2 * tmax * $(size_to_bytes "$file_size") + (1 << 30) - 1) >> 30))
+		[ "$g" -ge 2 ] || g=2
+		pmem_size=${g}G
+	fi
+	[ -n "$mem" ] || mem=$((3072 + 128 * (smp > 2 ? smp - 2 : 0)))M
+	qemu_timeout=$((1800 + 1200 * $(echo "$threads" | wc -w)))
+else
+	[ -n "$threads" ] || threads="1 2 4"
+	[ -n "$smp" ] || smp=2
+	[ -n "$fs_list" ] || fs_list="nova nova-inplace ext4-dax xfs-dax tmpfs"
+	qemu_timeout=5400
+fi
+[ -n "$pmem_size" ] || pmem_size=2G
+[ -n "$mem" ] || mem=3G
+
 ensure_pkgs fio linux-perf python3-matplotlib gcc libc6-dev
 start=$(date +%s)
 
@@ -78,10 +141,14 @@ fi
 base=$("$NOVA_QEMU_DIR/mkinitramfs.sh" "$kver")
 layer=$("$bdir/mkinitrd-bench.sh")
 
-[ -n "$out" ] || out="$bdir/results/$(date +%Y%m%d-%H%M%S)"
+suffix="" latest=latest results_md=RESULTS.md
+if [ "$scale" = 1 ]; then
+	suffix=-scale latest=latest-scale results_md=RESULTS-scale.md
+fi
+[ -n "$out" ] || out="$bdir/results/$(date +%Y%m%d-%H%M%S)$suffix"
 mkdir -p "$out/raw"
 out=$(cd "$out" && pwd)
-ln -sfn "$(basename "$out")" "$bdir/results/latest" 2>/dev/null || true
+ln -sfn "$(basename "$out")" "$bdir/results/$latest" 2>/dev/null || true
 
 stage="$out/stage"
 rm -rf "$stage"
@@ -101,14 +168,23 @@ FILE_SIZE=$file_size
 SEQ_SIZE=$seq_size
 TMPFS_SIZE=$tmpfs_size
 META_N=$meta_n
-META_DIRS='1 100'
+META_DIRS='$meta_dirs'
+META_THREADS='$meta_threads'
+FIO_SCALED='$fio_scaled'
+FIO_FIXED='$fio_fixed'
+SKIP='$skip'
 PROFILE='$profile'
 TIMING=$timing
+SCALE=$scale
+SMP=$smp
+MEM=$mem
+PMEM_SIZE=$pmem_size
+HOST_CPUS=$host_cpus
 EOF
 cp "$stage/bench.conf" "$out/"
 cat >"$out/run.conf" <<EOF
 script=/nova/tests/bench.sh
-test_timeout=6000
+test_timeout=$((qemu_timeout + 600))
 load_nova=1
 EOF
 "$NOVA_QEMU_DIR/mkpayload.sh" -o "$out/payload.cpio.gz" --ko "$ko" --tests-dir "$stage" \
@@ -131,14 +207,26 @@ rm -f "$pmem"
 mkdir -p "$(dirname "$pmem")"
 trap 'rm -f "$pmem"' EXIT
 run_args=(--initrd "$base" --initrd "$layer" --initrd "$out/payload.cpio.gz"
-	--pmem "$pmem" --pmem-size "$pmem_size" --mem "$mem" --log "$out/console.log"
-	--timeout 5400 --idle-timeout 1200 --append "$append")
+	--pmem "$pmem" --pmem-size "$pmem_size" --mem "$mem" --smp "$smp" --log "$out/console.log"
+	--timeout "$qemu_timeout" --idle-timeout 1200 --append "$append")
 [ "$stdio" = 0 ] || run_args+=(--stdio)
-log "booting the guest (fs: $fs_list); console: $out/console.log"
+log "booting the guest ($smp vCPUs, $mem RAM, $pmem_size pmem; fs: $fs_list; threads: $threads)"
+log "console: $out/console.log"
+# The host's load while the guest runs (TCG numbers follow it): the load
+# averages every 30 s once run-guest.sh holds the QEMU lock and has made the
+# console log, for the report; it ends with this script.
+(
+	while kill -0 $$ 2>/dev/null; do
+		[ ! -e "$out/console.log" ] || echo "$(date +%s) $(cut -d' ' -f1-3 /proc/loadavg)"
+		sleep 30
+	done
+) >"$out/hostload.txt" &
+loadpid=$!
 t0=$(date +%s)
 qrc=0
 "$NOVA_QEMU_DIR/run-guest.sh" "${run_args[@]}" || qrc=$?
 t1=$(date +%s)
+kill "$loadpid" 2>/dev/null || true
 rm -f "$pmem" "$out/payload.cpio.gz" "$out/console.log.initrd"
 rm -rf "$stage"
 
@@ -172,8 +260,8 @@ bad=$(grep -aE 'Oops|BUG:|WARNING:|general protection|soft lockup|hung_task|Call
 echo "guest boot: $((t1 - t0)) s (QEMU exit $qrc); total: $(($(date +%s) - start)) s" |
 	tee -a "$out/table.txt"
 if [ "$partial" = 0 ] && [ "$qrc" = 0 ] && [ -z "$bad" ]; then
-	/usr/bin/python3 "$bdir/report.py" --markdown "$out" >"$bdir/RESULTS.md"
-	log "updated bench/RESULTS.md"
+	/usr/bin/python3 "$bdir/report.py" --markdown "$out" >"$bdir/$results_md"
+	log "updated bench/$results_md"
 fi
 log "results: $out"
 [ "$qrc" = 0 ]

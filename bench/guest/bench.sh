@@ -6,9 +6,17 @@
 # unmount, and print the results as a base64 tar.gz between
 #   BENCH-BLOB-BEGIN <fs> ... BENCH-BLOB-END <fs>
 # on the console (the host unpacks them into bench/results/<date>/raw/<fs>/).
-# Settings come from /nova/tests/bench.conf (written by bench/run-bench.sh).
+# Settings come from /nova/tests/bench.conf (written by bench/run-bench.sh);
+# `make bench-scale` (run-bench.sh --scale) sets the run lists below to its rows.
 # shellcheck disable=SC1091
 . /nova/tests/bench.conf
+# fio jobs run at each numjobs of $THREADS; "job:numjobs" runs run once
+: "${FIO_SCALED=append-fsync randwrite seqwrite}"
+: "${FIO_FIXED=seqread:1 randread:1 fileserver:2 varmail:2 webproxy:2 webserver:2}"
+# metabench processes (-t) per layout of $META_DIRS
+: "${META_THREADS=1}"
+# "FS:RUN" patterns (shell globs) of runs to leave out
+: "${SKIP=}"
 
 JOBS=/nova/tests/jobs
 RES=/tmp/bench-res
@@ -33,14 +41,20 @@ fs_setup() { # FS
 
 # Which runs: "job:numjobs" pairs. The mixes set numjobs=2 in their job files.
 runs=""
-for j in append-fsync randwrite seqwrite; do
+for j in $FIO_SCALED; do
 	for n in $THREADS; do runs="$runs $j:$n"; done
 done
-runs="$runs seqread:1 randread:1 fileserver:2 varmail:2 webproxy:2 webserver:2"
+[ -z "$FIO_FIXED" ] || runs="$runs $FIO_FIXED"
 
-want_run() { # NAME: in $ONLY (or $ONLY empty)?
+want_run() { # FS NAME: in $ONLY (or $ONLY empty) and not in $SKIP?
+	set -f
+	for _s in $SKIP; do
+		# shellcheck disable=SC2254 # $_s is a pattern
+		case "$1:$2" in $_s) set +f; return 1 ;; esac
+	done
+	set +f
 	[ -z "$ONLY" ] && return 0
-	case " $ONLY " in *" $1 "*) return 0 ;; esac
+	case " $ONLY " in *" $2 "*) return 0 ;; esac
 	return 1
 }
 
@@ -60,14 +74,15 @@ fs_info() { # FS OUT
 		echo "cmdline=$(cat /proc/cmdline)"
 		grep " $D " /proc/mounts
 		df -k "$D" | tail -n 1
-		echo "settings: RUNTIME=$RUNTIME APPEND_SIZE=$APPEND_SIZE FILE_SIZE=$FILE_SIZE SEQ_SIZE=$SEQ_SIZE THREADS='$THREADS' META_N=$META_N META_DIRS='$META_DIRS'"
+		echo "settings: RUNTIME=$RUNTIME APPEND_SIZE=$APPEND_SIZE FILE_SIZE=$FILE_SIZE SEQ_SIZE=$SEQ_SIZE THREADS='$THREADS' META_N=$META_N META_DIRS='$META_DIRS' META_THREADS='$META_THREADS'"
+		echo "runs:$runs; SKIP='$SKIP'"
 	} >"$2"
 }
 
 run_fio() { # FS JOB NUMJOBS
 	_fs=$1 _job=$2 _nj=$3
 	_name=$_job-j$_nj
-	want_run "$_name" || return 0
+	want_run "$_fs" "$_name" || return 0
 	_out=$RES/$_fs/$_name.json
 	rm -rf "${D:?}"/* 2>/dev/null
 	sync
@@ -122,40 +137,49 @@ run_fio() { # FS JOB NUMJOBS
 
 run_meta() { # FS
 	for nd in $META_DIRS; do
-		want_run "metabench-d$nd" || continue
-		rm -rf "${D:?}"/* 2>/dev/null
-		mkdir -p "$D/meta"
-		sync
-		echo 3 >/proc/sys/vm/drop_caches
-		case $1 in nova*)
-			if [ "$TIMING" = 1 ]; then
-				echo 1 >/sys/module/nova/parameters/measure_timing
-				echo 1 >"$nova_proc/timing_stats"
-			fi
-			;;
-		esac
-		_t0=$(uptime_s)
-		if profile_on "$1" "metabench-d$nd"; then
-			perf record -a -g -F 499 -o /tmp/perf.data -- \
-				metabench -q -n "$META_N" -d "$nd" "$D/meta" >"$RES/$1/metabench-d$nd.txt" 2>&1
-			perf report -i /tmp/perf.data --stdio --no-children --sort sym \
-				--percent-limit 0.5 >"$RES/$1/metabench-d$nd.perf.txt" 2>/dev/null
-			rm -f /tmp/perf.data
-		else
-			metabench -q -n "$META_N" -d "$nd" "$D/meta" >"$RES/$1/metabench-d$nd.txt" 2>&1
-		fi
-		_rc=$?
-		_t1=$(uptime_s)
-		case $1 in nova*)
-			if [ "$TIMING" = 1 ]; then
-				cat "$nova_proc/timing_stats" >"$RES/$1/metabench-d$nd.nova-timing.txt"
-				echo 0 >/sys/module/nova/parameters/measure_timing
-			fi
-			;;
-		esac
-		say "$1 metabench-d$nd rc=$_rc $(awk -v a="$_t0" -v b="$_t1" 'BEGIN { printf "%.1f", b - a }')s"
-		cat "$RES/$1/metabench-d$nd.txt"
+		for nt in $META_THREADS; do
+			_name=metabench-d$nd
+			[ "$nt" = 1 ] || _name=$_name-t$nt
+			meta_one "$1" "$nd" "$nt" "$_name"
+		done
 	done
+}
+
+meta_one() { # FS NDIRS NTHREADS NAME
+	want_run "$1" "$4" || return 0
+	rm -rf "${D:?}"/* 2>/dev/null
+	mkdir -p "$D/meta"
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	case $1 in nova*)
+		if [ "$TIMING" = 1 ]; then
+			echo 1 >/sys/module/nova/parameters/measure_timing
+			echo 1 >"$nova_proc/timing_stats"
+		fi
+		;;
+	esac
+	_t0=$(uptime_s)
+	if profile_on "$1" "$4"; then
+		perf record -a -g -F 499 -o /tmp/perf.data -- \
+			metabench -q -n "$META_N" -d "$2" -t "$3" "$D/meta" >"$RES/$1/$4.txt" 2>&1
+		_rc=$?
+		perf report -i /tmp/perf.data --stdio --no-children --sort sym \
+			--percent-limit 0.5 >"$RES/$1/$4.perf.txt" 2>/dev/null
+		rm -f /tmp/perf.data
+	else
+		metabench -q -n "$META_N" -d "$2" -t "$3" "$D/meta" >"$RES/$1/$4.txt" 2>&1
+		_rc=$?
+	fi
+	_t1=$(uptime_s)
+	case $1 in nova*)
+		if [ "$TIMING" = 1 ]; then
+			cat "$nova_proc/timing_stats" >"$RES/$1/$4.nova-timing.txt"
+			echo 0 >/sys/module/nova/parameters/measure_timing
+		fi
+		;;
+	esac
+	say "$1 $4 rc=$_rc $(awk -v a="$_t0" -v b="$_t1" 'BEGIN { printf "%.1f", b - a }')s"
+	cat "$RES/$1/$4.txt"
 }
 
 emit_blob() { # FS
