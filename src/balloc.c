@@ -7,8 +7,13 @@
  * keyed by first block, protected by a spinlock.  Allocation takes from
  * the caller's stripe first (first fit) and falls back to the other
  * stripes; freeing returns a range to the stripe that owns it, merging
- * with its neighbours.  All of this state lives in DRAM: it is rebuilt at
- * mount (bbuild.c).
+ * with its neighbours.  The last few single blocks freed wait outside
+ * the tree (fl->recent) for the next single-block allocation: a
+ * copy-on-write overwrite frees one block and takes one, and then does
+ * no tree work at all.  They count as free everywhere: every lookup of
+ * free blocks checks them too, and they join the tree before it is
+ * saved or shown, or when an allocation finds no run.  All of this
+ * state lives in DRAM: it is rebuilt at mount (bbuild.c).
  *
  * After a clean unmount the mount restores the free trees from the
  * snapshot and reads inodes only when they are first looked up, so no
@@ -136,6 +141,7 @@ static void nova_clear_free_list(struct nova_free_list *fl)
 	}
 	fl->num_free_blocks = 0;
 	fl->num_nodes = 0;
+	fl->nr_recent = 0;
 }
 
 void nova_free_free_lists(struct super_block *sb)
@@ -152,7 +158,12 @@ void nova_free_free_lists(struct super_block *sb)
 	sbi->free_lists = NULL;
 }
 
-/* Insert a range that does not overlap or touch any node; no merging. */
+/*
+ * Insert a range that does not overlap or touch any node; no merging.
+ * The caller counts its blocks in num_free_blocks: one change per
+ * operation, so that statfs (which reads the counts without the lock)
+ * never sees a passing dip.
+ */
 static int nova_insert_range(struct nova_free_list *fl, unsigned long low,
 			     unsigned long high)
 {
@@ -177,7 +188,6 @@ static int nova_insert_range(struct nova_free_list *fl, unsigned long low,
 	rb_link_node(&rn->node, parent, p);
 	rb_insert_color(&rn->node, &fl->tree);
 	fl->num_nodes++;
-	fl->num_free_blocks += high - low + 1;
 	return 0;
 }
 
@@ -189,6 +199,8 @@ int nova_insert_free_range(struct super_block *sb, struct nova_free_list *fl,
 
 	spin_lock(&fl->lock);
 	ret = nova_insert_range(fl, low, high);
+	if (!ret)
+		fl->num_free_blocks += high - low + 1;
 	spin_unlock(&fl->lock);
 	return ret == -EEXIST ? -EUCLEAN : ret;
 }
@@ -206,6 +218,8 @@ void nova_init_free_lists(struct super_block *sb)
 		/* cannot fail on an empty tree except for -ENOMEM */
 		if (nova_insert_range(fl, fl->block_start, fl->block_end))
 			nova_error(sb, "out of memory building allocator");
+		else
+			fl->num_free_blocks = fl->block_end - fl->block_start + 1;
 	}
 }
 
@@ -235,6 +249,7 @@ int nova_build_free_lists_from_bitmap(struct super_block *sb,
 			ret = nova_insert_range(fl, lo, hi - 1);
 			if (ret)
 				return ret;
+			fl->num_free_blocks += hi - lo;
 			b = hi;
 		}
 	}
@@ -242,9 +257,8 @@ int nova_build_free_lists_from_bitmap(struct super_block *sb,
 }
 
 /* First fit of @num blocks in one stripe; caller holds fl->lock */
-static long nova_alloc_in_list(struct nova_sb_info *sbi,
-			       struct nova_free_list *fl, unsigned long num,
-			       unsigned long *blocknr)
+static bool nova_first_fit(struct nova_free_list *fl, unsigned long num,
+			   unsigned long *blocknr)
 {
 	struct rb_node *n;
 
@@ -263,12 +277,35 @@ static long nova_alloc_in_list(struct nova_sb_info *sbi,
 		} else {
 			rn->low += num;
 		}
-		fl->num_free_blocks -= num;
-		fl->alloc_count++;
-		nova_claim_update(sbi, *blocknr, num, true);
-		return num;
+		return true;
 	}
-	return -ENOSPC;
+	return false;
+}
+
+/*
+ * @num blocks from one stripe: a single block is the one freed last if
+ * any (a copy-on-write overwrite frees one block per write and takes one:
+ * no tree work in the steady state), else the first fit in the tree,
+ * which the recent blocks join when it has no such run.  Caller holds
+ * fl->lock.
+ */
+static long nova_alloc_in_list(struct nova_sb_info *sbi,
+			       struct nova_free_list *fl, unsigned long num,
+			       unsigned long *blocknr)
+{
+	if (num == 1 && fl->nr_recent) {
+		*blocknr = fl->recent[--fl->nr_recent];
+	} else if (!nova_first_fit(fl, num, blocknr)) {
+		if (!fl->nr_recent)
+			return -ENOSPC;
+		nova_settle_free_list(sbi, fl);
+		if (!nova_first_fit(fl, num, blocknr))
+			return -ENOSPC;
+	}
+	fl->num_free_blocks -= num;
+	fl->alloc_count++;
+	nova_claim_update(sbi, *blocknr, num, true);
+	return num;
 }
 
 /*
@@ -336,11 +373,9 @@ static long nova_alloc_aligned_in_list(struct nova_sb_info *sbi,
 		} else {
 			/* split: the part after the extent becomes a new node */
 			rn->high = s - 1;
-			fl->num_free_blocks -= high - e;
 			if (nova_insert_range(fl, e + 1, high)) {
 				/* no memory: undo, try the next range */
 				rn->high = high;
-				fl->num_free_blocks += high - e;
 				continue;
 			}
 		}
@@ -389,14 +424,16 @@ int nova_new_data_blocks(struct super_block *sb, unsigned long *blocknr,
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	unsigned int stripe = raw_smp_processor_id() % sbi->layout.stripes, i;
+	unsigned long free;
 	long best_len = 0;
 	int best_stripe = -1;
 
 	if (!want)
 		return -EINVAL;
-	if (nova_in_reserve(sb, 1))
-		return -ENOSPC;
-	want = min(want, nova_count_free_blocks(sb) - sbi->reserved_blocks);
+	free = nova_count_free_blocks(sb);
+	if (free < sbi->reserved_blocks + 1)
+		return -ENOSPC;		/* nova_in_reserve() */
+	want = min(want, free - sbi->reserved_blocks);
 	for (i = 0; i < sbi->layout.stripes; i++) {
 		struct nova_free_list *fl = &sbi->free_lists[(stripe + i) % sbi->layout.stripes];
 		struct rb_node *n;
@@ -467,6 +504,54 @@ static struct rb_node *nova_range_find(struct nova_free_list *fl,
 	return NULL;
 }
 
+/* Is a recent free block of @fl (locked) in [low, high]? */
+static bool nova_recent_has(struct nova_free_list *fl, unsigned long low,
+			    unsigned long high)
+{
+	unsigned int i;
+
+	for (i = 0; i < fl->nr_recent; i++)
+		if (fl->recent[i] >= low && fl->recent[i] <= high)
+			return true;
+	return false;
+}
+
+/*
+ * Add the free range [low, high] to the tree of @fl (locked), merging it
+ * with @prev and @next (nova_range_find()'s neighbours) where it touches
+ * them.  Returns 0 or -ENOMEM.  The caller counts the blocks.
+ */
+static int nova_merge_range(struct nova_free_list *fl, unsigned long low,
+			    unsigned long high, struct rb_node *prev,
+			    struct rb_node *next)
+{
+	struct nova_range_node *pn = NULL, *nn = NULL;
+
+	if (prev) {
+		pn = rb_entry(prev, struct nova_range_node, node);
+		if (pn->high + 1 != low)
+			pn = NULL;
+	}
+	if (next) {
+		nn = rb_entry(next, struct nova_range_node, node);
+		if (high + 1 != nn->low)
+			nn = NULL;
+	}
+	if (!pn && !nn)
+		return nova_insert_range(fl, low, high);
+	if (pn && nn) {
+		pn->high = nn->high;
+		rb_erase(&nn->node, &fl->tree);
+		kmem_cache_free(nova_range_cachep, nn);
+		fl->num_nodes--;
+	} else if (pn) {
+		pn->high = high;
+	} else {
+		nn->low = low;
+	}
+	return 0;
+}
+
 /* Return [blocknr, blocknr + num) to its stripe, merging neighbours */
 void nova_free_blocks(struct super_block *sb, unsigned long blocknr,
 		      unsigned long num)
@@ -475,7 +560,6 @@ void nova_free_blocks(struct super_block *sb, unsigned long blocknr,
 	unsigned long low = blocknr, high = blocknr + num - 1;
 	struct nova_free_list *fl;
 	struct rb_node *prev = NULL, *next = NULL;
-	struct nova_range_node *pn = NULL, *nn = NULL;
 
 	if (!num || low < nova_data_start() || high > nova_data_end(sbi) ||
 	    high < low) {
@@ -492,42 +576,60 @@ void nova_free_blocks(struct super_block *sb, unsigned long blocknr,
 
 	spin_lock(&fl->lock);
 	/* find the neighbours: last node below low, first node above high */
-	if (nova_range_find(fl, low, high, &prev, &next)) {
+	if (nova_range_find(fl, low, high, &prev, &next) ||
+	    nova_recent_has(fl, low, high)) {
 		spin_unlock(&fl->lock);
 		nova_error(sb, "double free of blocks %lu+%lu", blocknr, num);
 		return;
 	}
-	if (prev) {
-		pn = rb_entry(prev, struct nova_range_node, node);
-		if (pn->high + 1 != low)
-			pn = NULL;
-	}
-	if (next) {
-		nn = rb_entry(next, struct nova_range_node, node);
-		if (high + 1 != nn->low)
-			nn = NULL;
-	}
-	if (pn && nn) {
-		pn->high = nn->high;
-		rb_erase(&nn->node, &fl->tree);
-		kmem_cache_free(nova_range_cachep, nn);
-		fl->num_nodes--;
-		fl->num_free_blocks += num;
-	} else if (pn) {
-		pn->high = high;
-		fl->num_free_blocks += num;
-	} else if (nn) {
-		nn->low = low;
-		fl->num_free_blocks += num;
-	} else if (nova_insert_range(fl, low, high)) {
+	if (num == 1 && fl->nr_recent < NOVA_RECENT_FREE) {
+		fl->recent[fl->nr_recent++] = low;
+		fl->num_free_blocks++;
+	} else if (nova_merge_range(fl, low, high, prev, next)) {
 		spin_unlock(&fl->lock);
 		nova_error(sb, "out of memory freeing blocks %lu+%lu",
 			   blocknr, num);
 		return;
+	} else {
+		fl->num_free_blocks += num;
 	}
 	fl->free_count++;
 	nova_claim_update(sbi, low, num, false);
 	spin_unlock(&fl->lock);
+}
+
+/*
+ * Move the recent single blocks of @fl (locked) into its tree: before
+ * the tree is saved or counted, or when an allocation found no run.
+ */
+void nova_settle_free_list(struct nova_sb_info *sbi, struct nova_free_list *fl)
+{
+	while (fl->nr_recent) {
+		unsigned long b = fl->recent[--fl->nr_recent];
+		struct rb_node *prev = NULL, *next = NULL;
+
+		/* counted free already */
+		nova_range_find(fl, b, b, &prev, &next);
+		if (nova_merge_range(fl, b, b, prev, next)) {
+			fl->num_free_blocks--;
+			nova_error(sbi->sb, "out of memory freeing block %lu", b);
+		}
+	}
+}
+
+/* The same for every stripe (unmount: before the free trees are saved) */
+void nova_settle_free_lists(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned int i;
+
+	for (i = 0; i < sbi->layout.stripes; i++) {
+		struct nova_free_list *fl = &sbi->free_lists[i];
+
+		spin_lock(&fl->lock);
+		nova_settle_free_list(sbi, fl);
+		spin_unlock(&fl->lock);
+	}
 }
 
 /* Does the free tree of @fl hold any block of [low, high]? */
@@ -537,7 +639,8 @@ static bool nova_list_overlaps(struct nova_free_list *fl, unsigned long low,
 	bool found;
 
 	spin_lock(&fl->lock);
-	found = nova_range_find(fl, low, high, NULL, NULL);
+	found = nova_range_find(fl, low, high, NULL, NULL) ||
+		nova_recent_has(fl, low, high);
 	spin_unlock(&fl->lock);
 	return found;
 }
@@ -635,7 +738,8 @@ int nova_claim_blocks(struct super_block *sb, unsigned long blocknr,
 		struct nova_free_list *fl = nova_stripe_part(sbi, low, high, &end);
 
 		spin_lock(&fl->lock);
-		if (nova_range_find(fl, low, end, NULL, NULL))
+		if (nova_range_find(fl, low, end, NULL, NULL) ||
+		    nova_recent_has(fl, low, end))
 			ret = -ENOENT;
 		else if (sbi->claimed &&
 			 find_next_bit(sbi->claimed, end + 1, low) <= end)

@@ -567,6 +567,7 @@ int nova_save_snapshot(struct super_block *sb)
 		return ret;
 	nova_snap_inode_ranges(sbi, &in);
 	/* the block snapshot's own pages are allocated before counting */
+	nova_settle_free_lists(sb);
 	for (s = 0; s < sbi->layout.stripes; s++)
 		block_ranges += sbi->free_lists[s].num_nodes;
 	ret = nova_snap_begin(&bl, block_ranges + 1);

@@ -76,10 +76,15 @@ struct nova_range_node {
 	unsigned long high;
 };
 
+/* Single blocks freed last, kept out of the tree for the next allocation */
+#define NOVA_RECENT_FREE	16
+
 /* One per-stripe allocator */
 struct nova_free_list {
 	spinlock_t lock;
 	struct rb_root tree;
+	unsigned long recent[NOVA_RECENT_FREE];	/* free, not in the tree */
+	unsigned int nr_recent;
 	unsigned long block_start;	/* first block of the region */
 	unsigned long block_end;	/* last block of the region */
 	unsigned long num_free_blocks;
@@ -425,6 +430,8 @@ int nova_new_aligned_blocks(struct super_block *sb, unsigned long *blocknr,
 			    unsigned long num);
 void nova_free_blocks(struct super_block *sb, unsigned long blocknr,
 		      unsigned long num);
+void nova_settle_free_list(struct nova_sb_info *sbi, struct nova_free_list *fl);
+void nova_settle_free_lists(struct super_block *sb);
 unsigned long nova_count_free_blocks(struct super_block *sb);
 bool nova_block_is_free(struct super_block *sb, unsigned long blocknr);
 bool nova_blocks_any_free(struct super_block *sb, unsigned long blocknr,

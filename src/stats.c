@@ -103,6 +103,7 @@ static int nova_allocator_show(struct seq_file *m, void *v)
 		struct nova_free_list *fl = &sbi->free_lists[i];
 
 		spin_lock(&fl->lock);
+		nova_settle_free_list(sbi, fl);
 		seq_printf(m, "%-6u %12lu %12lu %10lu %12lu %12lu\n", i,
 			   fl->block_end - fl->block_start + 1,
 			   fl->num_free_blocks, fl->num_nodes, fl->alloc_count,
