@@ -52,8 +52,8 @@
  * here, so a block outside the device (the entry overwritten since, on
  * a damaged image) is reported and treated as a hole.
  */
-static u64 nova_entry_block(struct super_block *sb,
-			    const struct nova_file_write_entry *e, pgoff_t pg)
+u64 nova_entry_block(struct super_block *sb,
+		     const struct nova_file_write_entry *e, pgoff_t pg)
 {
 	u64 blk = le64_to_cpu(e->block);
 
@@ -356,15 +356,16 @@ static int nova_fill_partial(struct super_block *sb, struct inode *inode,
 			     pgoff_t pg, void *dst, size_t from, size_t to,
 			     loff_t size)
 {
-	u64 oblk = nova_find_page(inode, pg);
 	loff_t pstart = (loff_t)pg << NOVA_BLOCK_SHIFT;
 	size_t valid = size <= pstart ? 0 :
 		       min_t(loff_t, size - pstart, NOVA_BLOCK_SIZE);
 	static const char zeros[NOVA_BLOCK_SIZE];
 	char *buf = NULL;
+	u64 oblk;
 
 	if (to <= from)
 		return 0;
+	oblk = nova_find_page(inode, pg);
 	if (oblk && valid > from) {
 		size_t end = min(valid, to);
 
@@ -448,36 +449,21 @@ void nova_release_pages(struct inode *inode, pgoff_t pg, unsigned long n)
 		xa_release(&sih->pages, pg + i);
 }
 
-/* Post-commit: apply the new write entries in [from, to) to the index */
-struct nova_apply_arg {
-	struct inode *inode;
-};
-
-static int nova_apply_entry(struct super_block *sb, u64 off, const void *entry,
-			    size_t size, void *arg)
+/*
+ * Post-commit: point the index at the write entry just committed at
+ * @off (which frees the blocks it replaced).  The entry was built here,
+ * so it is not read back through the log walk's checks.
+ */
+static void nova_apply_entry(struct inode *inode, u64 off)
 {
-	struct inode *inode = ((struct nova_apply_arg *)arg)->inode;
+	struct super_block *sb = inode->i_sb;
 	struct nova_file_write_entry *e = nova_get_block(sb, off);
 	long ret;
 
-	if (e->entry_type != NOVA_FILE_WRITE)
-		return 0;
 	ret = nova_index_set(sb, inode, le64_to_cpu(e->pgoff),
 			     le32_to_cpu(e->num_pages), e, NOVA_INDEX_FREE);
-	return ret < 0 ? ret : 0;
-}
-
-static void nova_apply_new_entries(struct super_block *sb, struct inode *inode,
-				   u64 old_tail, u64 new_tail)
-{
-	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
-	struct nova_apply_arg arg = { .inode = inode };
-	int ret;
-
-	ret = nova_log_walk(sb, inode->i_ino, old_tail ? old_tail : sih->log_head,
-			    new_tail, nova_apply_entry, &arg);
-	if (ret)
-		nova_error(sb, "inode %llu: cannot index committed writes (%d)",
+	if (ret < 0)
+		nova_error(sb, "inode %llu: cannot index committed writes (%ld)",
 			   nova_ino(inode), ret);
 }
 
@@ -610,6 +596,7 @@ struct nova_run {
 	bool short_copy;	/* the user buffer faulted */
 	/* blocks whose bytes completed the partial first and last page */
 	u64 head_from, tail_from;
+	u64 entry;		/* its write entry, once appended */
 };
 
 /* What a write saw of the file's mappings when it started */
@@ -690,7 +677,7 @@ static int nova_commit_runs(struct inode *inode, struct nova_run *runs,
 {
 	struct super_block *sb = inode->i_sb;
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
-	u64 old_tail, tail;
+	u64 tail;
 	loff_t size = keep_size;
 	int i, done = 0, stop, ok = nr;
 
@@ -709,7 +696,7 @@ static int nova_commit_runs(struct inode *inode, struct nova_run *runs,
 	for (i = 0; i < nr; i++)
 		if (!runs[i].blk)
 			sih->use_reserve = true;
-	old_tail = tail = sih->log_tail;
+	tail = sih->log_tail;
 	/* (interrupted while waiting for pinned pages: nothing is committed) */
 	for (i = 0; i < ok && !stop; i++) {
 		/* the size only grows with a run whose entry is in the log */
@@ -718,7 +705,7 @@ static int nova_commit_runs(struct inode *inode, struct nova_run *runs,
 		if (nova_append_write_entry(inode, runs[i].pg, runs[i].n,
 					    runs[i].blk ?
 					    nova_block_off(runs[i].blk) : 0,
-					    run_size, &tail, NULL))
+					    run_size, &tail, &runs[i].entry))
 			break;
 		size = run_size;
 		done++;
@@ -733,7 +720,8 @@ static int nova_commit_runs(struct inode *inode, struct nova_run *runs,
 		NOVA_CRASH_POINT(CP_WRITE_ENTRIES);
 		nova_log_commit(sb, inode, tail);
 		inode->i_size = size;
-		nova_apply_new_entries(sb, inode, old_tail, tail);
+		for (i = 0; i < done; i++)
+			nova_apply_entry(inode, runs[i].entry);
 		nova_gc_if_pending(inode);
 	}
 	sih->use_reserve = false;
@@ -741,15 +729,24 @@ static int nova_commit_runs(struct inode *inode, struct nova_run *runs,
 	return stop && !done ? stop : done;
 }
 
+/*
+ * Append @r to the array *@runs of *@nr runs with room for *@cap, growing
+ * it on the heap when full.  @inl: the caller's own first array, if
+ * *@runs may still be it (it is not freed then).
+ */
 static int nova_push_run(struct nova_run **runs, int *nr, int *cap,
-			 struct nova_run r)
+			 const struct nova_run *inl, struct nova_run r)
 {
 	if (*nr == *cap) {
 		int ncap = *cap ? *cap * 2 : 8;
-		struct nova_run *n = krealloc(*runs, ncap * sizeof(*n), GFP_KERNEL);
+		struct nova_run *n = kmalloc_array(ncap, sizeof(*n), GFP_KERNEL);
 
 		if (!n)
 			return -ENOMEM;
+		if (*nr)
+			memcpy(n, *runs, *nr * sizeof(*n));
+		if (*runs != inl)
+			kfree(*runs);
 		*runs = n;
 		*cap = ncap;
 	}
@@ -792,7 +789,7 @@ static ssize_t nova_cow_chunk(struct inode *inode, struct iov_iter *from,
 	addr = nova_get_block(sb, nova_block_off(blk));
 	bytes = min_t(size_t, len, (n << NOVA_BLOCK_SHIFT) - off);
 	/* read before the bytes are: a fault may give the page a block */
-	run->head_from = nova_find_page(inode, pg);
+	run->head_from = off ? nova_find_page(inode, pg) : 0;
 	ret = nova_fill_partial(sb, inode, pg, addr, 0, off, inode->i_size);
 	if (ret)
 		goto fail_release;
@@ -876,8 +873,9 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 	size_t count = iov_iter_count(from), written = 0;
 	struct nova_write_faults wf;
 	bool inplace;
-	struct nova_run *runs = NULL, run;
-	int nr = 0, cap = 0, done = 0;
+	/* most writes are one run: no allocation for it */
+	struct nova_run inl[2], *runs = inl, run;
+	int nr = 0, cap = ARRAY_SIZE(inl), done = 0;
 	ssize_t ret = 0;
 	struct timespec64 old_mtime = nova_get_mtime(inode);
 	struct timespec64 old_ctime = nova_get_ctime(inode);
@@ -930,7 +928,7 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 		if (ret <= 0)
 			break;
 		got = ret;
-		ret = nova_push_run(&runs, &nr, &cap, run);
+		ret = nova_push_run(&runs, &nr, &cap, inl, run);
 		if (ret) {
 			nova_free_blocks(sb, run.blk, run.n);
 			nova_release_pages(inode, run.pg, run.n);
@@ -962,7 +960,8 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 	} else if (written) {
 		written = nova_inplace_size(inode, pos, written, &ret);
 	}
-	kfree(runs);
+	if (runs != inl)
+		kfree(runs);
 	if (!written) {
 		/* nothing written: the times stay */
 		nova_set_mtime(inode, old_mtime);
@@ -1155,7 +1154,7 @@ static int nova_cow_zero_page(struct inode *inode, pgoff_t pg, size_t from,
 	r.start = (loff_t)pg << NOVA_BLOCK_SHIFT;
 	r.end = r.start + NOVA_BLOCK_SIZE;
 	if (!ret)
-		ret = nova_push_run(runs, nr, cap, r);
+		ret = nova_push_run(runs, nr, cap, NULL, r);
 	if (ret) {
 		nova_free_blocks(sb, r.blk, 1);
 		return ret;
@@ -1267,7 +1266,7 @@ static int nova_falloc_fill(struct nova_falloc *f, bool zero)
 		ret = nova_reserve_pages(inode, pg, r.n);
 		if (!ret) {
 			nova_zero_blocks(sb, r.blk, r.n);
-			ret = nova_push_run(&f->runs, &f->nr, &f->cap, r);
+			ret = nova_push_run(&f->runs, &f->nr, &f->cap, NULL, r);
 			if (ret)
 				nova_release_pages(inode, pg, r.n);
 		}
@@ -1388,7 +1387,7 @@ static long nova_punch_hole(struct nova_falloc *f)
 	int ret = 0;
 
 	if (tp > first)
-		ret = nova_push_run(&f->runs, &f->nr, &f->cap,
+		ret = nova_push_run(&f->runs, &f->nr, &f->cap, NULL,
 				    (struct nova_run){ .pg = first, .n = tp - first });
 	if (!ret)
 		ret = nova_falloc_edges(f);
@@ -1503,7 +1502,7 @@ int nova_fault_alloc(struct inode *inode, pgoff_t pg, u64 *blk)
 	struct super_block *sb = inode->i_sb;
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	unsigned long b;
-	u64 old_tail, tail;
+	u64 tail, off;
 	int ret;
 
 	mutex_lock(&sih->log_mutex);
@@ -1517,16 +1516,16 @@ int nova_fault_alloc(struct inode *inode, pgoff_t pg, u64 *blk)
 	ret = xa_reserve(&sih->pages, pg, GFP_KERNEL);
 	if (ret)
 		goto out_free;
-	old_tail = tail = sih->log_tail;
+	tail = sih->log_tail;
 	nova_touch_mctime(inode);
 	ret = nova_append_write_entry(inode, pg, 1, nova_block_off(b),
-				      inode->i_size, &tail, NULL);
+				      inode->i_size, &tail, &off);
 	if (ret) {
 		xa_release(&sih->pages, pg);
 		goto out_free;
 	}
 	nova_log_commit(sb, inode, tail);
-	nova_apply_new_entries(sb, inode, old_tail, tail);
+	nova_apply_entry(inode, off);
 	*blk = nova_block_off(b);
 	atomic64_inc(&NOVA_SB(sb)->stats.fault_allocs);
 out:
