@@ -382,7 +382,7 @@ static int nova_gc_write_state(struct inode *inode, struct nova_new_log *nl,
 						  sih->symlink_block);
 		/* one entry per run of pages with consecutive blocks */
 		xa_for_each(&sih->pages, index, e) {
-			u64 b = nova_find_page(inode, index);
+			u64 b = nova_entry_block(sb, e, index);
 
 			if (ret)
 				break;
@@ -411,7 +411,6 @@ static int nova_gc_write_state(struct inode *inode, struct nova_new_log *nl,
 		ret = nova_xattr_gc_write(inode, nova_new_log_append_cb, nl);
 	if (!ret)
 		ret = nova_gc_write_attrs(inode, nl, sa_off, lc_off);
-	(void)sb;
 	return ret;
 }
 
@@ -518,7 +517,8 @@ int nova_thorough_gc(struct super_block *sb, struct inode *inode)
 	sih->log_pages = nl.pages;
 
 	/* DRAM indexes now point into the new log */
-	nova_log_walk(sb, inode->i_ino, nl.head, nl.tail, nova_gc_repoint, inode);
+	nova_log_walk_own(sb, inode->i_ino, nl.head, nl.tail, nova_gc_repoint,
+			  inode);
 	sih->last_sa = sa_off;
 	sih->last_sa_cut = false;
 	sih->last_lc = lc_off;

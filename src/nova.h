@@ -496,6 +496,8 @@ typedef int (*nova_entry_fn)(struct super_block *sb, u64 off,
 			     const void *entry, size_t size, void *arg);
 int nova_log_walk(struct super_block *sb, unsigned long ino, u64 head,
 		  u64 tail, nova_entry_fn fn, void *arg);
+int nova_log_walk_own(struct super_block *sb, unsigned long ino, u64 head,
+		      u64 tail, nova_entry_fn fn, void *arg);
 void nova_free_log(struct super_block *sb, u64 head, unsigned long max);
 long nova_log_walk_chain(struct super_block *sb, struct inode *inode,
 			 u64 page, u64 stop1, u64 stop2, unsigned long max);
