@@ -584,15 +584,13 @@ void nova_free_blocks(struct super_block *sb, unsigned long blocknr,
 	}
 	if (num == 1 && fl->nr_recent < NOVA_RECENT_FREE) {
 		fl->recent[fl->nr_recent++] = low;
-		fl->num_free_blocks++;
 	} else if (nova_merge_range(fl, low, high, prev, next)) {
 		spin_unlock(&fl->lock);
 		nova_error(sb, "out of memory freeing blocks %lu+%lu",
 			   blocknr, num);
 		return;
-	} else {
-		fl->num_free_blocks += num;
 	}
+	fl->num_free_blocks += num;
 	fl->free_count++;
 	nova_claim_update(sbi, low, num, false);
 	spin_unlock(&fl->lock);
