@@ -118,6 +118,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/xattr.h>
@@ -3162,6 +3163,14 @@ static int eof_op(unsigned n, int arm_point, long arm_at, const char *param)
  * @grow, truncate it to EOF_GROW first and check the bytes added.
  * Returns 1 if the file exists.
  */
+/* Is the file system under test mounted read-only? */
+static int dir_readonly(void)
+{
+	struct statvfs sv;
+
+	return !statvfs(g_dir, &sv) && (sv.f_flag & ST_RDONLY);
+}
+
 static int eof_check(unsigned n, int done, int grow)
 {
 	char path[FULLP];
@@ -3172,7 +3181,10 @@ static int eof_check(unsigned n, int done, int grow)
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/e%u", g_dir, n);
-	fd = open(path, O_RDWR);
+	/* the verify on a read-only device reads only */
+	if (dir_readonly())
+		grow = 0;
+	fd = open(path, grow ? O_RDWR : O_RDONLY);
 	if (fd < 0) {
 		if (done || errno != ENOENT)
 			failf("%s: %s", path, strerror(errno));
