@@ -439,11 +439,14 @@ def main():
         except OSError:
             pass
         print("# Benchmark results (latest full `make bench` run)\n")
-        print("Run %s: one QEMU guest (TCG, no KVM; 2 vCPUs, 3 GiB RAM), Debian "
-              "6.1 kernel, one 2 GiB emulated NVDIMM (fsdax) reformatted for each "
+        c = read_conf(d)
+        print("Run %s: one QEMU guest (TCG, no KVM; %s vCPUs, %s RAM), Debian "
+              "6.1 kernel, one %s emulated NVDIMM (fsdax) reformatted for each "
               "file system; tmpfs is the DRAM reference. Under TCG every number is "
               "emulated CPU time: only the ratios between file systems of the same "
-              "run mean anything, not the absolute values.\n" % os.path.basename(d))
+              "run mean anything, not the absolute values.\n"
+              % (os.path.basename(d), c.get("SMP", "2"), c.get("MEM", "3G"),
+                 c.get("PMEM_SIZE", "2G")))
         for fs in FS:
             try:
                 info = open(os.path.join(d, "raw", fs, "info.txt")).read()
