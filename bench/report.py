@@ -107,24 +107,37 @@ def order_key(name):
     return (len(ORDER), name)
 
 
+def raw_files(d):
+    """(fs, file name, path) of every raw result file, file systems in FS order."""
+    for fs in FS:
+        fd = os.path.join(d, "raw", fs)
+        if os.path.isdir(fd):
+            for f in sorted(os.listdir(fd)):
+                yield fs, f, os.path.join(fd, f)
+
+
+def first_info(d, fss):
+    """The guest's info.txt of the first file system of @fss that has one."""
+    for fs in fss:
+        try:
+            return open(os.path.join(d, "raw", fs, "info.txt")).read()
+        except OSError:
+            continue
+    return ""
+
+
 def collect(d):
     rows = {}  # metric -> {"unit", "hib", fs: value}
-    raw = os.path.join(d, "raw")
-    for fs in FS:
-        fd = os.path.join(raw, fs)
-        if not os.path.isdir(fd):
+    for fs, f, p in raw_files(d):
+        if f.endswith(".json"):
+            ms = fio_metrics(f[:-5], load_fio(p))
+        elif f.startswith("metabench-d") and f.endswith(".txt"):
+            ms = meta_metrics(f[:-4], p)
+        else:
             continue
-        for f in sorted(os.listdir(fd)):
-            p = os.path.join(fd, f)
-            if f.endswith(".json"):
-                ms = fio_metrics(f[:-5], load_fio(p))
-            elif f.startswith("metabench-d") and f.endswith(".txt"):
-                ms = meta_metrics(f[:-4], p)
-            else:
-                continue
-            for name, unit, val, hib in ms:
-                row = rows.setdefault(name, {"unit": unit, "hib": hib})
-                row[fs] = val
+        for name, unit, val, hib in ms:
+            row = rows.setdefault(name, {"unit": unit, "hib": hib})
+            row[fs] = val
     return rows
 
 
@@ -241,27 +254,21 @@ def scale_collect(d):
     """{(workload, threads): {fs: ops/s}}; workload as in SCALE_WL, and the
     other metabench phases (stat, rename) for results.json."""
     out = {}
-    raw = os.path.join(d, "raw")
-    for fs in FS:
-        fd = os.path.join(raw, fs)
-        if not os.path.isdir(fd):
+    for fs, f, p in raw_files(d):
+        m = re.fullmatch(r"(append-fsync|randwrite)-j(\d+)\.json", f)
+        if m:
+            data = load_fio(p)
+            if data and data.get("jobs"):
+                j = data["jobs"][0]
+                v = j["write"]["iops"] + j["read"]["iops"]
+                out.setdefault((m.group(1), int(m.group(2))), {})[fs] = v
             continue
-        for f in sorted(os.listdir(fd)):
-            p = os.path.join(fd, f)
-            m = re.fullmatch(r"(append-fsync|randwrite)-j(\d+)\.json", f)
+        if not re.fullmatch(r"metabench-d\d+(-t\d+)?\.txt", f):
+            continue
+        for line in open(p, errors="replace"):
+            m = re.match(r"metabench phase=(\w+) .*threads=(\d+) .*ops_per_sec=([\d.]+)", line)
             if m:
-                data = load_fio(p)
-                if data and data.get("jobs"):
-                    j = data["jobs"][0]
-                    v = j["write"]["iops"] + j["read"]["iops"]
-                    out.setdefault((m.group(1), int(m.group(2))), {})[fs] = v
-                continue
-            if not re.fullmatch(r"metabench-d\d+(-t\d+)?\.txt", f):
-                continue
-            for line in open(p, errors="replace"):
-                m = re.match(r"metabench phase=(\w+) .*threads=(\d+) .*ops_per_sec=([\d.]+)", line)
-                if m:
-                    out.setdefault((m.group(1), int(m.group(2))), {})[fs] = float(m.group(3))
+                out.setdefault((m.group(1), int(m.group(2))), {})[fs] = float(m.group(3))
     return out
 
 
@@ -368,17 +375,11 @@ def scale_main(d, md):
             print("report: no chart: %s" % e, file=sys.stderr)
         sys.stdout.write(text)
         return
-    kernel = clock = ""
-    for fs in SCALE_FS:
-        try:
-            info = open(os.path.join(d, "raw", fs, "info.txt")).read()
-        except OSError:
-            continue
-        m = re.search(r"^kernel=(\S+)", info, re.M)
-        kernel = m.group(1) if m else ""
-        m = re.search(r"^clocksource=(\S+)", info, re.M)
-        clock = m.group(1) if m else ""
-        break
+    info = first_info(d, SCALE_FS)
+    m = re.search(r"^kernel=(\S+)", info, re.M)
+    kernel = m.group(1) if m else ""
+    m = re.search(r"^clocksource=(\S+)", info, re.M)
+    clock = m.group(1) if m else ""
     print("# Scaling results (latest full `make bench-scale` run)\n")
     print("Run %s: one QEMU guest (TCG, no KVM, one host thread per vCPU; %s vCPUs "
           "on a %s-core host, %s RAM), kernel %s, one %s emulated NVDIMM (fsdax) "
@@ -447,16 +448,10 @@ def main():
               "run mean anything, not the absolute values.\n"
               % (os.path.basename(d), c.get("SMP", "2"), c.get("MEM", "3G"),
                  c.get("PMEM_SIZE", "2G")))
-        for fs in FS:
-            try:
-                info = open(os.path.join(d, "raw", fs, "info.txt")).read()
-            except OSError:
-                continue
-            m = re.search(r"^clocksource=(\S+)", info, re.M)
-            if m:
-                print("Guest clock source: %s (fio and metabench read the clock once "
-                      "or more per operation).\n" % m.group(1))
-            break
+        m = re.search(r"^clocksource=(\S+)", first_info(d, FS), re.M)
+        if m:
+            print("Guest clock source: %s (fio and metabench read the clock once "
+                  "or more per operation).\n" % m.group(1))
         print(conv + "\n")
         print("\n".join(lines))
         if dur:
