@@ -19,6 +19,9 @@
 #                    result run
 #   --per-boot N     at most N tests per guest boot (default: all that are
 #                    left); between boots other QEMU users get their turn
+#   --stop-file F    no guest starts while file F exists: the run ends after
+#                    the boot in progress, to be resumed (a way to give the
+#                    machine back without losing that boot's results)
 #   --stall SEC      a guest whose console has not grown for SEC s is killed
 #                    and its running test counted as hung (default 1800)
 #   --size SIZE      each NVDIMM (sparse file; default 8G: generic/620 wants a
@@ -48,7 +51,7 @@ here=$NOVA_ROOT/tests/xfstests
 
 usage() { sed -n '2,/^set -uo/{/^set -uo/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2; }
 fstyp=${FSTYP:-NOVA} release=bookworm shard="" budget="" resume="" stall=1800
-size=8G expected="" selection=() per_boot=0
+size=8G expected="" selection=() per_boot=0 stop_file=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--fstyp) fstyp=$2; shift ;;
@@ -58,6 +61,7 @@ while [ $# -gt 0 ]; do
 	--resume) resume=$2; shift ;;
 	--stall) stall=$2; shift ;;
 	--per-boot) per_boot=$2; shift ;;
+	--stop-file) stop_file=$2; shift ;;
 	--size) size=$2; shift ;;
 	--expected) expected=$2; shift ;;
 	-v | --stdio) export NOVA_STDIO=1 ;;
@@ -180,6 +184,10 @@ while :; do
 			log "budget of $budget min used up; $left tests left (resume with --resume $res)"
 			break
 		fi
+	fi
+	if [ -n "$stop_file" ] && [ -e "$stop_file" ]; then
+		log "$stop_file exists; $left tests left (resume with --resume $res)"
+		break
 	fi
 	boots=$((boots + 1))
 	b=$res/boot-$boots
