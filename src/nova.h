@@ -396,7 +396,7 @@ enum nova_crash_point {
 
 #ifdef NOVA_DEBUG
 extern int nova_crash_point;
-void nova_crash(int point);
+void __noreturn nova_crash(int point);
 #define NOVA_CRASH_POINT(n)						\
 	do {								\
 		if (unlikely(READ_ONCE(nova_crash_point) == (n)))	\

@@ -53,7 +53,7 @@ int nova_crash_point;
 module_param_named(crash_point, nova_crash_point, int, 0644);
 MODULE_PARM_DESC(crash_point, "Debug: panic (power cut) at crash point N");
 
-void nova_crash(int point)
+void __noreturn nova_crash(int point)
 {
 	/* panic() stops the other CPUs first: nothing is stored after this */
 	panic("NOVA-CRASHPOINT %d\n", point);
