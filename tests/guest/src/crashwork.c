@@ -3675,6 +3675,17 @@ static int ace_call(unsigned i, struct op *op, int *inplace, unsigned n)
 	return 1;
 }
 
+/* The gc preparation's write of page @k of A/hot: the fill pattern */
+static void ace_hot_fill_op(struct op *op, unsigned k)
+{
+	memset(op, 0, sizeof(*op));
+	op->kind = OP_HOT;
+	op->n = ACE_FILL_N;
+	snprintf(op->a, MAXP, "A/hot");
+	op->off = (uint64_t)k * PAGE;
+	op->len = PAGE;
+}
+
 /* The gc preparation in the model: A/hot, every page the fill pattern */
 static void ace_gc_model(struct model *m)
 {
@@ -3684,12 +3695,7 @@ static void ace_gc_model(struct model *m)
 	ace_parse("create A/hot 0", &op, 50);
 	apply(m, &op, NULL, NULL);
 	for (k = 0; k < ACE_HOT_PAGES; k++) {
-		memset(&op, 0, sizeof(op));
-		op.kind = OP_HOT;
-		op.n = ACE_FILL_N;
-		snprintf(op.a, MAXP, "A/hot");
-		op.off = (uint64_t)k * PAGE;
-		op.len = PAGE;
+		ace_hot_fill_op(&op, k);
 		apply(m, &op, NULL, NULL);
 	}
 }
@@ -3918,12 +3924,7 @@ static int do_ace_run(int seq, unsigned w, const char *trace, const char *out,
 		if (execute(&op))
 			die("setup: create A/hot failed");
 		for (i = 0; i < ACE_HOT_PAGES; i++) {
-			memset(&op, 0, sizeof(op));
-			op.kind = OP_HOT;
-			op.n = ACE_FILL_N;
-			snprintf(op.a, MAXP, "A/hot");
-			op.off = (uint64_t)i * PAGE;
-			op.len = PAGE;
+			ace_hot_fill_op(&op, i);
 			if (execute(&op))
 				die("setup: writing A/hot failed");
 		}
