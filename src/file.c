@@ -316,7 +316,8 @@ const struct file_operations nova_file_operations = {
  * byte offsets on the block device.  NOVA data has no unwritten, delayed
  * or inline states: every extent is plain.  An extent that crosses the end
  * of the requested range is reported whole, and the file's last extent is
- * marked FIEMAP_EXTENT_LAST.
+ * marked FIEMAP_EXTENT_LAST.  FIEMAP_FLAG_XATTR maps the extended
+ * attributes instead (nova_xattr_fiemap()).
  */
 static int nova_fiemap(struct inode *inode, struct fiemap_extent_info *fi,
 		       u64 start, u64 len)
@@ -327,9 +328,11 @@ static int nova_fiemap(struct inode *inode, struct fiemap_extent_info *fi,
 	u64 blk;
 	int ret;
 
-	ret = fiemap_prep(inode, fi, start, &len, 0);
+	ret = fiemap_prep(inode, fi, start, &len, FIEMAP_FLAG_XATTR);
 	if (ret)
 		return ret;
+	if (fi->fi_flags & FIEMAP_FLAG_XATTR)
+		return nova_xattr_fiemap(inode, fi);
 	index = start >> NOVA_BLOCK_SHIFT;
 	last = (start + len - 1) >> NOVA_BLOCK_SHIFT;
 	inode_lock_shared(inode);

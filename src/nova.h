@@ -624,6 +624,7 @@ long nova_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
 /* xattr.c */
 extern NOVA_XATTR_HANDLERS_QUAL nova_xattr_handlers[];
 ssize_t nova_listxattr(struct dentry *dentry, char *buffer, size_t size);
+int nova_xattr_fiemap(struct inode *inode, struct fiemap_extent_info *fi);
 int nova_xattr_get(struct inode *inode, u8 index, const char *name,
 		   void *buffer, size_t size);
 int nova_xattr_set(struct inode *inode, u8 index, const char *name,

@@ -2,7 +2,8 @@
 # FIEMAP (FS_IOC_FIEMAP, filefrag, xfs_io fiemap): the file's blocks as
 # extents, holes left out, the last one flagged; every extent's physical
 # range on the device holds the file's bytes; range queries, the count
-# mode, copy-on-write moves, preallocation, remount.
+# mode, copy-on-write moves, preallocation, remount.  FIEMAP_FLAG_XATTR
+# (xfs_io fiemap -a): the extended attributes' log entries.
 . "$NOVA_TESTS/lib.sh"
 . "$NOVA_TESTS/nova-lib.inc"
 
@@ -73,3 +74,40 @@ for mode in 0 1; do
 	expect_eq "$(t_fiemap "$MNT")" "t_fiemap: FS_IOC_FIEMAP: EOPNOTSUPP" "mode $mode: directory"
 	nova_umount
 done
+
+# FIEMAP_FLAG_XATTR: each extent holds attribute entries (their names are
+# on the device there), flagged DATA_INLINE and NOT_ALIGNED (0x300), the
+# last one also LAST; none without attributes; the same after a remount.
+nova_format
+f=$MNT/x
+: >"$f"
+expect_eq "$(t_fiemap -a "$f")" "" "xattr: none without attributes"
+expect_ok t_xattr set "$f" user.fiemapname1 small
+expect_ok t_xattr fill "$f" user.fiemapname2 9000 7
+t_fiemap -a "$f" >/tmp/fa || fail "t_fiemap -a: $(cat /tmp/fa)"
+echo 1 >/proc/sys/vm/drop_caches
+n=$(wc -l </tmp/fa)
+[ "$n" -ge 1 ] || fail "xattr: no extent for two attributes"
+i=0
+total=0
+: >/tmp/fa-dev
+while read -r lg ph ln fl; do
+	i=$((i + 1))
+	if [ "$i" -eq "$n" ]; then want=301; else want=300; fi
+	expect_eq "$fl" "$want" "xattr: flags of extent $i of $n"
+	expect_eq "$lg" "$total" "xattr: extent $i follows the one before"
+	dd if="$PMEM" bs=1 skip="$ph" count="$ln" 2>/dev/null >>/tmp/fa-dev
+	total=$((total + ln))
+done </tmp/fa
+[ "$total" -ge 9000 ] || fail "xattr: $total bytes mapped for a 9000-byte value"
+for a in fiemapname1 fiemapname2; do
+	grep -q "$a" /tmp/fa-dev || fail "xattr: the name $a is not in the mapped bytes"
+done
+expect_eq "$(t_fiemap "$f")" "" "xattr: the data mapping stays empty"
+nova_umount
+nova_mount
+expect_eq "$(t_fiemap -a "$f")" "$(cat /tmp/fa)" "xattr: the same extents after a remount"
+expect_ok t_xattr rm "$f" user.fiemapname1
+expect_ok t_xattr rm "$f" user.fiemapname2
+expect_eq "$(t_fiemap -a "$f")" "" "xattr: none once removed"
+nova_umount

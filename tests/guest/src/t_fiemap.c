@@ -3,9 +3,12 @@
  * t_fiemap: print a file's FS_IOC_FIEMAP extents, one per line:
  *   LOGICAL PHYSICAL LENGTH FLAGS       (bytes, decimal; flags in hex)
  *
- *   t_fiemap FILE [START LEN [MAX]]     MAX: extents per call (default 32;
+ *   t_fiemap [-a] FILE [START LEN [MAX]]
+ *                                       MAX: extents per call (default 32;
  *                                       0: only the count is asked for,
- *                                       printed as "count N")
+ *                                       printed as "count N"); -a: the
+ *                                       extended attributes' extents
+ *                                       (FIEMAP_FLAG_XATTR)
  * Calls again after a full array until the last extent. Exit 0, or 1
  * with the failing call on stdout (errno name).
  */
@@ -25,11 +28,17 @@ int main(int argc, char **argv)
 {
 	uint64_t start = 0, len = FIEMAP_MAX_OFFSET;
 	unsigned int max = 32, i;
+	uint32_t flags = FIEMAP_FLAG_SYNC;
 	struct fiemap *fm;
 	int fd, done = 0;
 
+	if (argc > 1 && !strcmp(argv[1], "-a")) {
+		flags |= FIEMAP_FLAG_XATTR;
+		argv++;
+		argc--;
+	}
 	if (argc != 2 && argc != 4 && argc != 5) {
-		fprintf(stderr, "usage: t_fiemap FILE [START LEN [MAX]]\n");
+		fprintf(stderr, "usage: t_fiemap [-a] FILE [START LEN [MAX]]\n");
 		return 2;
 	}
 	if (argc >= 4) {
@@ -50,7 +59,7 @@ int main(int argc, char **argv)
 		memset(fm, 0, sizeof(*fm));
 		fm->fm_start = start;
 		fm->fm_length = len;
-		fm->fm_flags = FIEMAP_FLAG_SYNC;
+		fm->fm_flags = flags;
 		fm->fm_extent_count = max;
 		if (ioctl(fd, FS_IOC_FIEMAP, fm)) {
 			printf("t_fiemap: FS_IOC_FIEMAP: %s\n", strerrorname_np(errno));
