@@ -47,6 +47,7 @@ static inline __u64 nova_div_u64(__u64 a, __u64 b)
 #define NOVA_MOUNT_DAX			0x0010
 #define NOVA_MOUNT_INPLACE		0x0020
 #define NOVA_MOUNT_NOACL		0x0040	/* POSIX ACLs off */
+#define NOVA_MOUNT_NORECOVERY		0x0080	/* journals left as found (ro) */
 #define NOVA_MOUNT_ERRORS_MASK \
 	(NOVA_MOUNT_ERRORS_CONT | NOVA_MOUNT_ERRORS_RO | NOVA_MOUNT_ERRORS_PANIC)
 
@@ -127,6 +128,7 @@ struct nova_sb_info {
 	struct proc_dir_entry *s_proc;
 	bool shutdown;			/* FS_IOC_SHUTDOWN: no more pmem writes */
 	unsigned long orphans_left;	/* not reclaimed: the device was read-only */
+	bool recovery_skipped;		/* norecovery left journals open */
 };
 
 /*

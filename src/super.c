@@ -106,6 +106,7 @@ int nova_sync_super(struct super_block *sb)
 enum {
 	Opt_init, Opt_mode, Opt_uid, Opt_gid, Opt_errors, Opt_dbgmask,
 	Opt_dax, Opt_dax_enum, Opt_inplace, Opt_acl, Opt_noacl, Opt_user_xattr,
+	Opt_norecovery,
 };
 
 enum { Opt_dax_always, Opt_dax_never, Opt_dax_inode };
@@ -137,6 +138,8 @@ static const struct fs_parameter_spec nova_fs_parameters[] = {
 	fsparam_flag("acl",		Opt_acl),
 	fsparam_flag("noacl",		Opt_noacl),
 	fsparam_flag("user_xattr",	Opt_user_xattr),
+	fsparam_flag("norecovery",	Opt_norecovery),
+	fsparam_flag("noload",		Opt_norecovery),	/* ext4's name */
 	{}
 };
 
@@ -218,6 +221,9 @@ static int nova_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		break;
 	case Opt_user_xattr:
 		/* user. attributes are always on, as in ext4 */
+		break;
+	case Opt_norecovery:
+		ctx->mount_opt |= NOVA_MOUNT_NORECOVERY;
 		break;
 	case Opt_dax_enum:
 		if (result.uint_32 != Opt_dax_always)
@@ -530,6 +536,8 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 	if (ctx->set & NOVA_SET_DBGMASK)
 		sbi->dbgmask = ctx->dbgmask;
 
+	if (nova_test_opt(sbi, NORECOVERY) && nova_test_opt(sbi, FORMAT))
+		return invalfc(fc, "init and norecovery exclude each other");
 	if (!sb_set_blocksize(sb, NOVA_BLOCK_SIZE))
 		return invalfc(fc, "%s: cannot use a 4096-byte block size",
 			       sb->s_id);
@@ -567,8 +575,19 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 		/*
 		 * Like ext4, a read-only mount still rolls journals back; on
 		 * a read-only device it cannot, and a half-done operation
-		 * must not show: refuse, as ext4 does
+		 * must not show: refuse, as ext4 does.  Unless norecovery
+		 * (read-only) asks to see the file system as it is.
 		 */
+		if (ret && nova_test_opt(sbi, NORECOVERY)) {
+			/* as ext4: nothing may be written over such journals */
+			if (!sb_rdonly(sb))
+				return invalfc(fc, "%s: %d journal entries need recovery: norecovery needs a read-only mount",
+					       sb->s_id, ret);
+			pr_warn("NOVA (%s): norecovery: %d journal entries not rolled back, half-done operations may show\n",
+				sb->s_id, ret);
+			sbi->recovery_skipped = true;
+			ret = 0;
+		}
 		if (ret && bdev_read_only(sb->s_bdev)) {
 			errorfc(fc, "%s: %d journal entries need recovery but the device is read-only",
 				sb->s_id, ret);
@@ -740,6 +759,8 @@ static int nova_show_options(struct seq_file *seq, struct dentry *root)
 		seq_puts(seq, ",inplace_data_updates=1");
 	if (nova_test_opt(sbi, NOACL))
 		seq_puts(seq, ",noacl");
+	if (nova_test_opt(sbi, NORECOVERY))
+		seq_puts(seq, ",norecovery");
 	seq_puts(seq, ",dax");
 	return 0;
 }
@@ -786,6 +807,10 @@ static int nova_reconfigure(struct fs_context *fc)
 	}
 	if (ctx->set & (NOVA_SET_MODE | NOVA_SET_UID | NOVA_SET_GID))
 		return invalfc(fc, "mode=, uid= and gid= cannot be changed on remount");
+	/* the journals were not rolled back: unmount and mount to recover */
+	if (!(fc->sb_flags & SB_RDONLY) && sbi->recovery_skipped)
+		return invalfc(fc, "%s: journals not recovered (norecovery): unmount and mount it to remount read-write",
+			       sb->s_id);
 
 	sync_filesystem(sb);
 	if (ctx->set & NOVA_SET_ERRORS) {

@@ -6,7 +6,9 @@
 #
 #   fsck.nova -n (if present)   exit 0 or 1 required ("FSCK-RC n")
 #   mount -o ro, device ro      refused (EROFS) if a journal transaction is
-#                               open, else crashwork verify accepts it
+#                               open (then -o ro,norecovery mounts, not
+#                               remountable rw), else crashwork verify
+#                               accepts it
 #   mount (crash recovery)      "RECOVERY: ..." lines: what the kernel logged
 #   crashwork verify            against the records: the state after the
 #                               completed ops, the in-flight op all or nothing
@@ -61,6 +63,35 @@ verify_as() {
 	matched=$(sed -n 's/^verify: matched //p' /tmp/verify.out)
 }
 
+# norecovery_check: with an open journal transaction, a read-write
+# norecovery mount is refused; -o ro,norecovery mounts without the
+# roll-back and says so, the tree can be walked and read (a half-done
+# operation may show: no verify) and a remount read-write is refused.
+# The journal stays: the next mount still rolls it back.
+norecovery_check() {
+	dmesg_mark
+	mount -t NOVA -o norecovery "$PMEM" "$MNT" 2>/dev/null &&
+		{ bad "norecovery read-write with an open journal: mounted"; umount "$MNT"; }
+	dmesg_since_mark | grep -q 'norecovery needs a read-only mount' ||
+		bad "the refused read-write norecovery mount does not say why"
+	dmesg_mark
+	if ! mount -t NOVA -o ro,norecovery "$PMEM" "$MNT" >/tmp/nrmount.out 2>&1; then
+		cat /tmp/nrmount.out
+		bad "ro,norecovery with an open journal transaction: mount failed"
+		return
+	fi
+	dmesg_since_mark | grep -q 'norecovery: .* not rolled back' ||
+		bad "ro,norecovery: no log line about the journal left open"
+	find "$MNT" -type f -exec cat {} + >/dev/null 2>&1
+	dmesg_mark
+	mount -o remount,rw "$MNT" 2>/dev/null &&
+		bad "ro,norecovery with an open journal: remount read-write succeeded"
+	dmesg_since_mark | grep -q 'journals not recovered (norecovery)' ||
+		bad "the refused remount read-write does not say why"
+	expect_ok umount "$MNT"
+	echo "NORECOVERY: mounted read-only without the roll-back"
+}
+
 dmesg_mark
 if command -v fsck.nova >/dev/null 2>&1; then
 	frc=0
@@ -100,6 +131,7 @@ else
 	expect_ok umount "$MNT"
 fi
 expect_ok blockdev --setrw "$PMEM"
+[ "${pending:-0}" -gt 0 ] && [ "$rorc" != 0 ] && norecovery_check
 dmesg_mark
 
 expect_ok mount -t NOVA "$PMEM" "$MNT"
