@@ -331,8 +331,14 @@ ssize_t nova_dax_read_iter(struct kiocb *iocb, struct iov_iter *to)
 		pos += got;
 		count -= got;
 		if (got < n) {
+			/*
+			 * A bad user buffer (EFAULT, as DAX read elsewhere),
+			 * or a media error in the data (EIO): only then can
+			 * the buffer still be faulted in for writing
+			 */
 			if (!done)
-				done = iov_iter_count(to) ? -EIO : -EFAULT;
+				done = e && !fault_in_iov_iter_writeable(to, n - got) ?
+				       -EIO : -EFAULT;
 			break;
 		}
 	}

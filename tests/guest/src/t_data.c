@@ -2099,6 +2099,32 @@ static void mmap_hole_read_then_write(void)
 }
 
 /*
+ * read() into memory it cannot write gives EFAULT (a read-only mapping of
+ * another DAX file, or no mapping at all), also with O_DIRECT, and the
+ * mapped file is not changed (xfstests generic/462); an error in the
+ * source would be EIO.
+ */
+static void read_efault(void)
+{
+	unsigned char *ref = rbuf(2 * BS), *m;
+	void *volatile unmapped = (void *)4096;	/* hidden from -Wstringop */
+	int fd = NEWF(0), fd1 = NEWF(1), dfd;
+
+	PWRITE(fd, ref, 2 * BS, 0);
+	PWRITE(fd1, ref + BS, BS, 0);
+	m = MAP(BS, PROT_READ, MAP_SHARED, fd1, 0);
+	CHECK_EQ(m[0], ref[BS]);		/* a read-only PTE is in place */
+	ERR(pread(fd, m, BS, 0), EFAULT);
+	dfd = OPENF(0, O_RDONLY | O_DIRECT);
+	ERR(pread(dfd, m, BS, 0), EFAULT);
+	ERR(pread(fd, unmapped, BS, 0), EFAULT);
+	close(dfd);
+	MEM_EQ(m, ref + BS, BS, 0, "read-only mapping");
+	UNMAP(m);
+	FILE_EQ(fd1, ref + BS, BS, 0);
+}
+
+/*
  * read() into and write() from a mapping of the same file: the copy
  * faults on the file while the I/O is in progress (a classic deadlock
  * when the write path holds a lock that the fault path takes).  Last in
@@ -2316,6 +2342,7 @@ static const struct tcase cases[] = {
 	C(mmap_hole_read_then_write), C(mmap_sync), C(mmap_msync),
 	C(mmap_4m_pmd),
 	C(copy_file_range_basic), C(sendfile_basic),
+	C(read_efault),
 	C(rw_own_mapping),
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
