@@ -52,6 +52,7 @@ guest-bin:
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/t_tree tests/guest/src/t_tree.c
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/t_fiemap tests/guest/src/t_fiemap.c
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/t_xattr tests/guest/src/t_xattr.c
+	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/t_quota tests/guest/src/t_quota.c
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/t_tmpfile tests/guest/src/t_tmpfile.c
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/t_idmap tests/guest/src/t_idmap.c
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/t_data tests/guest/src/t_data.c

@@ -3,6 +3,7 @@
 #   busybox-static with applet links, /init (qemu/guest/init), the kernel modules
 #   for emulated pmem (nfit, libnvdimm, nd_pmem, nd_btt, dax_pmem) plus ext4 and
 #   xfs with their dependencies (modules.dep etc. so the guest's modprobe works),
+#   quota_v2 (disk quotas),
 #   ndctl, mkfs.ext4 and mkfs.xfs with their shared libraries and loader.
 # The per-run payload (nova.ko, tests, run.conf) is a second cpio archive made by
 # qemu/mkpayload.sh and appended at boot.
@@ -21,7 +22,7 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 # What goes in. Extend these lists to add tools (hash-keyed, so the cache follows).
-MODULES=(libnvdimm nfit nd_pmem nd_btt dax_pmem ext4 xfs crc32c_generic crc32c-intel loop overlay)
+MODULES=(libnvdimm nfit nd_pmem nd_btt dax_pmem ext4 xfs crc32c_generic crc32c-intel loop overlay quota_v2)
 BINARIES=(/usr/bin/ndctl /usr/sbin/mkfs.ext4 /usr/sbin/mkfs.xfs)
 EXTRA_FILES=(/etc/mke2fs.conf)
 

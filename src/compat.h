@@ -41,11 +41,26 @@ static inline bool nova_inode_is_new(struct inode *inode)
 #endif
 }
 
+/*
+ * An inode's dquot pointer: __rcu-annotated since 6.8.  Taken from
+ * get_dquots() itself, which needs no probe: the difference is only
+ * sparse's.
+ */
+typedef typeof(*((const struct super_operations *)NULL)->get_dquots(NULL))
+	nova_dquot_ptr_t;
+
 /* Idmapped mounts: struct mnt_idmap (6.3) or the user namespace before */
 #ifdef HAVE_MNT_IDMAP
 typedef struct mnt_idmap nova_idmap_t;
 #else
 typedef struct user_namespace nova_idmap_t;
+#endif
+
+/* The identity mapping, where an idmap argument is needed */
+#ifdef HAVE_MNT_IDMAP
+#define nova_nop_idmap		(&nop_mnt_idmap)
+#else
+#define nova_nop_idmap		(&init_user_ns)
 #endif
 
 static inline void nova_fillattr(nova_idmap_t *idmap, u32 request_mask,

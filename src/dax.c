@@ -84,17 +84,21 @@ u64 nova_find_page(struct inode *inode, pgoff_t pg)
  * replaced page dies in its old entry and its block goes back to the
  * allocator; NOVA_INDEX_MOVE, the page dies but its block stays (another
  * entry maps it now: shift.c); NOVA_INDEX_REPLAY, nothing (a replay: the
- * allocator is rebuilt from the final state).  Returns the number of
- * blocks freed, -ENOMEM (only possible for new indexes that were not
- * reserved) or -EUCLEAN (more pages mapped than the device has blocks:
- * only a damaged log being replayed can do that).
+ * allocator is rebuilt from the final state, i_blocks is set from the
+ * index).  Otherwise the quota (and i_blocks) follow the pages that
+ * become and stop being mapped, using the *@charged blocks charged for
+ * them ahead first (quota.c).  Returns the number of blocks freed,
+ * -ENOMEM (only possible for new indexes that were not reserved) or
+ * -EUCLEAN (more pages mapped than the device has blocks: only a damaged
+ * log being replayed can do that).
  */
 long nova_index_set(struct super_block *sb, struct inode *inode, pgoff_t pg,
 		    unsigned long n, struct nova_file_write_entry *e,
-		    enum nova_index_how how)
+		    enum nova_index_how how, unsigned long *charged)
 {
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	unsigned long run_start = 0, run_len = 0, i, index;
+	unsigned long mapped = 0, unmapped = 0;
 	bool hole = !e || !le64_to_cpu(e->block);
 	long freed = 0;
 
@@ -119,7 +123,8 @@ long nova_index_set(struct super_block *sb, struct inode *inode, pgoff_t pg,
 			 * that maps more pages than the device has blocks
 			 * is damaged (and would exhaust memory)
 			 */
-			if (!old && ++sih->data_pages > NOVA_SB(sb)->layout.num_blocks)
+			if (!old && ++mapped &&
+			    ++sih->data_pages > NOVA_SB(sb)->layout.num_blocks)
 				return -EUCLEAN;
 		}
 		/* one entry may map a whole device: let others run */
@@ -127,8 +132,10 @@ long nova_index_set(struct super_block *sb, struct inode *inode, pgoff_t pg,
 			cond_resched();
 		if (!old)
 			continue;
-		if (hole)
+		if (hole) {
 			sih->data_pages--;
+			unmapped++;
+		}
 		if (how == NOVA_INDEX_REPLAY)
 			continue;
 		/* its last page gone: one live entry less (gc.c) */
@@ -152,7 +159,10 @@ long nova_index_set(struct super_block *sb, struct inode *inode, pgoff_t pg,
 	freed += run_len;
 	if (!hole && n)
 		sih->live_writes++;
-	inode->i_blocks = sih->data_pages << (NOVA_BLOCK_SHIFT - 9);
+	if (how == NOVA_INDEX_REPLAY)
+		inode->i_blocks = sih->data_pages << (NOVA_BLOCK_SHIFT - 9);
+	else
+		nova_quota_settle(inode, mapped, unmapped, charged);
 	return freed;
 }
 
@@ -174,7 +184,7 @@ int nova_replay_write_entry(struct super_block *sb, struct inode *inode,
 			   nova_ino(inode), pg, n, blk);
 		return -EUCLEAN;
 	}
-	ret = nova_index_set(sb, inode, pg, n, e, NOVA_INDEX_REPLAY);
+	ret = nova_index_set(sb, inode, pg, n, e, NOVA_INDEX_REPLAY, NULL);
 	if (ret == -EUCLEAN)
 		nova_error(sb, "inode %llu: its log maps more pages than the device has blocks",
 			   nova_ino(inode));
@@ -267,7 +277,8 @@ long nova_index_truncate(struct super_block *sb, struct inode *inode,
 
 	return nova_index_set(sb, inode, first,
 			      (MAX_LFS_FILESIZE >> NOVA_BLOCK_SHIFT) + 1 - first,
-			      NULL, free_old ? NOVA_INDEX_FREE : NOVA_INDEX_REPLAY);
+			      NULL, free_old ? NOVA_INDEX_FREE : NOVA_INDEX_REPLAY,
+			      NULL);
 }
 
 void nova_index_free(struct inode *inode)
@@ -425,11 +436,15 @@ static void nova_zero_grow(struct inode *inode, loff_t old, loff_t new)
 	}
 }
 
-/* Reserve index slots for new pages so the post-commit update cannot fail */
-int nova_reserve_pages(struct inode *inode, pgoff_t pg, unsigned long n)
+/*
+ * Reserve index slots for new pages so the post-commit update cannot
+ * fail.  Returns how many of the pages are holes now (the blocks the
+ * quota is charged for), or -ENOMEM.
+ */
+long nova_reserve_pages(struct inode *inode, pgoff_t pg, unsigned long n)
 {
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
-	unsigned long i;
+	unsigned long i, holes = 0;
 	int ret;
 
 	for (i = 0; i < n; i++) {
@@ -441,8 +456,20 @@ int nova_reserve_pages(struct inode *inode, pgoff_t pg, unsigned long n)
 				xa_release(&sih->pages, pg + i);
 			return ret;
 		}
+		holes++;
 	}
-	return 0;
+	return holes;
+}
+
+/* How many of pages [pg, pg + n) are holes (reserved slots count) */
+static unsigned long nova_count_holes(struct inode *inode, pgoff_t pg,
+				      unsigned long n)
+{
+	unsigned long i, holes = 0;
+
+	for (i = 0; i < n; i++)
+		holes += !xa_load(&NOVA_I(inode)->header.pages, pg + i);
+	return holes;
 }
 
 /* Give back reservations that were not used (present entries stay) */
@@ -457,20 +484,24 @@ void nova_release_pages(struct inode *inode, pgoff_t pg, unsigned long n)
 
 /*
  * Post-commit: point the index at the write entry just committed at
- * @off (which frees the blocks it replaced).  The entry was built here,
- * so it is not read back through the log walk's checks.
+ * @off (which frees the blocks it replaced), with @charged blocks
+ * charged for its new pages ahead (the rest is released).  The entry
+ * was built here, so it is not read back through the log walk's checks.
  */
-static void nova_apply_entry(struct inode *inode, u64 off)
+static void nova_apply_entry(struct inode *inode, u64 off,
+			     unsigned long charged)
 {
 	struct super_block *sb = inode->i_sb;
 	struct nova_file_write_entry *e = nova_get_block(sb, off);
 	long ret;
 
 	ret = nova_index_set(sb, inode, le64_to_cpu(e->pgoff),
-			     le32_to_cpu(e->num_pages), e, NOVA_INDEX_FREE);
+			     le32_to_cpu(e->num_pages), e, NOVA_INDEX_FREE,
+			     &charged);
 	if (ret < 0)
 		nova_error(sb, "inode %llu: cannot index committed writes (%ld)",
 			   nova_ino(inode), ret);
+	nova_quota_release(inode, charged);
 }
 
 /*
@@ -603,7 +634,18 @@ struct nova_run {
 	/* blocks whose bytes completed the partial first and last page */
 	u64 head_from, tail_from;
 	u64 entry;		/* its write entry, once appended */
+	unsigned long charged;	/* quota charged for its holes */
 };
+
+/* A run that will not be committed: its blocks, slots and charge go */
+static void nova_drop_run(struct inode *inode, struct nova_run *r)
+{
+	if (!r->blk)
+		return;		/* a hole run reserves nothing */
+	nova_free_blocks(inode->i_sb, r->blk, r->n);
+	nova_release_pages(inode, r->pg, r->n);
+	nova_quota_release(inode, r->charged);
+}
 
 /* What a write saw of the file's mappings when it started */
 struct nova_write_faults {
@@ -716,18 +758,14 @@ static int nova_commit_runs(struct inode *inode, struct nova_run *runs,
 		size = run_size;
 		done++;
 	}
-	for (i = done; i < nr; i++) {
-		if (!runs[i].blk)
-			continue;	/* a hole run reserves nothing */
-		nova_free_blocks(sb, runs[i].blk, runs[i].n);
-		nova_release_pages(inode, runs[i].pg, runs[i].n);
-	}
+	for (i = done; i < nr; i++)
+		nova_drop_run(inode, &runs[i]);
 	if (done) {
 		NOVA_CRASH_POINT(CP_WRITE_ENTRIES);
 		nova_log_commit(sb, inode, tail);
 		inode->i_size = size;
 		for (i = 0; i < done; i++)
-			nova_apply_entry(inode, runs[i].entry);
+			nova_apply_entry(inode, runs[i].entry, runs[i].charged);
 		nova_gc_if_pending(inode);
 	}
 	sih->use_reserve = false;
@@ -774,6 +812,7 @@ static ssize_t nova_cow_chunk(struct inode *inode, struct iov_iter *from,
 	size_t off = p & (NOVA_BLOCK_SIZE - 1), bytes, got, tail_off;
 	unsigned long want = ((p + len - 1) >> NOVA_BLOCK_SHIFT) - pg + 1;
 	unsigned long n, used, blk;
+	long holes;
 	void *addr;
 	int ret;
 
@@ -789,9 +828,24 @@ static ssize_t nova_cow_chunk(struct inode *inode, struct iov_iter *from,
 	if (ret < 0)
 		return ret;
 	n = ret;
-	ret = nova_reserve_pages(inode, pg, n);
-	if (ret)
+	holes = nova_reserve_pages(inode, pg, n);
+	if (holes < 0) {
+		ret = holes;
 		goto fail;
+	}
+	/* over a quota limit: as much as fits (the write goes on after it) */
+	while ((ret = nova_quota_charge(inode, holes)) == -EDQUOT && n > 1) {
+		unsigned long keep = n / 2;
+
+		nova_free_blocks(sb, blk + keep, n - keep);
+		holes -= nova_count_holes(inode, pg + keep, n - keep);
+		nova_release_pages(inode, pg + keep, n - keep);
+		n = keep;
+	}
+	if (ret) {
+		holes = 0;
+		goto fail_release;
+	}
 	addr = nova_get_block(sb, nova_block_off(blk));
 	bytes = min_t(size_t, len, (n << NOVA_BLOCK_SHIFT) - off);
 	/* read before the bytes are: a fault may give the page a block */
@@ -815,12 +869,17 @@ static ssize_t nova_cow_chunk(struct inode *inode, struct iov_iter *from,
 			goto fail_release;
 	}
 	if (used < n) {
+		unsigned long spare = nova_count_holes(inode, pg + used, n - used);
+
+		nova_quota_release(inode, spare);
+		holes -= spare;
 		nova_free_blocks(sb, blk + used, n - used);
 		nova_release_pages(inode, pg + used, n - used);
 	}
 	run->pg = pg;
 	run->n = used;
 	run->blk = blk;
+	run->charged = holes;
 	run->start = p;
 	run->end = p + got;
 	run->short_copy = got < bytes;
@@ -828,6 +887,7 @@ static ssize_t nova_cow_chunk(struct inode *inode, struct iov_iter *from,
 	return got;
 fail_release:
 	nova_release_pages(inode, pg, n);
+	nova_quota_release(inode, holes);
 fail:
 	nova_free_blocks(sb, blk, n);
 	return ret;
@@ -936,8 +996,7 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 		got = ret;
 		ret = nova_push_run(&runs, &nr, &cap, inl, run);
 		if (ret) {
-			nova_free_blocks(sb, run.blk, run.n);
-			nova_release_pages(inode, run.pg, run.n);
+			nova_drop_run(inode, &run);
 			break;
 		}
 		written += got;
@@ -1011,6 +1070,25 @@ out:
 	if (ret > 0)
 		atomic64_add(ret, &sbi->stats.write_bytes);
 	NOVA_TIMER_END(sbi, T_WRITE, t);
+	return ret;
+}
+
+/*
+ * Write @len bytes of kernel memory at @pos of @inode through the write
+ * path (the quota files, quota.c).  Caller holds the inode lock.
+ * Returns the bytes written or an error.
+ */
+ssize_t nova_kernel_write(struct inode *inode, const void *buf, size_t len,
+			  loff_t pos)
+{
+	struct kvec kv = { .iov_base = (void *)buf, .iov_len = len };
+	struct iov_iter from;
+	ssize_t ret;
+
+	if (nova_is_shutdown(inode->i_sb))
+		return -EIO;
+	iov_iter_kvec(&from, WRITE, &kv, 1, len);
+	ret = nova_do_write(inode, &from, pos);
 	return ret;
 }
 
@@ -1247,6 +1325,7 @@ static int nova_falloc_fill(struct nova_falloc *f, bool zero)
 	pgoff_t last = (f->end - 1) >> NOVA_BLOCK_SHIFT;
 	pgoff_t zfirst = DIV_ROUND_UP(f->offset, NOVA_BLOCK_SIZE);
 	pgoff_t zend = f->end >> NOVA_BLOCK_SHIFT;
+	long holes;
 	int ret;
 
 	while (pg <= last) {
@@ -1269,12 +1348,20 @@ static int nova_falloc_fill(struct nova_falloc *f, bool zero)
 		if (ret < 0)
 			return ret;
 		r.n = ret;
-		ret = nova_reserve_pages(inode, pg, r.n);
+		holes = nova_reserve_pages(inode, pg, r.n);
+		ret = holes < 0 ? holes : 0;
 		if (!ret) {
-			nova_zero_blocks(sb, r.blk, r.n);
-			ret = nova_push_run(&f->runs, &f->nr, &f->cap, NULL, r);
-			if (ret)
+			ret = nova_quota_charge(inode, holes);
+			r.charged = ret ? 0 : holes;
+			if (!ret) {
+				nova_zero_blocks(sb, r.blk, r.n);
+				ret = nova_push_run(&f->runs, &f->nr, &f->cap,
+						    NULL, r);
+			}
+			if (ret) {
 				nova_release_pages(inode, pg, r.n);
+				nova_quota_release(inode, r.charged);
+			}
 		}
 		if (ret) {
 			nova_free_blocks(sb, r.blk, r.n);
@@ -1323,14 +1410,8 @@ static int nova_falloc_edges(struct nova_falloc *f)
 /* A mode failed: free the blocks of its runs */
 static void nova_falloc_drop(struct nova_falloc *f)
 {
-	while (f->nr--) {
-		struct nova_run *r = &f->runs[f->nr];
-
-		if (!r->blk)
-			continue;
-		nova_free_blocks(f->inode->i_sb, r->blk, r->n);
-		nova_release_pages(f->inode, r->pg, r->n);
-	}
+	while (f->nr--)
+		nova_drop_run(f->inode, &f->runs[f->nr]);
 }
 
 /*
@@ -1515,10 +1596,13 @@ int nova_fault_alloc(struct inode *inode, pgoff_t pg, u64 *blk)
 	*blk = nova_find_page(inode, pg);
 	if (*blk)
 		goto out;	/* another fault got there first */
+	ret = nova_quota_charge(inode, 1);
+	if (ret)
+		goto out_err;
 	ret = nova_in_reserve(sb, 1) ? -ENOSPC :
 	      nova_new_blocks(sb, &b, 1, -1, true);
 	if (ret < 0)
-		goto out_err;
+		goto out_uncharge;
 	ret = xa_reserve(&sih->pages, pg, GFP_KERNEL);
 	if (ret)
 		goto out_free;
@@ -1531,7 +1615,7 @@ int nova_fault_alloc(struct inode *inode, pgoff_t pg, u64 *blk)
 		goto out_free;
 	}
 	nova_log_commit(sb, inode, tail);
-	nova_apply_entry(inode, off);
+	nova_apply_entry(inode, off, 1);
 	*blk = nova_block_off(b);
 	atomic64_inc(&NOVA_SB(sb)->stats.fault_allocs);
 out:
@@ -1539,6 +1623,8 @@ out:
 	return 0;
 out_free:
 	nova_free_blocks(sb, b, 1);
+out_uncharge:
+	nova_quota_release(inode, 1);
 out_err:
 	mutex_unlock(&sih->log_mutex);
 	return ret;

@@ -16,6 +16,7 @@
 #include <linux/mman.h>
 #include <linux/pagemap.h>
 #include <linux/writeback.h>
+#include <linux/quotaops.h>
 #include "nova.h"
 
 /*
@@ -292,7 +293,8 @@ static int nova_file_open(struct inode *inode, struct file *file)
 {
 	if (nova_is_shutdown(inode->i_sb))
 		return -EIO;
-	return generic_file_open(inode, file);
+	/* a writer's quota structures are set up before any write */
+	return dquot_file_open(inode, file);
 }
 
 const struct file_operations nova_file_operations = {

@@ -14,6 +14,7 @@
 #include <linux/pagemap.h>
 #include <linux/cred.h>
 #include <linux/random.h>
+#include <linux/quotaops.h>
 #include "nova.h"
 #include <linux/fileattr.h>
 
@@ -51,6 +52,7 @@ struct inode *nova_alloc_inode(struct super_block *sb)
 	if (!vi)
 		return NULL;
 	memset(&vi->header, 0, sizeof(vi->header));
+	memset(&vi->i_dquot, 0, sizeof(vi->i_dquot));
 	vi->header.dir_tree = RB_ROOT;
 	xa_init(&vi->header.dir_cookies);
 	xa_init(&vi->header.pages);
@@ -745,6 +747,17 @@ struct inode *nova_new_inode(nova_idmap_t *idmap, struct inode *dir,
 		iput(inode);
 		return ERR_PTR(-EUCLEAN);
 	}
+	/* the owner's inode quota (EDQUOT); evict gives it back */
+	ret = dquot_initialize(inode);
+	if (!ret)
+		ret = dquot_alloc_inode(inode);
+	if (ret) {
+		dquot_drop(inode);
+		inode->i_flags |= S_NOQUOTA;
+		clear_nlink(inode);
+		discard_new_inode(inode);
+		return ERR_PTR(ret);
+	}
 	return inode;
 }
 
@@ -958,7 +971,7 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 	struct inode *inode = d_inode(dentry);
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	struct iattr saved;
-	bool resize;
+	bool resize, transferred = false;
 	loff_t old;
 	int ret;
 
@@ -980,6 +993,19 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 	resize = (attr->ia_valid & ATTR_SIZE) && attr->ia_size != inode->i_size;
 	if ((attr->ia_valid & ATTR_SIZE) && !S_ISREG(inode->i_mode))
 		return -EINVAL;
+	/* a new owner: the usage moves to its quota first (EDQUOT) */
+	if (is_quota_modification(idmap, inode, attr)) {
+		ret = dquot_initialize(inode);
+		if (ret)
+			return ret;
+	}
+	if (i_uid_needs_update(idmap, attr, inode) ||
+	    i_gid_needs_update(idmap, attr, inode)) {
+		ret = dquot_transfer(idmap, inode, attr);
+		if (ret)
+			return ret;
+		transferred = true;
+	}
 	if (resize) {
 		/* a size change always changes mtime and ctime */
 		if (!(attr->ia_valid & (ATTR_MTIME | ATTR_CTIME))) {
@@ -990,6 +1016,9 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 		ret = nova_truncate_break_layouts(inode, attr->ia_size);
 		if (ret) {
 			filemap_invalidate_unlock(inode->i_mapping);
+			if (transferred)
+				nova_quota_transfer_back(inode, inode->i_uid,
+							 inode->i_gid);
 			return ret;
 		}
 	}
@@ -1019,6 +1048,7 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 		inode->i_mode = saved.ia_mode;
 		inode->i_uid = saved.ia_uid;
 		inode->i_gid = saved.ia_gid;
+
 		nova_set_atime(inode, saved.ia_atime);
 		nova_set_mtime(inode, saved.ia_mtime);
 		nova_set_ctime(inode, saved.ia_ctime);
@@ -1032,6 +1062,9 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 		}
 		filemap_invalidate_unlock(inode->i_mapping);
 	}
+	/* (it may write a quota file: not under this inode's locks) */
+	if (ret && transferred)
+		nova_quota_transfer_back(inode, saved.ia_uid, saved.ia_gid);
 	/* a shrink can leave most of the log dead: keep it within its bound */
 	if (!ret)
 		nova_gc_maybe(inode);
@@ -1118,6 +1151,8 @@ void nova_evict_inode(struct inode *inode)
 	if (destroy) {
 		struct nova_inode *pi = nova_get_block(sb, sih->pi_addr);
 
+		/* its blocks and itself leave its owner's quota */
+		dquot_initialize(inode);
 		/* a frozen file system stays as it is: wait for the thaw */
 		sb_start_intwrite(sb);
 		pi->i_valid = NOVA_INODE_FREE;
@@ -1126,9 +1161,12 @@ void nova_evict_inode(struct inode *inode)
 		if (S_ISREG(inode->i_mode))
 			nova_free_file_data(sb, inode);
 		nova_free_log(sb, sih->log_head, sih->log_pages);
-		if (sih->symlink_block)
+		if (sih->symlink_block) {
 			nova_free_blocks(sb, sih->symlink_block >> NOVA_BLOCK_SHIFT, 1);
+			nova_quota_release(inode, 1);
+		}
 		nova_release_ino(sb, inode->i_ino);
+		dquot_free_inode(inode);
 		sb_end_intwrite(sb);
 	} else {
 		/* still linked: its blocks are free to be read again */
@@ -1138,6 +1176,7 @@ void nova_evict_inode(struct inode *inode)
 	nova_index_free(inode);
 	nova_xattr_free(inode);
 	clear_inode(inode);
+	dquot_drop(inode);
 }
 
 const struct inode_operations nova_special_inode_operations = {

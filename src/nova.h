@@ -9,6 +9,7 @@
 #define NOVA_H
 
 #include <linux/fs.h>
+#include <linux/quota.h>
 #include <linux/dax.h>
 #include <linux/rbtree.h>
 #include <linux/spinlock.h>
@@ -48,6 +49,8 @@ static inline __u64 nova_div_u64(__u64 a, __u64 b)
 #define NOVA_MOUNT_INPLACE		0x0020
 #define NOVA_MOUNT_NOACL		0x0040	/* POSIX ACLs off */
 #define NOVA_MOUNT_NORECOVERY		0x0080	/* journals left as found (ro) */
+#define NOVA_MOUNT_USRQUOTA		0x0100	/* quota.c */
+#define NOVA_MOUNT_GRPQUOTA		0x0200
 #define NOVA_MOUNT_ERRORS_MASK \
 	(NOVA_MOUNT_ERRORS_CONT | NOVA_MOUNT_ERRORS_RO | NOVA_MOUNT_ERRORS_PANIC)
 
@@ -129,6 +132,7 @@ struct nova_sb_info {
 	bool shutdown;			/* FS_IOC_SHUTDOWN: no more pmem writes */
 	unsigned long orphans_left;	/* not reclaimed: the device was read-only */
 	bool recovery_skipped;		/* norecovery left journals open */
+	struct mutex quota_write_lock;	/* quota.c */
 };
 
 /*
@@ -240,6 +244,7 @@ struct nova_inode_info_header {
 
 struct nova_inode_info {
 	struct nova_inode_info_header header;
+	nova_dquot_ptr_t i_dquot[MAXQUOTAS];	/* quota.c */
 	struct inode vfs_inode;
 };
 
@@ -567,8 +572,8 @@ enum nova_index_how {
 
 long nova_index_set(struct super_block *sb, struct inode *inode, pgoff_t pg,
 		    unsigned long n, struct nova_file_write_entry *e,
-		    enum nova_index_how how);
-int nova_reserve_pages(struct inode *inode, pgoff_t pg, unsigned long n);
+		    enum nova_index_how how, unsigned long *charged);
+long nova_reserve_pages(struct inode *inode, pgoff_t pg, unsigned long n);
 void nova_release_pages(struct inode *inode, pgoff_t pg, unsigned long n);
 int nova_append_write_entry(struct inode *inode, pgoff_t pg, unsigned long n,
 			    u64 block, loff_t new_size, u64 *tail,
@@ -595,6 +600,8 @@ void nova_truncate_blocks(struct inode *inode, loff_t old, loff_t size);
 long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len);
 ssize_t nova_dax_read_iter(struct kiocb *iocb, struct iov_iter *to);
 ssize_t nova_dax_write_iter(struct kiocb *iocb, struct iov_iter *from);
+ssize_t nova_kernel_write(struct inode *inode, const void *buf, size_t len,
+			  loff_t pos);
 int nova_fault_alloc(struct inode *inode, pgoff_t pg, u64 *blk);
 
 /* shift.c */
@@ -613,6 +620,20 @@ bool nova_gc_needed(struct inode *inode);
 int nova_thorough_gc(struct super_block *sb, struct inode *inode);
 void nova_gc_if_pending(struct inode *inode);
 void nova_gc_maybe(struct inode *inode);
+
+/* quota.c */
+nova_dquot_ptr_t *nova_get_dquots(struct inode *inode);
+ssize_t nova_quota_read(struct super_block *sb, int type, char *data,
+			size_t len, loff_t off);
+ssize_t nova_quota_write(struct super_block *sb, int type,
+			 const char *data, size_t len, loff_t off);
+void nova_quota_setup(struct super_block *sb);
+void nova_quota_transfer_back(struct inode *inode, kuid_t uid, kgid_t gid);
+void nova_quota_off_umount(struct super_block *sb);
+int nova_quota_charge(struct inode *inode, unsigned long n);
+void nova_quota_release(struct inode *inode, unsigned long n);
+void nova_quota_settle(struct inode *inode, unsigned long mapped,
+		       unsigned long unmapped, unsigned long *charged);
 
 /* stats.c */
 int nova_stats_init(void);

@@ -149,7 +149,7 @@ static int nova_shift_plan(struct nova_shift *s)
 /* Reserve the index slots of the new entries' pages */
 static int nova_shift_reserve(struct nova_shift *s)
 {
-	int ret;
+	long ret;
 
 	for (; s->reserved < s->nr; s->reserved++) {
 		struct nova_shift_ent *t = &s->ents[s->reserved];
@@ -157,7 +157,7 @@ static int nova_shift_reserve(struct nova_shift *s)
 		if (!t->blk)
 			continue;
 		ret = nova_reserve_pages(s->inode, t->pg, t->n);
-		if (ret)
+		if (ret < 0)
 			return ret;
 	}
 	return 0;
@@ -216,7 +216,7 @@ static int nova_shift_commit(struct nova_shift *s, loff_t new_size)
 		/* slots were reserved, or are replaced: this cannot fail */
 		nova_index_set(sb, inode, t->pg, t->n,
 			       t->blk ? nova_get_block(sb, t->off) : NULL,
-			       t->cut ? NOVA_INDEX_FREE : NOVA_INDEX_MOVE);
+			       t->cut ? NOVA_INDEX_FREE : NOVA_INDEX_MOVE, NULL);
 		if (!(i % 1024))
 			cond_resched();
 	}

@@ -14,6 +14,7 @@
 #include <linux/cred.h>
 #include <linux/random.h>
 #include <linux/sched/signal.h>
+#include <linux/quotaops.h>
 #include "nova.h"
 
 unsigned int nova_dbgmask;
@@ -106,7 +107,7 @@ int nova_sync_super(struct super_block *sb)
 enum {
 	Opt_init, Opt_mode, Opt_uid, Opt_gid, Opt_errors, Opt_dbgmask,
 	Opt_dax, Opt_dax_enum, Opt_inplace, Opt_acl, Opt_noacl, Opt_user_xattr,
-	Opt_norecovery,
+	Opt_norecovery, Opt_usrquota, Opt_grpquota, Opt_noquota,
 };
 
 enum { Opt_dax_always, Opt_dax_never, Opt_dax_inode };
@@ -140,6 +141,10 @@ static const struct fs_parameter_spec nova_fs_parameters[] = {
 	fsparam_flag("user_xattr",	Opt_user_xattr),
 	fsparam_flag("norecovery",	Opt_norecovery),
 	fsparam_flag("noload",		Opt_norecovery),	/* ext4's name */
+	fsparam_flag("usrquota",	Opt_usrquota),
+	fsparam_flag("quota",		Opt_usrquota),
+	fsparam_flag("grpquota",	Opt_grpquota),
+	fsparam_flag("noquota",		Opt_noquota),
 	{}
 };
 
@@ -159,6 +164,8 @@ struct nova_fs_context {
 #define NOVA_SET_DBGMASK	0x10
 #define NOVA_SET_INPLACE	0x20
 #define NOVA_SET_ACL		0x40
+#define NOVA_SET_QUOTA		0x80
+#define NOVA_MOUNT_QUOTA	(NOVA_MOUNT_USRQUOTA | NOVA_MOUNT_GRPQUOTA)
 
 static int nova_parse_param(struct fs_context *fc, struct fs_parameter *param)
 {
@@ -224,6 +231,17 @@ static int nova_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		break;
 	case Opt_norecovery:
 		ctx->mount_opt |= NOVA_MOUNT_NORECOVERY;
+		break;
+	case Opt_usrquota:
+	case Opt_grpquota:
+	case Opt_noquota:
+		/* quotaon turns the quota files on (quota.c) */
+		if (opt == Opt_noquota)
+			ctx->mount_opt &= ~NOVA_MOUNT_QUOTA;
+		else
+			ctx->mount_opt |= opt == Opt_usrquota ?
+					  NOVA_MOUNT_USRQUOTA : NOVA_MOUNT_GRPQUOTA;
+		ctx->set |= NOVA_SET_QUOTA;
 		break;
 	case Opt_dax_enum:
 		if (result.uint_32 != Opt_dax_always)
@@ -634,6 +652,7 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_flags |= SB_NOSEC;
 	sb->s_xattr = nova_xattr_handlers;
 	sb->s_export_op = &nova_export_ops;
+	nova_quota_setup(sb);
 	if (!nova_test_opt(sbi, NOACL))
 		sb->s_flags |= SB_POSIXACL;
 	atomic_set(&sbi->next_generation, get_random_u32());
@@ -689,6 +708,8 @@ static void nova_mark_clean(struct super_block *sb)
 
 static void nova_put_super(struct super_block *sb)
 {
+	/* the quota files' last writes come before the clean state */
+	nova_quota_off_umount(sb);
 	nova_proc_unregister(sb);
 	/* after a shutdown the next mount recovers, as after a power cut */
 	if (!sb_rdonly(sb) && !nova_is_shutdown(sb))
@@ -720,6 +741,8 @@ static int nova_sync_fs(struct super_block *sb, int wait)
 {
 	if (nova_is_shutdown(sb))
 		return -EIO;
+	/* the quota usage lives in DRAM until written back */
+	dquot_writeback_dquots(sb, -1);
 	/* every update is durable when its system call returns */
 	nova_fence();
 	return 0;
@@ -761,6 +784,10 @@ static int nova_show_options(struct seq_file *seq, struct dentry *root)
 		seq_puts(seq, ",noacl");
 	if (nova_test_opt(sbi, NORECOVERY))
 		seq_puts(seq, ",norecovery");
+	if (nova_test_opt(sbi, USRQUOTA))
+		seq_puts(seq, ",usrquota");
+	if (nova_test_opt(sbi, GRPQUOTA))
+		seq_puts(seq, ",grpquota");
 	seq_puts(seq, ",dax");
 	return 0;
 }
@@ -777,6 +804,9 @@ static const struct super_operations nova_sops = {
 	.freeze_fs	= nova_freeze_fs,
 	.unfreeze_fs	= nova_unfreeze_fs,
 	.show_options	= nova_show_options,
+	.quota_read	= nova_quota_read,
+	.quota_write	= nova_quota_write,
+	.get_dquots	= nova_get_dquots,
 };
 
 static int nova_get_tree(struct fs_context *fc)
@@ -789,6 +819,7 @@ static int nova_reconfigure(struct fs_context *fc)
 	struct nova_fs_context *ctx = fc->fs_private;
 	struct super_block *sb = fc->root->d_sb;
 	struct nova_sb_info *sbi = NOVA_SB(sb);
+	int ret;
 
 	if (nova_is_shutdown(sb)) {
 		errorfc(fc, "%s is shut down: unmount it and mount it again", sb->s_id);
@@ -823,6 +854,10 @@ static int nova_reconfigure(struct fs_context *fc)
 		sbi->s_mount_opt &= ~NOVA_MOUNT_INPLACE;
 		sbi->s_mount_opt |= ctx->mount_opt & NOVA_MOUNT_INPLACE;
 	}
+	if (ctx->set & NOVA_SET_QUOTA) {
+		sbi->s_mount_opt &= ~NOVA_MOUNT_QUOTA;
+		sbi->s_mount_opt |= ctx->mount_opt & NOVA_MOUNT_QUOTA;
+	}
 	if (ctx->set & NOVA_SET_ACL) {
 		sbi->s_mount_opt &= ~NOVA_MOUNT_NOACL;
 		sbi->s_mount_opt |= ctx->mount_opt & NOVA_MOUNT_NOACL;
@@ -831,6 +866,10 @@ static int nova_reconfigure(struct fs_context *fc)
 	}
 
 	if ((fc->sb_flags & SB_RDONLY) && !sb_rdonly(sb)) {
+		/* the quota files are written back and closed until rw */
+		ret = dquot_suspend(sb, -1);
+		if (ret)
+			return ret;
 		nova_mark_clean(sb);
 	} else if (!(fc->sb_flags & SB_RDONLY) && sb_rdonly(sb)) {
 		mutex_lock(&sbi->s_lock);
@@ -840,6 +879,9 @@ static int nova_reconfigure(struct fs_context *fc)
 			nova_discard_snapshot(sb);
 		}
 		mutex_unlock(&sbi->s_lock);
+		/* read-write before the quota files are opened again */
+		sb->s_flags &= ~SB_RDONLY;
+		dquot_resume(sb, -1);
 	}
 	return 0;
 }

@@ -25,12 +25,14 @@ int nova_symlink_write(struct inode *inode, const char *target, size_t len,
 	copy = kmemdup_nul(target, len, GFP_KERNEL);
 	if (!copy)
 		return -ENOMEM;
+	/* the block counts in i_blocks and in its owner's quota */
+	ret = nova_quota_charge(inode, 1);
+	if (ret)
+		goto out_free;
 	ret = nova_in_reserve(sb, 1) ? -ENOSPC :
 	      nova_new_blocks(sb, &blk, 1, -1, false);
-	if (ret < 0) {
-		kfree(copy);
-		return ret;
-	}
+	if (ret < 0)
+		goto out_uncharge;
 	addr = nova_get_block(sb, nova_block_off(blk));
 	nova_memcpy_nt(addr, copy, len + 1);
 	nova_fence();
@@ -45,13 +47,17 @@ int nova_symlink_write(struct inode *inode, const char *target, size_t len,
 	ret = nova_log_append(sb, inode, &e, sizeof(e), tail, NULL);
 	if (ret) {
 		nova_free_blocks(sb, blk, 1);
-		kfree(copy);
-		return ret;
+		goto out_uncharge;
 	}
 	sih->symlink_block = nova_block_off(blk);
 	inode->i_size = len;
 	inode->i_link = copy;
 	return 0;
+out_uncharge:
+	nova_quota_release(inode, 1);
+out_free:
+	kfree(copy);
+	return ret;
 }
 
 /* After the log replay: load the target into DRAM */
