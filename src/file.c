@@ -125,10 +125,28 @@ static int nova_dax_writepages(struct address_space *mapping,
 					   wbc);
 }
 
+/*
+ * FIBMAP: the device block of file block @block (4 KiB units, as FIEMAP's
+ * byte offsets), 0 for a hole
+ */
+static sector_t nova_bmap(struct address_space *mapping, sector_t block)
+{
+	struct inode *inode = mapping->host;
+	u64 blk;
+
+	if (block > (MAX_LFS_FILESIZE >> NOVA_BLOCK_SHIFT))
+		return 0;
+	inode_lock_shared(inode);
+	blk = nova_find_page(inode, block);
+	inode_unlock_shared(inode);
+	return blk >> NOVA_BLOCK_SHIFT;
+}
+
 const struct address_space_operations nova_dax_aops = {
 	.writepages	= nova_dax_writepages,
 	.direct_IO	= noop_direct_IO,
 	.dirty_folio	= noop_dirty_folio,
+	.bmap		= nova_bmap,
 };
 
 /* Map [offset, offset + length) to the longest contiguous run of blocks */

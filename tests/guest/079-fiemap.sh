@@ -2,8 +2,9 @@
 # FIEMAP (FS_IOC_FIEMAP, filefrag, xfs_io fiemap): the file's blocks as
 # extents, holes left out, the last one flagged; every extent's physical
 # range on the device holds the file's bytes; range queries, the count
-# mode, copy-on-write moves, preallocation, remount.  FIEMAP_FLAG_XATTR
-# (xfs_io fiemap -a): the extended attributes' log entries.
+# mode, copy-on-write moves, preallocation, remount; FIBMAP agrees.
+# FIEMAP_FLAG_XATTR (xfs_io fiemap -a): the extended attributes' log
+# entries.
 . "$NOVA_TESTS/lib.sh"
 . "$NOVA_TESTS/nova-lib.inc"
 
@@ -39,6 +40,13 @@ for mode in 0 1; do
 	dd if=/dev/urandom of="$f" bs=4096 count=2 2>/dev/null
 	dd if=/dev/urandom of="$f" bs=4096 seek=10 count=1 conv=notrunc 2>/dev/null
 	expect_eq "$(check_extents "$f" | tr '\n' ' ')" "0 1 10 " "mode $mode: blocks 0, 1 and 10 mapped, the hole not"
+	# FIBMAP (filefrag -B, generic/519) agrees with FIEMAP; a hole is 0
+	for b in 0 1 10; do
+		set -- $(t_fiemap "$f" $((b * 4096)) 4096)
+		expect_eq "$(t_fiemap -b "$f" "$b")" "$((($2 + b * 4096 - $1) / 4096))" \
+			"mode $mode: FIBMAP of block $b"
+	done
+	expect_eq "$(t_fiemap -b "$f" 5)" "0" "mode $mode: FIBMAP of a hole"
 	# a range that holds only block 10; one that ends in the hole
 	set -- $(t_fiemap "$f" 40960 4096)
 	expect_eq "$1 $3 $4" "40960 4096 1" "mode $mode: range query of block 10"

@@ -9,6 +9,8 @@
  *                                       printed as "count N"); -a: the
  *                                       extended attributes' extents
  *                                       (FIEMAP_FLAG_XATTR)
+ *   t_fiemap -b FILE BLOCK              FIBMAP of file block BLOCK (4 KiB):
+ *                                       the device block, 0 for a hole
  * Calls again after a full array until the last extent. Exit 0, or 1
  * with the failing call on stdout (errno name).
  */
@@ -32,6 +34,17 @@ int main(int argc, char **argv)
 	struct fiemap *fm;
 	int fd, done = 0;
 
+	if (argc == 4 && !strcmp(argv[1], "-b")) {
+		int blk = atoi(argv[3]);
+
+		fd = open(argv[2], O_RDONLY);
+		if (fd < 0 || ioctl(fd, FIBMAP, &blk)) {
+			printf("t_fiemap: FIBMAP: %s\n", strerrorname_np(errno));
+			return 1;
+		}
+		printf("%d\n", blk);
+		return 0;
+	}
 	if (argc > 1 && !strcmp(argv[1], "-a")) {
 		flags |= FIEMAP_FLAG_XATTR;
 		argv++;
