@@ -429,6 +429,7 @@ out:
 struct nova_snap {
 	struct super_block *sb;
 	u64 head;
+	unsigned long pages;	/* in the chain from head */
 	u64 page;
 	unsigned int slot;
 	u64 records;
@@ -461,6 +462,7 @@ static int nova_snap_begin(struct nova_snap *sn, u64 records)
 			sn->head = nova_block_off(blk);
 		prev = nova_block_off(blk);
 	}
+	sn->pages = DIV_ROUND_UP(records + 1, NOVA_SNAPSHOT_PER_PAGE);
 	sn->page = sn->head;
 	sn->slot = 1;		/* the header goes in slot 0 */
 	sn->crc = ~0U;
@@ -590,6 +592,9 @@ int nova_save_snapshot(struct super_block *sb)
 	}
 	nova_snap_set_inode(sb, NOVA_INODELIST_INO, nova_snap_end(&in));
 	nova_snap_set_inode(sb, NOVA_BLOCKNODE_INO, nova_snap_end(&bl));
+	/* a remount read-write frees them (nova_discard_snapshot()) */
+	sbi->snap_pages[0] = bl.pages;
+	sbi->snap_pages[1] = in.pages;
 	return 0;
 }
 
