@@ -10,7 +10,8 @@
  * compared, so hash collisions are harmless - and an xarray keyed by the
  * entry's cookie (the trans_id of the entry that added it) for readdir:
  * a position is cookie + 2, so positions are stable while entries come
- * and go, and entries added during a readdir come after the ones before.
+ * and go, and entries added during a readdir come after the ones before
+ * (and after the end of that directory stream: nova_readdir()).
  */
 #include <linux/slab.h>
 #include <linux/stringhash.h>
@@ -262,18 +263,35 @@ int nova_rebuild_entry(struct super_block *sb, u64 off, const void *entry,
 				  le64_to_cpu(de->cookie), off);
 }
 
+/*
+ * A directory stream ends at the cookies its first read (or a read from
+ * position 0, after rewinddir()) saw: a name added again since (a rename
+ * away and back) gets a cookie past that end, and a stream that followed
+ * such names could go on for ever (xfstests generic/736).  POSIX leaves
+ * it open whether names added during a read are returned.
+ */
+struct nova_dir_stream {
+	u64 end;		/* cookies below it are listed */
+};
+
 static int nova_readdir(struct file *file, struct dir_context *ctx)
 {
 	struct inode *dir = file_inode(file);
 	struct nova_inode_info_header *sih = &NOVA_I(dir)->header;
+	struct nova_dir_stream *ds = file->private_data;
 	struct nova_dir_node *dn;
 	unsigned long index;
 
 	if (nova_is_shutdown(dir->i_sb))
 		return -EIO;
+	/* writers hold the directory's lock exclusively: trans_id is stable */
+	if (ctx->pos == 0 || !ds->end)
+		ds->end = sih->trans_id;
 	if (!dir_emit_dots(file, ctx))
 		return 0;
 	xa_for_each_start(&sih->dir_cookies, index, dn, ctx->pos - 2) {
+		if (dn->cookie >= ds->end)
+			break;
 		ctx->pos = dn->cookie + 2;
 		if (!dir_emit(ctx, dn->name, dn->name_len, dn->ino,
 			      dn->file_type))
@@ -301,11 +319,21 @@ static int nova_dir_fsync(struct file *file, loff_t start, loff_t end,
 
 static int nova_dir_open(struct inode *inode, struct file *file)
 {
-	return nova_is_shutdown(inode->i_sb) ? -EIO : 0;
+	if (nova_is_shutdown(inode->i_sb))
+		return -EIO;
+	file->private_data = kzalloc(sizeof(struct nova_dir_stream), GFP_KERNEL);
+	return file->private_data ? 0 : -ENOMEM;
+}
+
+static int nova_dir_release(struct inode *inode, struct file *file)
+{
+	kfree(file->private_data);
+	return 0;
 }
 
 const struct file_operations nova_dir_operations = {
 	.open		= nova_dir_open,
+	.release	= nova_dir_release,
 	.llseek		= generic_file_llseek,
 	.read		= generic_read_dir,
 	.iterate_shared	= nova_readdir,

@@ -2119,6 +2119,43 @@ static void t_readdir_after_unlink(void)
 	check_dir_at(".", exp + 50, 20, __LINE__);
 }
 
+/*
+ * Renaming each entry away and back as readdir() returns it: every name
+ * comes back under a new position past the end, and a directory stream
+ * that follows them never ends (xfstests generic/736).  Each of the
+ * names is seen at least once, and the stream ends.
+ */
+static void t_readdir_while_renames(void)
+{
+	static char nb[NBIG][16];
+	int seen[NBIG] = { 0 };
+	struct dirent *de;
+	size_t count = 0;
+	DIR *d;
+
+	for (int i = 0; i < NBIG; i++) {
+		snprintf(nb[i], sizeof(nb[i]), "%d", i);
+		MKFILE(nb[i], 0644);
+	}
+	d = opendir(".");
+	CHECK(d != NULL);
+	while ((de = readdir(d))) {
+		if (++count > 3 * NBIG) {
+			FAIL("readdir while renaming: more than %d entries", 3 * NBIG);
+			break;
+		}
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		seen[atoi(de->d_name)] = 1;
+		OK(rename(de->d_name, "TEMPFILE"));
+		OK(rename("TEMPFILE", de->d_name));
+	}
+	closedir(d);
+	for (int i = 0; i < NBIG; i++)
+		if (!seen[i])
+			FAIL("readdir while renaming: '%s' never listed", nb[i]);
+}
+
 static void t_readdir_dtype(void)
 {
 	static const struct { const char *n; unsigned char t; } want[] = {
@@ -3480,6 +3517,7 @@ static const struct tcase cases[] = {
 	T(readdir_empty),
 	T(readdir_500),
 	T(readdir_after_unlink),
+	T(readdir_while_renames),
 	T(readdir_dtype),
 	T(readdir_ino),
 	T(readdir_stability),
