@@ -15,6 +15,7 @@
  */
 #include <linux/slab.h>
 #include <linux/stringhash.h>
+#include <linux/quotaops.h>
 #include "nova.h"
 
 static u32 nova_name_hash(const char *name, int len)
@@ -319,8 +320,14 @@ static int nova_dir_fsync(struct file *file, loff_t start, loff_t end,
 
 static int nova_dir_open(struct inode *inode, struct file *file)
 {
+	int ret;
+
 	if (nova_is_shutdown(inode->i_sb))
 		return -EIO;
+	/* an atime a read leaves is logged, maybe in a new (charged) page */
+	ret = dquot_initialize(inode);
+	if (ret)
+		return ret;
 	file->private_data = kzalloc(sizeof(struct nova_dir_stream), GFP_KERNEL);
 	return file->private_data ? 0 : -ENOMEM;
 }

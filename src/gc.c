@@ -111,6 +111,7 @@ void nova_fast_gc(struct super_block *sb, struct inode *inode, u64 keep)
 	}
 	if (freed) {
 		sih->log_pages -= freed;
+		nova_quota_log_pages(inode, -(long)freed, false);
 		atomic64_inc(&sbi->stats.fast_gc_runs);
 		atomic64_add(freed, &sbi->stats.fast_gc_pages);
 	}
@@ -515,6 +516,7 @@ int nova_thorough_gc(struct super_block *sb, struct inode *inode)
 	sih->log_head = nl.head;
 	sih->log_tail = nl.tail;
 	sih->log_pages = nl.pages;
+	nova_quota_log_pages(inode, (long)nl.pages - (long)old_pages, false);
 
 	/* DRAM indexes now point into the new log */
 	nova_log_walk_own(sb, inode->i_ino, nl.head, nl.tail, nova_gc_repoint,

@@ -603,6 +603,9 @@ static int nova_read_inode(struct super_block *sb, struct inode *inode,
 	}
 	if (S_ISREG(inode->i_mode))
 		nova_count_live_writes(inode);
+	/* a directory's st_blocks (and quota usage) is its log (quota.c) */
+	if (S_ISDIR(inode->i_mode))
+		inode->i_blocks = sih->log_pages << (NOVA_BLOCK_SHIFT - 9);
 	ret = nova_claim_inode(sb, inode);
 	if (ret)
 		return ret;
@@ -994,7 +997,7 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 	if ((attr->ia_valid & ATTR_SIZE) && !S_ISREG(inode->i_mode))
 		return -EINVAL;
 	/* a new owner: the usage moves to its quota first (EDQUOT) */
-	if (is_quota_modification(idmap, inode, attr)) {
+	if (is_quota_modification(idmap, inode, attr) || S_ISDIR(inode->i_mode)) {
 		ret = dquot_initialize(inode);
 		if (ret)
 			return ret;
@@ -1161,6 +1164,7 @@ void nova_evict_inode(struct inode *inode)
 		if (S_ISREG(inode->i_mode))
 			nova_free_file_data(sb, inode);
 		nova_free_log(sb, sih->log_head, sih->log_pages);
+		nova_quota_log_pages(inode, -(long)sih->log_pages, false);
 		if (sih->symlink_block) {
 			nova_free_blocks(sb, sih->symlink_block >> NOVA_BLOCK_SHIFT, 1);
 			nova_quota_release(inode, 1);

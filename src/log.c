@@ -269,6 +269,7 @@ static int nova_log_make_room(struct super_block *sb, struct inode *inode,
 {
 	u64 cur = *tail, page, next, first, last;
 	long got;
+	int ret;
 
 	if (!cur) {
 		/*
@@ -284,9 +285,14 @@ static int nova_log_make_room(struct super_block *sb, struct inode *inode,
 			return 0;
 		}
 		/* its first page; head is set before any commit */
+		ret = nova_quota_log_pages(inode, 1, !sih->use_reserve);
+		if (ret)
+			return ret;
 		got = nova_alloc_log_pages(sb, 1, &first, &last, sih->use_reserve);
-		if (got < 0)
+		if (got < 0) {
+			nova_quota_log_pages(inode, -1, false);
 			return got;
+		}
 		nova_store_le64(&pi->log_head, first);
 		sih->log_head = first;
 		sih->log_pages = 1;
@@ -327,8 +333,17 @@ static int nova_log_make_room(struct super_block *sb, struct inode *inode,
 			want = min(want, limit - sih->log_pages);
 		}
 
+		/* a directory's pages are its owner's (quota.c) */
+		ret = nova_quota_log_pages(inode, want, !sih->use_reserve);
+		if (ret == -EDQUOT && want > 1) {
+			want = 1;
+			ret = nova_quota_log_pages(inode, 1, !sih->use_reserve);
+		}
+		if (ret)
+			return ret;
 		got = nova_alloc_log_pages(sb, want, &first, &last,
 					   sih->use_reserve);
+		nova_quota_log_pages(inode, -(long)(want - max(got, 0L)), false);
 		if (got < 0)
 			return got;
 		nova_store_le64(&nova_page_tail(sb, page)->next_page, first);

@@ -25,6 +25,7 @@
  *
  * Callers hold the VFS locks of every directory and inode involved.
  */
+#include <linux/quotaops.h>
 #include "nova.h"
 
 /* An inode whose link count or times the operation changes */
@@ -357,6 +358,10 @@ static int nova_create_object(nova_idmap_t *idmap, struct inode *dir,
 		return -ENAMETOOLONG;
 	if (symname && strlen(symname) >= NOVA_BLOCK_SIZE)
 		return -ENAMETOOLONG;
+	/* the directory's new log pages are charged to its owner */
+	ret = dquot_initialize(dir);
+	if (ret)
+		return ret;
 
 	/* the directory's default ACL (or the umask) shapes the mode */
 	ret = posix_acl_create(dir, &mode, &default_acl, &acl);
@@ -498,6 +503,9 @@ static int __nova_link(struct dentry *old_dentry, struct inode *dir,
 
 	if (dentry->d_name.len > NOVA_NAME_LEN)
 		return -ENAMETOOLONG;
+	ret = dquot_initialize(dir);
+	if (ret)
+		return ret;
 	nova_op_touch_dir(&op, dir);
 	nova_op_touch(&op, inode);
 	nova_op_links(&op, inode, 1);
@@ -532,6 +540,12 @@ static int nova_remove(struct inode *dir, struct dentry *dentry)
 	}
 	if (isdir && NOVA_I(inode)->header.dir_entries)
 		return -ENOTEMPTY;
+	/* the removal may take log pages: charged, never refused */
+	ret = dquot_initialize(dir);
+	if (!ret)
+		ret = dquot_initialize(inode);
+	if (ret)
+		return ret;
 
 	nova_op_touch_dir(&op, dir);
 	nova_op_touch(&op, inode);
@@ -588,6 +602,16 @@ static int __nova_rename(nova_idmap_t *idmap,
 		return -EINVAL;
 	if (new_dentry->d_name.len > NOVA_NAME_LEN)
 		return -ENAMETOOLONG;
+	/* every log this appends to may take a charged page */
+	ret = dquot_initialize(old_dir);
+	if (!ret)
+		ret = dquot_initialize(new_dir);
+	if (!ret)
+		ret = dquot_initialize(old);
+	if (!ret && new)
+		ret = dquot_initialize(new);
+	if (ret)
+		return ret;
 	old_dn = nova_dir_find(old_dir, old_dentry->d_name.name,
 			       old_dentry->d_name.len);
 	if (!old_dn || old_dn->ino != old->i_ino)

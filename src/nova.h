@@ -632,6 +632,7 @@ void nova_quota_transfer_back(struct inode *inode, kuid_t uid, kgid_t gid);
 void nova_quota_off_umount(struct super_block *sb);
 int nova_quota_charge(struct inode *inode, unsigned long n);
 void nova_quota_release(struct inode *inode, unsigned long n);
+int nova_quota_log_pages(struct inode *inode, long delta, bool may_fail);
 void nova_quota_settle(struct inode *inode, unsigned long mapped,
 		       unsigned long unmapped, unsigned long *charged);
 

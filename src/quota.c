@@ -6,8 +6,9 @@
  * quotaon), as ext2 and ext4 without the quota feature do.
  *
  * Space is counted in whole 4 KiB blocks, exactly as st_blocks: a file's
- * mapped data pages and a symlink's block.  Log pages are metadata and
- * count as nothing, as they count nothing in st_blocks.  The dquot calls
+ * mapped data pages, a symlink's block and a directory's log pages (its
+ * entries: ext4 counts a directory's blocks).  The logs of other inodes
+ * are metadata and count as nothing, as in st_blocks.  The dquot calls
  * keep i_blocks: whatever maps new pages charges them before its commit
  * (EDQUOT then stops it with nothing committed), and nova_index_set(),
  * where the mapped page count changes, settles the charge with the pages
@@ -147,6 +148,26 @@ void nova_quota_release(struct inode *inode, unsigned long n)
 {
 	if (n)
 		dquot_free_block_nodirty(inode, n);
+}
+
+/*
+ * A directory's log grew (@delta > 0) or shrank by @delta pages (log.c,
+ * gc.c); other inodes' logs are not counted.  A growth that may fail
+ * (@may_fail: not a removal, which must go through on a full quota as on
+ * a full device) gives -EDQUOT over a hard limit.
+ */
+int nova_quota_log_pages(struct inode *inode, long delta, bool may_fail)
+{
+	if (!S_ISDIR(inode->i_mode) || !delta)
+		return 0;
+	if (delta < 0) {
+		dquot_free_block_nodirty(inode, -delta);
+		return 0;
+	}
+	if (may_fail)
+		return dquot_alloc_block_nodirty(inode, delta);
+	return __dquot_alloc_space(inode, (qsize_t)delta << NOVA_BLOCK_SHIFT,
+				   DQUOT_SPACE_NOFAIL);
 }
 
 /*

@@ -25,6 +25,7 @@
  */
 #include <linux/security.h>
 #include <linux/fiemap.h>
+#include <linux/quotaops.h>
 #include "nova.h"
 
 struct nova_xattr_node {
@@ -417,6 +418,10 @@ int nova_xattr_set_mode(struct inode *inode, u8 index, const char *name,
 		d.flags |= NOVA_XATTR_MODE;
 		d.mode = *mode;
 	}
+	/* a directory's log pages are charged to its owner (quota.c) */
+	ret = dquot_initialize(inode);
+	if (ret)
+		return ret;
 	mutex_lock(&sih->log_mutex);
 	xn = nova_xattr_find(sih, index, name, d.name_len);
 	exists = xn && !xn->removed;
