@@ -956,9 +956,38 @@ int nova_write_attr(struct inode *inode)
 	return ret;
 }
 
+/*
+ * The entry nova_write_attr() appends may take the log past its GC bound,
+ * with no commit after it to run the GC: run it here, as nova_gc_maybe()
+ * does, if the locks of the write path (inode, invalidate, log mutex) can
+ * be had without waiting; else the next commit runs it.
+ */
+static void nova_gc_after_attr(struct inode *inode)
+{
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	bool reg = S_ISREG(inode->i_mode);
+
+	if (!nova_gc_needed(inode) || sb_rdonly(inode->i_sb) ||
+	    nova_is_shutdown(inode->i_sb) || !inode->i_nlink ||
+	    is_bad_inode(inode) || !inode_trylock(inode))
+		return;
+	if (!reg || down_write_trylock(&inode->i_mapping->invalidate_lock)) {
+		mutex_lock(&sih->log_mutex);
+		nova_gc_if_pending(inode);
+		mutex_unlock(&sih->log_mutex);
+		if (reg)
+			filemap_invalidate_unlock(inode->i_mapping);
+	}
+	inode_unlock(inode);
+}
+
 int nova_write_inode(struct inode *inode, struct writeback_control *wbc)
 {
-	return nova_write_attr(inode);
+	int ret = nova_write_attr(inode);
+
+	if (!ret)
+		nova_gc_after_attr(inode);
+	return ret;
 }
 
 /*
@@ -1149,8 +1178,8 @@ void nova_evict_inode(struct inode *inode)
 	if (IS_DAX(inode))
 		nova_dax_break_layout_final(inode);
 	truncate_inode_pages_final(&inode->i_data);
-	if (!destroy)
-		nova_write_attr(inode);
+	if (!destroy && !nova_write_attr(inode))
+		nova_gc_after_attr(inode);
 	if (destroy) {
 		struct nova_inode *pi = nova_get_block(sb, sih->pi_addr);
 
