@@ -70,6 +70,17 @@ static int nova_mark_used(struct nova_scan *sc, u64 off, u64 len,
 }
 
 /* Every page of the chain, including pre-allocated pages past the tail */
+/*
+ * May the recovery scan reclaim orphans in pmem?  Not on a read-only
+ * device, and not when norecovery left a journal transaction open: a
+ * half-done operation can make a linked inode look unlinked, and the
+ * roll-back of the next mount would bring its name back.
+ */
+static bool nova_scan_may_write(struct super_block *sb)
+{
+	return !bdev_read_only(sb->s_bdev) && !NOVA_SB(sb)->recovery_skipped;
+}
+
 static int nova_scan_log_pages(struct nova_scan *sc, struct nova_inode *pi,
 			       unsigned long ino)
 {
@@ -238,7 +249,7 @@ static int nova_scan_inode(struct nova_scan *sc, struct nova_inode *pi,
 		 * ext4 and the journals, super.c): a later remount
 		 * read-write must not find it valid with its blocks free.
 		 */
-		if (!bdev_read_only(sc->sb->s_bdev)) {
+		if (nova_scan_may_write(sc->sb)) {
 			pi->i_valid = NOVA_INODE_FREE;
 			nova_persist(pi, sizeof(*pi));
 		}
@@ -403,7 +414,7 @@ int nova_rebuild_allocator(struct super_block *sb)
 		goto out;
 	ret = nova_build_free_lists_from_bitmap(sb, main.used);
 	atomic64_set(&sbi->inodes_used, inodes);
-	if (orphans && bdev_read_only(sb->s_bdev)) {
+	if (orphans && !nova_scan_may_write(sb)) {
 		/* free in DRAM, still valid in pmem: no remount read-write */
 		sbi->orphans_left = orphans;
 		pr_info("NOVA (%s): %lu unlinked inodes left for a writable device\n",

@@ -827,6 +827,10 @@ static int nova_reconfigure(struct fs_context *fc)
 	}
 	if (ctx->mount_opt & NOVA_MOUNT_FORMAT)
 		return invalfc(fc, "init is not allowed on remount");
+	/* the journals were not rolled back: unmount and mount to recover */
+	if (!(fc->sb_flags & SB_RDONLY) && sbi->recovery_skipped)
+		return invalfc(fc, "%s: journals not recovered (norecovery): unmount and mount it to remount read-write",
+			       sb->s_id);
 	/*
 	 * Orphans a mount of a read-only device could not reclaim: their
 	 * blocks are free in DRAM while their inodes still hold them
@@ -838,10 +842,6 @@ static int nova_reconfigure(struct fs_context *fc)
 	}
 	if (ctx->set & (NOVA_SET_MODE | NOVA_SET_UID | NOVA_SET_GID))
 		return invalfc(fc, "mode=, uid= and gid= cannot be changed on remount");
-	/* the journals were not rolled back: unmount and mount to recover */
-	if (!(fc->sb_flags & SB_RDONLY) && sbi->recovery_skipped)
-		return invalfc(fc, "%s: journals not recovered (norecovery): unmount and mount it to remount read-write",
-			       sb->s_id);
 
 	sync_filesystem(sb);
 	if (ctx->set & NOVA_SET_ERRORS) {
