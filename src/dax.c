@@ -292,29 +292,27 @@ void nova_free_file_data(struct super_block *sb, struct inode *inode)
 	nova_index_truncate(sb, inode, 0, true);
 }
 
-ssize_t nova_dax_read_iter(struct kiocb *iocb, struct iov_iter *to)
+/*
+ * Copy file bytes from *@pos into @to, up to the size read at the start;
+ * *@pos moves on.  Returns the bytes copied, or the error when none was:
+ * EFAULT for a bad buffer, EIO for bad data.  The caller holds the inode
+ * lock shared (a read) or the writes are its own (the quota files).
+ */
+static ssize_t nova_read_pages(struct inode *inode, struct iov_iter *to,
+			       loff_t *pos)
 {
-	struct inode *inode = file_inode(iocb->ki_filp);
 	struct super_block *sb = inode->i_sb;
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
-	loff_t pos = iocb->ki_pos, size;
+	loff_t size = i_size_read(inode);
 	ssize_t done = 0;
 	size_t count;
 
-	u64 t = nova_timer_start();
-
-	if (nova_is_shutdown(sb))
-		return -EIO;
-	if (!iov_iter_count(to))
+	if (*pos >= size)
 		return 0;
-	inode_lock_shared(inode);
-	size = i_size_read(inode);
-	if (pos >= size)
-		goto out;
-	count = min_t(u64, iov_iter_count(to), size - pos);
+	count = min_t(u64, iov_iter_count(to), size - *pos);
 	while (count) {
-		pgoff_t pg = pos >> NOVA_BLOCK_SHIFT;
-		size_t off = pos & (NOVA_BLOCK_SIZE - 1);
+		pgoff_t pg = *pos >> NOVA_BLOCK_SHIFT;
+		size_t off = *pos & (NOVA_BLOCK_SIZE - 1);
 		struct nova_file_write_entry *e = xa_load(&sih->pages, pg);
 		size_t n = min_t(size_t, count, NOVA_BLOCK_SIZE - off), got;
 
@@ -329,7 +327,7 @@ ssize_t nova_dax_read_iter(struct kiocb *iocb, struct iov_iter *to)
 				n = min_t(size_t, count, n + NOVA_BLOCK_SIZE);
 			}
 			/* the entry is read again from pmem: check the run */
-			blk = nova_entry_block(sb, e, pos >> NOVA_BLOCK_SHIFT);
+			blk = nova_entry_block(sb, e, *pos >> NOVA_BLOCK_SHIFT);
 			if (!blk || !nova_range_valid(NOVA_SB(sb), blk, off + n)) {
 				done = done ? done : -EIO;
 				break;
@@ -339,7 +337,7 @@ ssize_t nova_dax_read_iter(struct kiocb *iocb, struct iov_iter *to)
 			got = iov_iter_zero(n, to);
 		}
 		done += got;
-		pos += got;
+		*pos += got;
 		count -= got;
 		if (got < n) {
 			/*
@@ -353,7 +351,23 @@ ssize_t nova_dax_read_iter(struct kiocb *iocb, struct iov_iter *to)
 			break;
 		}
 	}
-out:
+	return done;
+}
+
+ssize_t nova_dax_read_iter(struct kiocb *iocb, struct iov_iter *to)
+{
+	struct inode *inode = file_inode(iocb->ki_filp);
+	struct super_block *sb = inode->i_sb;
+	loff_t pos = iocb->ki_pos;
+	ssize_t done;
+	u64 t = nova_timer_start();
+
+	if (nova_is_shutdown(sb))
+		return -EIO;
+	if (!iov_iter_count(to))
+		return 0;
+	inode_lock_shared(inode);
+	done = nova_read_pages(inode, to, &pos);
 	iocb->ki_pos = pos;
 	inode_unlock_shared(inode);
 	file_accessed(iocb->ki_filp);
@@ -362,6 +376,23 @@ out:
 		atomic64_add(done, &NOVA_SB(sb)->stats.read_bytes);
 	NOVA_TIMER_END(NOVA_SB(sb), T_READ, t);
 	return done;
+}
+
+/*
+ * Read @len bytes at @pos of @inode into kernel memory, without the
+ * inode lock (the quota files, quota.c).  Returns the bytes read (short
+ * at the end of the file) or an error.
+ */
+ssize_t nova_kernel_read(struct inode *inode, void *buf, size_t len,
+			 loff_t pos)
+{
+	struct kvec kv = { .iov_base = buf, .iov_len = len };
+	struct iov_iter to;
+
+	if (nova_is_shutdown(inode->i_sb))
+		return -EIO;
+	iov_iter_kvec(&to, READ, &kv, 1, len);
+	return nova_read_pages(inode, &to, &pos);
 }
 
 /*
@@ -1083,13 +1114,11 @@ ssize_t nova_kernel_write(struct inode *inode, const void *buf, size_t len,
 {
 	struct kvec kv = { .iov_base = (void *)buf, .iov_len = len };
 	struct iov_iter from;
-	ssize_t ret;
 
 	if (nova_is_shutdown(inode->i_sb))
 		return -EIO;
 	iov_iter_kvec(&from, WRITE, &kv, 1, len);
-	ret = nova_do_write(inode, &from, pos);
-	return ret;
+	return nova_do_write(inode, &from, pos);
 }
 
 /* Zero [start, end) of one page in place, if the page has a block */
@@ -1349,22 +1378,18 @@ static int nova_falloc_fill(struct nova_falloc *f, bool zero)
 			return ret;
 		r.n = ret;
 		holes = nova_reserve_pages(inode, pg, r.n);
-		ret = holes < 0 ? holes : 0;
+		if (holes < 0) {
+			nova_free_blocks(sb, r.blk, r.n);
+			return holes;
+		}
+		ret = nova_quota_charge(inode, holes);
 		if (!ret) {
-			ret = nova_quota_charge(inode, holes);
-			r.charged = ret ? 0 : holes;
-			if (!ret) {
-				nova_zero_blocks(sb, r.blk, r.n);
-				ret = nova_push_run(&f->runs, &f->nr, &f->cap,
-						    NULL, r);
-			}
-			if (ret) {
-				nova_release_pages(inode, pg, r.n);
-				nova_quota_release(inode, r.charged);
-			}
+			r.charged = holes;
+			nova_zero_blocks(sb, r.blk, r.n);
+			ret = nova_push_run(&f->runs, &f->nr, &f->cap, NULL, r);
 		}
 		if (ret) {
-			nova_free_blocks(sb, r.blk, r.n);
+			nova_drop_run(inode, &r);
 			return ret;
 		}
 		pg += r.n;

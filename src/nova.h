@@ -600,6 +600,8 @@ void nova_truncate_blocks(struct inode *inode, loff_t old, loff_t size);
 long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len);
 ssize_t nova_dax_read_iter(struct kiocb *iocb, struct iov_iter *to);
 ssize_t nova_dax_write_iter(struct kiocb *iocb, struct iov_iter *from);
+ssize_t nova_kernel_read(struct inode *inode, void *buf, size_t len,
+			 loff_t pos);
 ssize_t nova_kernel_write(struct inode *inode, const void *buf, size_t len,
 			  loff_t pos);
 int nova_fault_alloc(struct inode *inode, pgoff_t pg, u64 *blk);

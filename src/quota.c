@@ -20,13 +20,14 @@
  * quotacheck recounts it.
  *
  * The quota files are read and written like any NOVA file, through the
- * block index and the copy-on-write path (nova_kernel_write()).  The
- * quota code writes different dquots of one file at once and holds its
- * own locks (dq_lock, dqio_sem) while it does, and a dquot is written
- * back while the inode lock of the file whose owner changes is held:
- * the quota file's inode lock would invert that order, so the writes
- * are serialized by sbi->quota_write_lock instead (as ext2 and ext4 do
- * not take it either; nobody else may write a quota file in use).
+ * read and the copy-on-write paths (nova_kernel_read() and
+ * nova_kernel_write()).  The quota code writes different dquots of one
+ * file at once and holds its own locks (dq_lock, dqio_sem) while it
+ * does, and a dquot is written back while the inode lock of the file
+ * whose owner changes is held: the quota file's inode lock would invert
+ * that order, so the writes are serialized by sbi->quota_write_lock
+ * instead (as ext2 and ext4 do not take it either; nobody else may
+ * write a quota file in use).
  */
 #include <linux/quotaops.h>
 #include <linux/namei.h>
@@ -38,31 +39,13 @@ nova_dquot_ptr_t *nova_get_dquots(struct inode *inode)
 }
 
 ssize_t nova_quota_read(struct super_block *sb, int type, char *data,
-			       size_t len, loff_t off)
+			size_t len, loff_t off)
 {
-	struct inode *inode = sb_dqopt(sb)->files[type];
-	loff_t size = i_size_read(inode);
-	size_t done = 0;
-
-	if (off >= size)
-		return 0;
-	len = min_t(loff_t, len, size - off);
-	while (done < len) {
-		size_t in = (off + done) & (NOVA_BLOCK_SIZE - 1);
-		size_t n = min(len - done, NOVA_BLOCK_SIZE - in);
-		u64 blk = nova_find_page(inode, (off + done) >> NOVA_BLOCK_SHIFT);
-
-		if (!blk)
-			memset(data + done, 0, n);
-		else if (nova_read_pmem(data + done, nova_get_block(sb, blk) + in, n))
-			return -EIO;
-		done += n;
-	}
-	return done;
+	return nova_kernel_read(sb_dqopt(sb)->files[type], data, len, off);
 }
 
 ssize_t nova_quota_write(struct super_block *sb, int type,
-				const char *data, size_t len, loff_t off)
+			 const char *data, size_t len, loff_t off)
 {
 	struct inode *inode = sb_dqopt(sb)->files[type];
 	ssize_t ret;
