@@ -260,6 +260,34 @@ void nova_free_log(struct super_block *sb, u64 head, unsigned long max)
 }
 
 /*
+ * Up to @want new pages for the log of @inode (nova_alloc_log_pages()); a
+ * directory's are charged to its owner first (quota.c), one page when
+ * @want do not fit.  Returns the count, -EDQUOT or -ENOSPC.
+ */
+static long nova_alloc_inode_log_pages(struct inode *inode,
+				       struct nova_inode_info_header *sih,
+				       unsigned long want, u64 *first,
+				       u64 *last)
+{
+	bool may_fail = !sih->use_reserve;
+	long got;
+	int ret;
+
+	ret = nova_quota_log_pages(inode, want, may_fail);
+	if (ret == -EDQUOT && want > 1) {
+		want = 1;
+		ret = nova_quota_log_pages(inode, 1, may_fail);
+	}
+	if (ret)
+		return ret;
+	got = nova_alloc_log_pages(inode->i_sb, want, first, last,
+				   sih->use_reserve);
+	/* the pages not had are not charged */
+	nova_quota_log_pages(inode, -(long)(want - max(got, 0L)), false);
+	return got;
+}
+
+/*
  * Make room for an entry of @size bytes at *@tail (an uncommitted working
  * tail), moving to the next page and extending the log as needed.
  */
@@ -269,7 +297,6 @@ static int nova_log_make_room(struct super_block *sb, struct inode *inode,
 {
 	u64 cur = *tail, page, next, first, last;
 	long got;
-	int ret;
 
 	if (!cur) {
 		/*
@@ -285,14 +312,9 @@ static int nova_log_make_room(struct super_block *sb, struct inode *inode,
 			return 0;
 		}
 		/* its first page; head is set before any commit */
-		ret = nova_quota_log_pages(inode, 1, !sih->use_reserve);
-		if (ret)
-			return ret;
-		got = nova_alloc_log_pages(sb, 1, &first, &last, sih->use_reserve);
-		if (got < 0) {
-			nova_quota_log_pages(inode, -1, false);
+		got = nova_alloc_inode_log_pages(inode, sih, 1, &first, &last);
+		if (got < 0)
 			return got;
-		}
 		nova_store_le64(&pi->log_head, first);
 		sih->log_head = first;
 		sih->log_pages = 1;
@@ -333,17 +355,8 @@ static int nova_log_make_room(struct super_block *sb, struct inode *inode,
 			want = min(want, limit - sih->log_pages);
 		}
 
-		/* a directory's pages are its owner's (quota.c) */
-		ret = nova_quota_log_pages(inode, want, !sih->use_reserve);
-		if (ret == -EDQUOT && want > 1) {
-			want = 1;
-			ret = nova_quota_log_pages(inode, 1, !sih->use_reserve);
-		}
-		if (ret)
-			return ret;
-		got = nova_alloc_log_pages(sb, want, &first, &last,
-					   sih->use_reserve);
-		nova_quota_log_pages(inode, -(long)(want - max(got, 0L)), false);
+		got = nova_alloc_inode_log_pages(inode, sih, want, &first,
+						 &last);
 		if (got < 0)
 			return got;
 		nova_store_le64(&nova_page_tail(sb, page)->next_page, first);
