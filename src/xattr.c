@@ -169,6 +169,24 @@ static struct nova_xattr_entry *nova_xattr_next_part(struct super_block *sb,
 }
 
 /*
+ * The same for the group of the live node @xn, whose parts a walk after
+ * the replay finds damaged only if pmem changed under it: logged, NULL.
+ */
+static struct nova_xattr_entry *nova_xattr_group_next(struct super_block *sb,
+						      struct inode *inode,
+						      const struct nova_xattr_node *xn,
+						      u64 *off, u16 *part,
+						      const struct nova_xattr_entry *e)
+{
+	struct nova_xattr_entry *next = nova_xattr_next_part(sb, off, part, e);
+
+	if (!next)
+		nova_error(sb, "inode %llu: extended attribute at 0x%llx is damaged",
+			   nova_ino(inode), xn->off);
+	return next;
+}
+
+/*
  * Copy the value of the group at @off into @buf (value_len bytes).
  * Caller holds xattr_sem.  The group was validated by the replay or
  * written here, so a mismatch is damage found later: -EUCLEAN.
@@ -594,10 +612,8 @@ int nova_xattr_gc_write(struct inode *inode, int (*append)(void *, const void *,
 			got += le16_to_cpu(buf->part_len);
 			if (ret || got >= xn->value_len)
 				break;
-			e = nova_xattr_next_part(sb, &off, &part, e);
+			e = nova_xattr_group_next(sb, inode, xn, &off, &part, e);
 			if (!e) {
-				nova_error(sb, "inode %llu: extended attribute at 0x%llx is damaged",
-					   nova_ino(inode), xn->off);
 				ret = -EUCLEAN;
 				break;
 			}
@@ -705,10 +721,8 @@ int nova_xattr_fiemap(struct inode *inode, struct fiemap_extent_info *fi)
 			got += le16_to_cpu(e->part_len);
 			if (got >= xn->value_len)
 				break;
-			e = nova_xattr_next_part(sb, &off, &part, e);
+			e = nova_xattr_group_next(sb, inode, xn, &off, &part, e);
 			if (!e) {
-				nova_error(sb, "inode %llu: extended attribute at 0x%llx is damaged",
-					   nova_ino(inode), xn->off);
 				ret = -EUCLEAN;
 				break;
 			}
