@@ -69,7 +69,6 @@ static int nova_mark_used(struct nova_scan *sc, u64 off, u64 len,
 	return 0;
 }
 
-/* Every page of the chain, including pre-allocated pages past the tail */
 /*
  * May the recovery scan reclaim orphans in pmem?  Not on a read-only
  * device, and not when norecovery left a journal transaction open: a
@@ -81,6 +80,7 @@ static bool nova_scan_may_write(struct super_block *sb)
 	return !bdev_read_only(sb->s_bdev) && !NOVA_SB(sb)->recovery_skipped;
 }
 
+/* Every page of the chain, including pre-allocated pages past the tail */
 static int nova_scan_log_pages(struct nova_scan *sc, struct nova_inode *pi,
 			       unsigned long ino)
 {

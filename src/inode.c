@@ -1080,7 +1080,6 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 		inode->i_mode = saved.ia_mode;
 		inode->i_uid = saved.ia_uid;
 		inode->i_gid = saved.ia_gid;
-
 		nova_set_atime(inode, saved.ia_atime);
 		nova_set_mtime(inode, saved.ia_mtime);
 		nova_set_ctime(inode, saved.ia_ctime);

@@ -45,6 +45,12 @@ static void put32(unsigned char *p, uint32_t v)
 	p[3] = v >> 24;
 }
 
+static int fail(void)
+{
+	printf("%s\n", errname(errno));
+	return 2;
+}
+
 /* Header, info and an empty tree root: 2 blocks of 1 KiB */
 static int init_file(const char *path, int type)
 {
@@ -59,18 +65,10 @@ static int init_file(const char *path, int type)
 	put32(buf + 16, 0);		/* flags */
 	put32(buf + 20, 2);		/* blocks in the file */
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0 || write(fd, buf, sizeof(buf)) != sizeof(buf) || fsync(fd)) {
-		printf("%s\n", errname(errno));
-		return 2;
-	}
+	if (fd < 0 || write(fd, buf, sizeof(buf)) != sizeof(buf) || fsync(fd))
+		return fail();
 	close(fd);
 	return 0;
-}
-
-static int fail(void)
-{
-	printf("%s\n", errname(errno));
-	return 2;
 }
 
 int main(int argc, char **argv)
