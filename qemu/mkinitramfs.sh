@@ -4,7 +4,8 @@
 #   for emulated pmem (nfit, libnvdimm, nd_pmem, nd_btt, dax_pmem) plus ext4 and
 #   xfs with their dependencies (modules.dep etc. so the guest's modprobe works),
 #   quota_v2 (disk quotas),
-#   ndctl, mkfs.ext4 and mkfs.xfs with their shared libraries and loader.
+#   ndctl, mkfs.ext4, mkfs.xfs and xfs_io (fallocate, FIEMAP and mmap
+#   commands of the tests) with their shared libraries and loader.
 # The per-run payload (nova.ko, tests, run.conf) is a second cpio archive made by
 # qemu/mkpayload.sh and appended at boot.
 #
@@ -23,7 +24,7 @@ set -euo pipefail
 
 # What goes in. Extend these lists to add tools (hash-keyed, so the cache follows).
 MODULES=(libnvdimm nfit nd_pmem nd_btt dax_pmem ext4 xfs crc32c_generic crc32c-intel loop overlay quota_v2)
-BINARIES=(/usr/bin/ndctl /usr/sbin/mkfs.ext4 /usr/sbin/mkfs.xfs)
+BINARIES=(/usr/bin/ndctl /usr/sbin/mkfs.ext4 /usr/sbin/mkfs.xfs /usr/sbin/xfs_io)
 EXTRA_FILES=(/etc/mke2fs.conf)
 
 ktree=""

@@ -154,6 +154,7 @@ static int nova_scan_entry(struct super_block *sb, u64 off, const void *entry,
 		blk = le64_to_cpu(e->block);
 		sc->size = le64_to_cpu(e->size);
 		if (!n || pg + n < pg || pg + n > ULONG_MAX / 2 ||
+		    !nova_write_flags_ok(e) ||
 		    (blk && (blk & (NOVA_BLOCK_SIZE - 1) ||
 			     !nova_range_valid(NOVA_SB(sb), blk, n << NOVA_BLOCK_SHIFT)))) {
 			nova_error(sb, "inode %lu: bad write entry at 0x%llx",

@@ -78,6 +78,26 @@ u64 nova_find_page(struct inode *inode, pgoff_t pg)
 	return e ? nova_entry_block(inode->i_sb, e, pg) : 0;
 }
 
+/* Is file page @pg preallocated and not written since (all zeros)? */
+bool nova_page_unwritten(struct inode *inode, pgoff_t pg)
+{
+	struct nova_file_write_entry *e;
+
+	e = xa_load(&NOVA_I(inode)->header.pages, pg);
+	return e && (e->flags & NOVA_WRITE_UNWRITTEN);
+}
+
+/* Block offset of file page @pg if it may be written in place, else 0 */
+static u64 nova_inplace_block(struct inode *inode, pgoff_t pg)
+{
+	struct nova_file_write_entry *e;
+
+	e = xa_load(&NOVA_I(inode)->header.pages, pg);
+	if (!e || (e->flags & NOVA_WRITE_UNWRITTEN))
+		return 0;
+	return nova_entry_block(inode->i_sb, e, pg);
+}
+
 /*
  * Point pages [pg, pg + n) at entry @e (NULL: holes).  @how says what
  * happens to the entries and blocks the pages had: NOVA_INDEX_FREE, each
@@ -176,12 +196,12 @@ int nova_replay_write_entry(struct super_block *sb, struct inode *inode,
 	long ret;
 
 	if (!n || pg + n < pg || pg + n > (MAX_LFS_FILESIZE >> NOVA_BLOCK_SHIFT) + 1 ||
-	    le64_to_cpu(e->size) > MAX_LFS_FILESIZE ||
+	    le64_to_cpu(e->size) > MAX_LFS_FILESIZE || !nova_write_flags_ok(e) ||
 	    (blk && (blk & (NOVA_BLOCK_SIZE - 1) ||
 		     !nova_range_valid(NOVA_SB(sb), blk,
 				       (u64)n << NOVA_BLOCK_SHIFT)))) {
-		nova_error(sb, "inode %llu: bad write entry (page %llu, %u pages, block 0x%llx)",
-			   nova_ino(inode), pg, n, blk);
+		nova_error(sb, "inode %llu: bad write entry (page %llu, %u pages, block 0x%llx, flags 0x%x)",
+			   nova_ino(inode), pg, n, blk, e->flags);
 		return -EUCLEAN;
 	}
 	ret = nova_index_set(sb, inode, pg, n, e, NOVA_INDEX_REPLAY, NULL);
@@ -537,16 +557,18 @@ static void nova_apply_entry(struct inode *inode, u64 off,
 
 /*
  * Append a write entry mapping pages [pg, pg + n) to the blocks from
- * offset @block (0: holes), with the file size after it; *@entry_off
- * (if not NULL) is where it went.  Committed by the caller.
+ * offset @block (0: holes), with @flags (NOVA_WRITE_*) and the file size
+ * after it; *@entry_off (if not NULL) is where it went.  Committed by
+ * the caller.
  */
 int nova_append_write_entry(struct inode *inode, pgoff_t pg, unsigned long n,
-			    u64 block, loff_t new_size, u64 *tail,
+			    u64 block, u8 flags, loff_t new_size, u64 *tail,
 			    u64 *entry_off)
 {
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	struct nova_file_write_entry e = {
 		.entry_type = NOVA_FILE_WRITE,
+		.flags = flags,
 		.num_pages = cpu_to_le32(n),
 		.block = cpu_to_le64(block),
 		.pgoff = cpu_to_le64(pg),
@@ -666,6 +688,7 @@ struct nova_run {
 	u64 head_from, tail_from;
 	u64 entry;		/* its write entry, once appended */
 	unsigned long charged;	/* quota charged for its holes */
+	bool unwritten;		/* preallocated zeroed blocks (fallocate) */
 };
 
 /* A run that will not be committed: its blocks, slots and charge go */
@@ -784,6 +807,8 @@ static int nova_commit_runs(struct inode *inode, struct nova_run *runs,
 		if (nova_append_write_entry(inode, runs[i].pg, runs[i].n,
 					    runs[i].blk ?
 					    nova_block_off(runs[i].blk) : 0,
+					    runs[i].unwritten ?
+					    NOVA_WRITE_UNWRITTEN : 0,
 					    run_size, &tail, &runs[i].entry))
 			break;
 		size = run_size;
@@ -986,20 +1011,30 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 	smp_rmb();
 	wf.mapped = mapping_mapped(inode->i_mapping);
 	inplace = nova_write_inplace_mode(inode);
+	/*
+	 * In place, preallocated pages are logged written first, then
+	 * written in place: they need no new block.  Those this fails for
+	 * (a full log) are copied on write below.
+	 */
+	if (inplace && count)
+		nova_convert_unwritten(inode, pos >> NOVA_BLOCK_SHIFT,
+				       ((pos + count - 1) >> NOVA_BLOCK_SHIFT) -
+				       (pos >> NOVA_BLOCK_SHIFT) + 1);
 	/* a gap past EOF reads as zeros, whatever its blocks held */
 	nova_zero_grow(inode, inode->i_size, pos);
 	nova_touch_mctime(inode);
 	while (written < count) {
 		loff_t p = pos + written;
 		pgoff_t pg = p >> NOVA_BLOCK_SHIFT, limit;
+		u64 blk = inplace ? nova_inplace_block(inode, pg) : 0;
 		size_t got;
 
-		if (inplace && nova_find_page(inode, pg)) {
+		if (blk) {
 			size_t off = p & (NOVA_BLOCK_SIZE - 1);
 			size_t n = min(count - written, NOVA_BLOCK_SIZE - off);
 
-			got = nova_copy_from_iter_nt(nova_get_block(sb,
-					nova_find_page(inode, pg)) + off, n, from);
+			got = nova_copy_from_iter_nt(nova_get_block(sb, blk) + off,
+						     n, from);
 			written += got;
 			/* the size the run before commits covers these bytes */
 			if (nr)
@@ -1012,12 +1047,16 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 			}
 			continue;
 		}
-		/* copy-on-write, in place mode: up to the next mapped page */
+		/*
+		 * copy-on-write, in place mode: up to the next page that is
+		 * mapped and written (preallocated pages that could not be
+		 * logged written are copied: the new entry marks them so)
+		 */
 		limit = ((p + (count - written) - 1) >> NOVA_BLOCK_SHIFT) + 1;
 		if (inplace) {
 			pgoff_t q;
 
-			for (q = pg + 1; q < limit && !nova_find_page(inode, q); q++)
+			for (q = pg + 1; q < limit && !nova_inplace_block(inode, q); q++)
 				;
 			limit = q;
 		}
@@ -1227,7 +1266,7 @@ int nova_append_cut_holes(struct inode *inode, loff_t size, u64 *tail)
 		xa_for_each_range(&sih->pages, index, e, start, start + U32_MAX - 1)
 			last = index;
 		ret = nova_append_write_entry(inode, start, last - start + 1, 0,
-					      size, tail, NULL);
+					      0, size, tail, NULL);
 		if (ret)
 			return ret;
 		next = last + 1;
@@ -1286,6 +1325,9 @@ static int nova_zero_edge(struct inode *inode, pgoff_t pg, loff_t start,
 	loff_t base = (loff_t)pg << NOVA_BLOCK_SHIFT;
 	int ret = -ENOSPC;
 
+	/* a preallocated page is zeros already, and stays unwritten */
+	if (nova_page_unwritten(inode, pg))
+		return 0;
 	if (!nova_write_inplace_mode(inode))
 		ret = nova_cow_zero_page(inode, pg, start - base, end - base,
 					 runs, nr, cap);
@@ -1338,13 +1380,14 @@ struct nova_falloc {
 static bool nova_falloc_keep(struct inode *inode, pgoff_t p, bool zero,
 			     pgoff_t zfirst, pgoff_t zend)
 {
-	return nova_find_page(inode, p) && !(zero && p >= zfirst && p < zend);
+	return nova_find_page(inode, p) &&
+	       !(zero && p >= zfirst && p < zend && !nova_page_unwritten(inode, p));
 }
 
 /*
- * Zeroed blocks for every hole in the range; with @zero (ZERO_RANGE)
- * also in place of every whole page (partial pages at the edges:
- * nova_falloc_edges()).
+ * Zeroed blocks, logged unwritten, for every hole in the range; with
+ * @zero (ZERO_RANGE) also in place of every whole page that is written
+ * (partial pages at the edges: nova_falloc_edges()).
  */
 static int nova_falloc_fill(struct nova_falloc *f, bool zero)
 {
@@ -1385,6 +1428,9 @@ static int nova_falloc_fill(struct nova_falloc *f, bool zero)
 		ret = nova_quota_charge(inode, holes);
 		if (!ret) {
 			r.charged = holes;
+			r.unwritten = true;
+			nova_set_feature(sb, &NOVA_SB(sb)->s_super.s_feature_ro_compat,
+					 NOVA_FEATURE_RO_COMPAT_UNWRITTEN);
 			nova_zero_blocks(sb, r.blk, r.n);
 			ret = nova_push_run(&f->runs, &f->nr, &f->cap, NULL, r);
 		}
@@ -1633,7 +1679,7 @@ int nova_fault_alloc(struct inode *inode, pgoff_t pg, u64 *blk)
 		goto out_free;
 	tail = sih->log_tail;
 	nova_touch_mctime(inode);
-	ret = nova_append_write_entry(inode, pg, 1, nova_block_off(b),
+	ret = nova_append_write_entry(inode, pg, 1, nova_block_off(b), 0,
 				      inode->i_size, &tail, &off);
 	if (ret) {
 		xa_release(&sih->pages, pg);
@@ -1651,6 +1697,80 @@ out_free:
 out_uncharge:
 	nova_quota_release(inode, 1);
 out_err:
+	mutex_unlock(&sih->log_mutex);
+	return ret;
+}
+
+/*
+ * Before pages [pg, pg + n) are written in place (a write fault, or
+ * write() in place): log the preallocated ones among them again, same
+ * blocks, without the unwritten flag, in batches of runs committed with
+ * one tail store each.  Caller holds the mapping's invalidate lock
+ * shared, or the inode lock.
+ */
+int nova_convert_unwritten(struct inode *inode, pgoff_t pg, unsigned long n)
+{
+	struct super_block *sb = inode->i_sb;
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	struct {
+		pgoff_t pg;
+		unsigned long n;
+		u64 blk, entry;
+	} r[8];
+	pgoff_t p = pg, end = pg + n;
+	int nr, k, ret = 0;
+	u64 tail;
+
+	/* most write faults find none: no log mutex for them */
+	while (p < end && !nova_page_unwritten(inode, p))
+		p++;
+	if (p == end)
+		return 0;
+	mutex_lock(&sih->log_mutex);
+	/*
+	 * The pages have their blocks already (fallocate's guarantee): the
+	 * small entries that say so may use the reserve, as deletions do
+	 */
+	sih->use_reserve = true;
+	while (p < end && !ret) {
+		nr = 0;
+		for (; p < end; p++) {
+			u64 blk;
+
+			if (!nova_page_unwritten(inode, p))
+				continue;
+			blk = nova_find_page(inode, p);
+			if (!blk)
+				continue;	/* damaged: reported */
+			if (nr && r[nr - 1].pg + r[nr - 1].n == p &&
+			    r[nr - 1].blk + (r[nr - 1].n << NOVA_BLOCK_SHIFT) == blk) {
+				r[nr - 1].n++;
+				continue;
+			}
+			if (nr == ARRAY_SIZE(r))
+				break;
+			r[nr].pg = p;
+			r[nr].n = 1;
+			r[nr++].blk = blk;
+		}
+		if (!nr)
+			break;
+		tail = sih->log_tail;
+		for (k = 0; k < nr && !ret; k++)
+			ret = nova_append_write_entry(inode, r[k].pg, r[k].n,
+						      r[k].blk, 0, inode->i_size,
+						      &tail, &r[k].entry);
+		if (ret)
+			break;
+		nova_log_commit(sb, inode, tail);
+		/* readers without the log mutex may hold the entries */
+		sih->gc_hold = true;
+		for (k = 0; k < nr; k++)
+			nova_index_set(sb, inode, r[k].pg, r[k].n,
+				       nova_get_block(sb, r[k].entry),
+				       NOVA_INDEX_MOVE, NULL);
+	}
+	sih->use_reserve = false;
 	mutex_unlock(&sih->log_mutex);
 	return ret;
 }

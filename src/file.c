@@ -4,7 +4,8 @@
  * FIEMAP, fsync, and DAX mmap through the kernel's iomap DAX fault path.
  *
  * mmap maps file blocks directly; a write fault on a hole allocates a
- * zeroed block through the log (nova_fault_alloc()).  Writes through
+ * zeroed block through the log (nova_fault_alloc()), one on preallocated
+ * pages logs them written (nova_convert_unwritten()).  Writes through
  * write() to a file that is mapped go in place, so every mapping stays
  * coherent.  Metadata is durable when each operation returns, so MAP_SYNC
  * needs nothing more than that (IOMAP_F_DIRTY is never set); fsync writes
@@ -229,6 +230,13 @@ static int nova_iomap_begin(struct inode *inode, loff_t offset, loff_t length,
 	    nova_fault_crosslinked(inode, offset >> NOVA_BLOCK_SHIFT, blk,
 				   pg + 1 - (offset >> NOVA_BLOCK_SHIFT)))
 		return -EUCLEAN;
+	/* preallocated pages about to be written become written */
+	if ((flags & IOMAP_WRITE) && !new) {
+		ret = nova_convert_unwritten(inode, offset >> NOVA_BLOCK_SHIFT,
+					     pg + 1 - (offset >> NOVA_BLOCK_SHIFT));
+		if (ret)
+			return ret;
+	}
 	iomap->type = IOMAP_MAPPED;
 	iomap->addr = blk + sbi->s_dax_part_off;
 	iomap->length = next + NOVA_BLOCK_SIZE - blk;
@@ -333,8 +341,9 @@ const struct file_operations nova_file_operations = {
 /*
  * FIEMAP: the file's blocks as extents, each a run of pages whose blocks
  * follow each other on pmem; holes are left out.  Physical addresses are
- * byte offsets on the block device.  NOVA data has no unwritten, delayed
- * or inline states: every extent is plain.  An extent that crosses the end
+ * byte offsets on the block device.  Preallocated pages not written
+ * since are FIEMAP_EXTENT_UNWRITTEN; NOVA data has no delayed or inline
+ * states.  An extent that crosses the end
  * of the requested range is reported whole, and the file's last extent is
  * marked FIEMAP_EXTENT_LAST.  FIEMAP_FLAG_XATTR maps the extended
  * attributes instead (nova_xattr_fiemap()).
@@ -345,6 +354,7 @@ static int nova_fiemap(struct inode *inode, struct fiemap_extent_info *fi,
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	unsigned long index, last;
 	u64 lg = 0, ph = 0, ln = 0;	/* the extent not reported yet */
+	u32 fl = 0;			/* and its flags */
 	u64 blk;
 	int ret;
 
@@ -357,14 +367,17 @@ static int nova_fiemap(struct inode *inode, struct fiemap_extent_info *fi,
 	last = (start + len - 1) >> NOVA_BLOCK_SHIFT;
 	inode_lock_shared(inode);
 	while (xa_find(&sih->pages, &index, ULONG_MAX, XA_PRESENT)) {
+		u32 f = nova_page_unwritten(inode, index) ?
+			FIEMAP_EXTENT_UNWRITTEN : 0;
+
 		blk = nova_find_page(inode, index);
 		if (ln && ((u64)index << NOVA_BLOCK_SHIFT) == lg + ln &&
-		    blk == ph + ln) {
+		    blk == ph + ln && f == fl) {
 			ln += NOVA_BLOCK_SIZE;
 		} else {
 			/* a later extent exists: the pending one is not last */
 			if (ln) {
-				ret = fiemap_fill_next_extent(fi, lg, ph, ln, 0);
+				ret = fiemap_fill_next_extent(fi, lg, ph, ln, fl);
 				ln = 0;
 				if (ret)
 					break;
@@ -374,6 +387,7 @@ static int nova_fiemap(struct inode *inode, struct fiemap_extent_info *fi,
 			lg = (u64)index << NOVA_BLOCK_SHIFT;
 			ph = blk;
 			ln = NOVA_BLOCK_SIZE;
+			fl = f;
 		}
 		if (fatal_signal_pending(current)) {
 			ret = -EINTR;
@@ -386,7 +400,7 @@ static int nova_fiemap(struct inode *inode, struct fiemap_extent_info *fi,
 	}
 	if (ln && !ret)
 		ret = fiemap_fill_next_extent(fi, lg, ph, ln,
-					      FIEMAP_EXTENT_LAST);
+					      fl | FIEMAP_EXTENT_LAST);
 	inode_unlock_shared(inode);
 	/* 1: the caller's array is full, or the last extent is in it */
 	return ret < 0 ? ret : 0;

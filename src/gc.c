@@ -83,7 +83,7 @@ void nova_fast_gc(struct super_block *sb, struct inode *inode, u64 keep)
 	u64 prev = 0, page = sih->log_head;
 	unsigned long freed = 0, guard = sih->log_pages;
 
-	if (!page ||
+	if (!page || sih->gc_hold ||
 	    nova_log_walk_chain(sb, inode, page, stop1, stop2, sih->log_pages) < 0)
 		return;
 	while (page && page != stop1 && page != stop2 && guard--) {
@@ -325,8 +325,9 @@ static int nova_gc_write_dentry(struct inode *dir, struct nova_new_log *nl,
 /* @we for @n pages from @pgoff in the blocks from byte @blk, appended */
 static int nova_gc_write_pages(struct inode *inode, struct nova_new_log *nl,
 			       struct nova_file_write_entry *we, u64 pgoff,
-			       u64 n, u64 blk)
+			       u64 n, u64 blk, u8 flags)
 {
+	we->flags = flags;
 	we->pgoff = cpu_to_le64(pgoff);
 	we->num_pages = cpu_to_le32(n);
 	we->block = cpu_to_le64(blk);
@@ -377,32 +378,37 @@ static int nova_gc_write_state(struct inode *inode, struct nova_new_log *nl,
 		};
 		u64 start = 0, blk = 0, n = 0;
 		unsigned long runs = 0;
+		u8 fl = 0;
 
 		if (S_ISLNK(inode->i_mode))
 			ret = nova_gc_write_pages(inode, nl, &we, 0, 1,
-						  sih->symlink_block);
+						  sih->symlink_block, 0);
 		/* one entry per run of pages with consecutive blocks */
 		xa_for_each(&sih->pages, index, e) {
 			u64 b = nova_entry_block(sb, e, index);
+			/* (a damaged entry's page is a hole: never unwritten) */
+			u8 f = b ? e->flags & NOVA_WRITE_UNWRITTEN : 0;
 
 			if (ret)
 				break;
 			if (n && index == start + n && b == blk + (n << NOVA_BLOCK_SHIFT) &&
-			    n < U32_MAX) {
+			    f == fl && n < U32_MAX) {
 				n++;
 				continue;
 			}
 			if (n) {
 				ret = nova_gc_write_pages(inode, nl, &we, start,
-							  n, blk);
+							  n, blk, fl);
 				runs++;
 			}
 			start = index;
 			blk = b;
 			n = 1;
+			fl = f;
 		}
 		if (!ret && n) {
-			ret = nova_gc_write_pages(inode, nl, &we, start, n, blk);
+			ret = nova_gc_write_pages(inode, nl, &we, start, n, blk,
+						  fl);
 			runs++;
 		}
 		nl->write_entries = runs;
@@ -559,6 +565,8 @@ void nova_gc_if_pending(struct inode *inode)
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	struct super_block *sb = inode->i_sb;
 
+	/* no reader can hold an entry that died before these locks */
+	sih->gc_hold = false;
 	if (!nova_gc_needed(inode))
 		return;
 	if (!sih->gc_pending) {

@@ -217,6 +217,12 @@ struct nova_inode_info_header {
 	u64 last_lc;			/* link-change entry */
 	u64 pending_lc;			/* appended, not yet committed */
 	bool gc_pending;		/* thorough GC wanted */
+	/*
+	 * Write entries died under shared locks (nova_convert_unwritten()):
+	 * a reader may still hold one, so fast GC frees no log page until
+	 * a commit under the exclusive locks (nova_gc_if_pending()) clears it
+	 */
+	bool gc_hold;
 	bool use_reserve;		/* appends of a deletion */
 	bool claimed;			/* its blocks are claimed (balloc.c) */
 	/* directories */
@@ -420,6 +426,7 @@ void __noreturn nova_crash(int point);
 /* super.c */
 __printf(2, 3) void nova_error(struct super_block *sb, const char *fmt, ...);
 int nova_sync_super(struct super_block *sb);
+void nova_set_feature(struct super_block *sb, __le64 *f, u64 bit);
 
 /* balloc.c */
 int nova_init_range_cache(void);
@@ -576,13 +583,15 @@ long nova_index_set(struct super_block *sb, struct inode *inode, pgoff_t pg,
 long nova_reserve_pages(struct inode *inode, pgoff_t pg, unsigned long n);
 void nova_release_pages(struct inode *inode, pgoff_t pg, unsigned long n);
 int nova_append_write_entry(struct inode *inode, pgoff_t pg, unsigned long n,
-			    u64 block, loff_t new_size, u64 *tail,
+			    u64 block, u8 flags, loff_t new_size, u64 *tail,
 			    u64 *entry_off);
 int nova_break_layouts(struct inode *inode, loff_t start, loff_t end);
 int nova_break_layouts_flush(struct inode *inode, loff_t start, loff_t end);
 u64 nova_entry_block(struct super_block *sb,
 		     const struct nova_file_write_entry *e, pgoff_t pg);
 u64 nova_find_page(struct inode *inode, pgoff_t pg);
+bool nova_page_unwritten(struct inode *inode, pgoff_t pg);
+int nova_convert_unwritten(struct inode *inode, pgoff_t pg, unsigned long n);
 int nova_index_claim(struct super_block *sb, struct inode *inode);
 void nova_index_unclaim(struct super_block *sb, struct inode *inode,
 			unsigned long end);

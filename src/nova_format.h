@@ -84,11 +84,17 @@
 /*
  * Feature bits.  INCOMPAT_XATTR: some log holds NOVA_XATTR entries
  * (set by the first extended attribute written), which a module or tool
- * that predates them would take for damage.
+ * that predates them would take for damage.  RO_COMPAT_UNWRITTEN: some
+ * write entry may carry NOVA_WRITE_UNWRITTEN (set by the first
+ * fallocate): a reader that ignores the flag reads the same zeros, but a
+ * writer that ignores it could store data in a page still flagged
+ * unwritten, which this module would then take for zeros.  A module
+ * mounts a file system with RO_COMPAT features it lacks read-only only.
  */
 #define NOVA_FEATURE_INCOMPAT_XATTR	0x0001ULL
+#define NOVA_FEATURE_RO_COMPAT_UNWRITTEN	0x0001ULL
 #define NOVA_FEATURE_COMPAT_SUPP	0ULL
-#define NOVA_FEATURE_RO_COMPAT_SUPP	0ULL
+#define NOVA_FEATURE_RO_COMPAT_SUPP	NOVA_FEATURE_RO_COMPAT_UNWRITTEN
 #define NOVA_FEATURE_INCOMPAT_SUPP	NOVA_FEATURE_INCOMPAT_XATTR
 
 /*
@@ -226,7 +232,7 @@ struct nova_file_write_entry {
 	__u8	entry_type;		/* NOVA_FILE_WRITE */
 	__u8	reassigned;		/* 1: every page superseded (dead) */
 	__u8	updating;
-	__u8	pad;
+	__u8	flags;			/* NOVA_WRITE_* */
 	__le32	num_pages;
 	__le64	block;			/* offset of the first data block */
 	__le64	pgoff;			/* first file page */
@@ -237,6 +243,15 @@ struct nova_file_write_entry {
 	__le64	epoch_id;
 	__le64	trans_id;
 };
+
+/*
+ * Write entry flags.  UNWRITTEN: the pages were preallocated (fallocate)
+ * and not written since; FIEMAP reports them unwritten.  Their blocks
+ * are zeroed when allocated, so a reader that ignores the flag sees the
+ * same bytes (NOVA_FEATURE_RO_COMPAT_UNWRITTEN).  A write or a write
+ * fault to such a page logs it again without the flag first.
+ */
+#define NOVA_WRITE_UNWRITTEN	0x01
 
 #define NOVA_DENTRY_HEADER	48
 struct nova_dentry {

@@ -163,6 +163,15 @@ static inline int nova_entry_is_invalid(const void *entry)
 	return l.flag >= 0 && ((const __u8 *)entry)[l.flag];
 }
 
+/*
+ * Are a write entry's flags ones this version knows, and on a run of
+ * blocks (a hole is never unwritten)?
+ */
+static inline int nova_write_flags_ok(const struct nova_file_write_entry *e)
+{
+	return !(e->flags & ~NOVA_WRITE_UNWRITTEN) && (!e->flags || e->block);
+}
+
 static inline __u64 nova_entry_trans_id(const void *entry)
 {
 	int off = nova_entry_layout_of(*(const __u8 *)entry).trans_id;

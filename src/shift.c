@@ -32,6 +32,7 @@ struct nova_shift_ent {
 	u64 blk;
 	u64 off;		/* where the entry is in the log */
 	bool cut;		/* pages of a collapsed range: free their blocks */
+	u8 flags;		/* NOVA_WRITE_UNWRITTEN of its pages */
 };
 
 struct nova_shift {
@@ -44,14 +45,23 @@ struct nova_shift {
 	int reserved;		/* entries whose index slots are reserved */
 };
 
-/* Block offset the new page @p gets, 0 for a hole */
-static u64 nova_shift_source(struct nova_shift *s, pgoff_t p)
+/*
+ * Block offset the new page @p gets, 0 for a hole; *@flags: whether it
+ * stays unwritten (NOVA_WRITE_UNWRITTEN)
+ */
+static u64 nova_shift_source(struct nova_shift *s, pgoff_t p, u8 *flags)
 {
-	if (s->collapse)
-		return nova_find_page(s->inode, p + s->pages);
-	if (p < s->first + s->pages)
-		return 0;
-	return nova_find_page(s->inode, p - s->pages);
+	pgoff_t src = s->collapse ? p + s->pages : p - s->pages;
+	u64 blk;
+
+	*flags = 0;
+	if (!s->collapse && p < s->first + s->pages)
+		return 0;	/* the inserted hole */
+	blk = nova_find_page(s->inode, src);
+	/* (a damaged entry's page is a hole: never unwritten) */
+	if (blk && nova_page_unwritten(s->inode, src))
+		*flags = NOVA_WRITE_UNWRITTEN;
+	return blk;
 }
 
 /*
@@ -78,8 +88,11 @@ static pgoff_t nova_shift_next(struct nova_shift *s, pgoff_t p)
 	return next;
 }
 
-/* Add page @p at block offset @blk (0: a hole) to the new entries */
-static int nova_shift_add(struct nova_shift *s, pgoff_t p, u64 blk)
+/*
+ * Add page @p at block offset @blk (0: a hole) with @flags to the new
+ * entries
+ */
+static int nova_shift_add(struct nova_shift *s, pgoff_t p, u64 blk, u8 flags)
 {
 	struct nova_shift_ent *l = s->nr ? &s->ents[s->nr - 1] : NULL;
 	bool cut = s->collapse && p < s->first + s->pages;
@@ -88,6 +101,7 @@ static int nova_shift_add(struct nova_shift *s, pgoff_t p, u64 blk)
 	if (p > (MAX_LFS_FILESIZE >> NOVA_BLOCK_SHIFT))
 		return -EFBIG;
 	if (l && l->pg + l->n == p && l->cut == cut && l->n < U32_MAX &&
+	    l->flags == flags &&
 	    (blk ? l->blk &&
 		   l->blk + ((u64)l->n << NOVA_BLOCK_SHIFT) == blk : !l->blk)) {
 		l->n++;
@@ -110,7 +124,7 @@ static int nova_shift_add(struct nova_shift *s, pgoff_t p, u64 blk)
 		s->cap = cap;
 	}
 	s->ents[s->nr++] = (struct nova_shift_ent){
-		.pg = p, .n = 1, .blk = blk, .cut = cut,
+		.pg = p, .n = 1, .blk = blk, .cut = cut, .flags = flags,
 	};
 	return 0;
 }
@@ -125,11 +139,12 @@ static int nova_shift_plan(struct nova_shift *s)
 
 	while ((p = nova_shift_next(s, p)) != ULONG_MAX) {
 		for (;;) {
-			u64 blk = nova_shift_source(s, p);
+			u8 flags;
+			u64 blk = nova_shift_source(s, p, &flags);
 
 			if (!blk && !xa_load(xa, p))
 				break;
-			ret = nova_shift_add(s, p, blk);
+			ret = nova_shift_add(s, p, blk, flags);
 			if (ret)
 				return ret;
 			p++;
@@ -142,7 +157,7 @@ static int nova_shift_plan(struct nova_shift *s)
 	}
 	/* nothing moves: one hole entry still logs the new size */
 	if (!s->nr)
-		return nova_shift_add(s, s->first, 0);
+		return nova_shift_add(s, s->first, 0, 0);
 	return 0;
 }
 
@@ -199,7 +214,7 @@ static int nova_shift_commit(struct nova_shift *s, loff_t new_size)
 		struct nova_shift_ent *t = &s->ents[i];
 
 		ret = nova_append_write_entry(inode, t->pg, t->n, t->blk,
-					      new_size, &tail, &t->off);
+					      t->flags, new_size, &tail, &t->off);
 		if (ret) {
 			/* nothing committed: no other entry may log the times */
 			nova_set_mtime(inode, mtime);

@@ -103,6 +103,31 @@ int nova_sync_super(struct super_block *sb)
 	return 0;
 }
 
+/*
+ * The first use of a feature: set @bit in the super block's feature
+ * field @f (a field of sbi->s_super) and write the super block.
+ */
+void nova_set_feature(struct super_block *sb, __le64 *f, u64 bit)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+
+	if (READ_ONCE(*f) & cpu_to_le64(bit))
+		return;
+	mutex_lock(&sbi->s_lock);
+	if (!(*f & cpu_to_le64(bit))) {
+		*f |= cpu_to_le64(bit);
+		nova_sync_super(sb);
+	}
+	mutex_unlock(&sbi->s_lock);
+}
+
+/* Features a writer must know (RO_COMPAT) that this module does not */
+static u64 nova_unknown_ro_compat(struct nova_sb_info *sbi)
+{
+	return le64_to_cpu(sbi->s_super.s_feature_ro_compat) &
+	       ~NOVA_FEATURE_RO_COMPAT_SUPP;
+}
+
 /* Mount options */
 enum {
 	Opt_init, Opt_mode, Opt_uid, Opt_gid, Opt_errors, Opt_dbgmask,
@@ -578,6 +603,11 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 		ret = nova_load_super(sb, fc);
 		if (ret)
 			return ret;
+		if (!sb_rdonly(sb) && nova_unknown_ro_compat(sbi)) {
+			errorfc(fc, "%s: unsupported read-only compatible features 0x%llx: mount it read-only",
+				sb->s_id, nova_unknown_ro_compat(sbi));
+			return -EROFS;
+		}
 		nova_layout_of_super(&sbi->s_super, &sbi->layout);
 		ret = nova_alloc_free_lists(sb);
 		if (!ret)
@@ -827,6 +857,11 @@ static int nova_reconfigure(struct fs_context *fc)
 	}
 	if (ctx->mount_opt & NOVA_MOUNT_FORMAT)
 		return invalfc(fc, "init is not allowed on remount");
+	if (!(fc->sb_flags & SB_RDONLY) && nova_unknown_ro_compat(sbi)) {
+		errorfc(fc, "%s: unsupported read-only compatible features 0x%llx: it stays read-only",
+			sb->s_id, nova_unknown_ro_compat(sbi));
+		return -EROFS;
+	}
 	/* the journals were not rolled back: unmount and mount to recover */
 	if (!(fc->sb_flags & SB_RDONLY) && sbi->recovery_skipped)
 		return invalfc(fc, "%s: journals not recovered (norecovery): unmount and mount it to remount read-write",

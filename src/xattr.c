@@ -310,22 +310,6 @@ static int nova_xattr_write_group(struct inode *inode, const struct nova_xattr_d
 	return ret;
 }
 
-/* The first extended attribute of a file system sets INCOMPAT_XATTR */
-static void nova_xattr_feature(struct super_block *sb)
-{
-	struct nova_sb_info *sbi = NOVA_SB(sb);
-	__le64 bit = cpu_to_le64(NOVA_FEATURE_INCOMPAT_XATTR);
-
-	if (READ_ONCE(sbi->s_super.s_feature_incompat) & bit)
-		return;
-	mutex_lock(&sbi->s_lock);
-	if (!(sbi->s_super.s_feature_incompat & bit)) {
-		sbi->s_super.s_feature_incompat |= bit;
-		nova_sync_super(sb);
-	}
-	mutex_unlock(&sbi->s_lock);
-}
-
 /*
  * Append and commit one change.  Caller holds the log mutex (and the
  * inode lock, or owns a new inode).  On success the tree points at the
@@ -343,7 +327,9 @@ static int nova_xattr_commit(struct inode *inode, const struct nova_xattr_desc *
 	xn = nova_xattr_node_new(d->index, d->name, d->name_len, GFP_NOFS);
 	if (!xn)
 		return -ENOMEM;
-	nova_xattr_feature(sb);
+	/* the first extended attribute of a file system sets the feature */
+	nova_set_feature(sb, &NOVA_SB(sb)->s_super.s_feature_incompat,
+			 NOVA_FEATURE_INCOMPAT_XATTR);
 	ret = nova_xattr_write_group(inode, d, &tail, &part0, &bytes);
 	if (!ret)
 		ret = nova_append_dead_dir_mark(inode, &tail);

@@ -1523,6 +1523,7 @@ static int scan_write_entry(struct nv_inode_state *st,
 
 	st->size = le64_to_cpu(e->size);
 	if (!n || pg + n < pg || pg + n > UINT64_MAX / 2 ||
+	    !nova_write_flags_ok(e) ||
 	    (blk && (blk & (NOVA_BLOCK_SIZE - 1) ||
 		     !nv_range_valid(ent->fs, blk, (uint64_t)n << NOVA_BLOCK_SHIFT)))) {
 		snprintf(ent->msg, ent->msglen, "bad write entry at 0x%llx",
@@ -1690,13 +1691,13 @@ static int replay_write_entry(struct replay_ctx *rc, const struct nv_entry *ent)
 	uint64_t pg = le64_to_cpu(e->pgoff), blk = le64_to_cpu(e->block);
 	uint32_t n = le32_to_cpu(e->num_pages);
 
-	if (!n || pg + n < pg || pg + n > NV_MAX_PAGES ||
+	if (!n || pg + n < pg || pg + n > NV_MAX_PAGES || !nova_write_flags_ok(e) ||
 	    (blk && (blk & (NOVA_BLOCK_SIZE - 1) ||
 		     !nv_range_valid(ent->fs, blk, (uint64_t)n << NOVA_BLOCK_SHIFT)))) {
 		snprintf(ent->msg, ent->msglen,
-			 "file write entry at 0x%llx is invalid (page %llu, %u pages, block 0x%llx)",
+			 "file write entry at 0x%llx is invalid (page %llu, %u pages, block 0x%llx, flags 0x%x)",
 			 (unsigned long long)ent->off, (unsigned long long)pg,
-			 n, (unsigned long long)blk);
+			 n, (unsigned long long)blk, e->flags);
 		return 1;
 	}
 	if (!(rc->flags & NV_IREAD_NO_DATA) &&

@@ -1305,6 +1305,8 @@ static int xdead(struct nv_fs *fs, const char *path, const char *full)
  *                                             block 0 as free
  *   invalid-pages PATH                        last write entry claims
  *                                             all its pages superseded
+ *   write-flags PATH FLAGS                    last write entry gets
+ *                                             FLAGS (checksum redone)
  *   gc-selfck DIR NAME                        NAME re-logged with its
  *                                             own cookie
  *   xattr-bad PATH KIND [NAME]                a malformed xattr group
@@ -1634,6 +1636,18 @@ int inject(int argc, char **argv)
 			return 1;
 		nv_put32(&fs, off + offsetof(struct nova_file_write_entry, invalid_pages),
 			 le32_to_cpu(((struct nova_file_write_entry *)nv_ptr(&fs, off))->num_pages));
+	} else if (argc >= 4 && !strcmp(kind, "write-flags")) {
+		/* PATH's last write entry with other flags, checksum valid */
+		struct nova_file_write_entry *e;
+
+		if (inj_state(&fs, argv[2], &st))
+			return 1;
+		off = last_entry(&fs, &st);
+		if (!off || *(uint8_t *)nv_ptr(&fs, off) != NOVA_FILE_WRITE)
+			return 1;
+		e = nv_ptr(&fs, off);
+		e->flags = strtoul(argv[3], NULL, 0);
+		nova_entry_csum(e, sizeof(*e));
 	} else if (argc >= 4 && !strcmp(kind, "gc-selfck")) {
 		/* DIR's NAME logged again with its own cookie, as a thorough
 		 * GC's new log does before its head switch */

@@ -394,6 +394,8 @@ case_ "symlink without a valid target" "PR_DENTRY_BAD_INO PR_INODE_REJECTED" 'sy
 case_ "inode with a bad mode" "PR_DENTRY_BAD_INO PR_INODE_BAD_MODE" 'bad mode 0644' 'inode [0-9]+ cleared' 0 bad-mode /special-fifo
 case_ "write entry counting too many superseded pages" "PR_WRITE_SUPERSEDED" 'count more superseded pages than there are' \
 	'superseded page counts corrected in 1 write entry' 1 invalid-pages /sizes/three-mib
+case_ "write entry with an unknown flag" "PR_LOG_ENTRY_REJECTED" 'file write entry at 0x[0-9a-f]+ is invalid \(.*flags 0x80\)' \
+	'log truncated to 0x[0-9a-f]+, dropping the entry' 0 write-flags /sizes/three-mib 0x80
 crash_state "name re-logged with its own cookie (interrupted log rewrite)" "PR_DIR_RELOGGED" 'logged twice with the same readdir cookie' \
 	'superseded entries marked dead' gc-selfck /many file-9
 crash_state "stale clean-unmount snapshot" "PR_SNAPSHOT_STALE" \
@@ -535,6 +537,8 @@ accept "copy-on-write overwrite of a one-page entry (marked dead)" 1 overwrite /
 accept "copy-on-write overwrite of one page of a long entry" 1 overwrite /sizes/three-mib
 accept "unlink of one of three hard links (dentry marked dead)" 0 unlink /links/hard-b
 accept "unlink of a last name (inode evicted)" 0 unlink /sizes/s65535
+# fallocate's unwritten flag (the reader does not look at it)
+accept "write entry flagged unwritten" 1 write-flags /sizes/three-mib 1
 # fallocate KEEP_SIZE: only a shrink cuts pages, as in the kernel's replay
 accept "blocks kept past EOF across a chmod, clean-unmount snapshot" 1 prealloc /sizes/s8192
 accept "blocks kept past EOF, chmod superseded by a truncate up, data in them" 0 prealloc-extend /sizes/s8192

@@ -2887,6 +2887,42 @@ static int bigmap(const char *dev, u64 ino)
 	return 0;
 }
 
+/*
+ * feature DEV FIELD BITS: set BITS in the super block's feature FIELD
+ * (compat, ro_compat or incompat), in the primary and the replica,
+ * checksums fixed: a file system with features this module lacks.
+ */
+static int set_feature(const char *dev, const char *field, u64 bits)
+{
+	struct nova_super_block sb;
+	__le64 *f;
+	u64 off = 0;
+	int fd = open(dev, O_RDWR | O_SYNC), copy;
+
+	if (fd < 0)
+		die("%s: %s", dev, strerror(errno));
+	for (copy = 0; copy < 2; copy++) {
+		if (pread(fd, &sb, sizeof(sb), off) != sizeof(sb))
+			die("%s: cannot read the super block at %llu", dev,
+			    (unsigned long long)off);
+		if (!strcmp(field, "compat"))
+			f = &sb.s_feature_compat;
+		else if (!strcmp(field, "ro_compat"))
+			f = &sb.s_feature_ro_compat;
+		else if (!strcmp(field, "incompat"))
+			f = &sb.s_feature_incompat;
+		else
+			die("unknown feature field %s", field);
+		*f = htole64(le64toh(*f) | bits);
+		sb_fix((u8 *)&sb);
+		if (pwrite(fd, &sb, sizeof(sb), off) != sizeof(sb))
+			die("%s: cannot write the super block", dev);
+		off = (le64toh(sb.s_num_blocks) - 1) * BS;
+	}
+	close(fd);
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
@@ -2894,6 +2930,8 @@ static void usage(void)
 		"       nova_fuzz replay SEED -d DEV -m MNT [-w WSEED]\n"
 		"       nova_fuzz bigmap DEV INO   (one hostile image: every write entry\n"
 		"                                   of file INO maps the whole device)\n"
+		"       nova_fuzz feature DEV compat|ro_compat|incompat BITS\n"
+		"                                  (set feature bits, checksums fixed)\n"
 		"  DEV: a small DAX block device (e.g. a 16 MiB partition of /dev/pmem0)\n"
 		"  -n ITERS   images to try (default 100)\n"
 		"  -s SEED    run seed (default: from the clock; printed)\n"
@@ -2924,6 +2962,8 @@ int main(int argc, char **argv)
 		return selftest(argv[2], strtol(argv[3], NULL, 0));
 	if (!strcmp(argv[1], "bigmap") && argc == 4)
 		return bigmap(argv[2], strtoull(argv[3], NULL, 0));
+	if (!strcmp(argv[1], "feature") && argc == 5)
+		return set_feature(argv[2], argv[3], strtoull(argv[4], NULL, 0));
 	is_replay = !strcmp(argv[1], "replay");
 	if (!is_replay && strcmp(argv[1], "run"))
 		usage();
