@@ -1221,14 +1221,24 @@ int nova_truncate_break_layouts(struct inode *inode, loff_t size)
 				  LLONG_MAX);
 }
 
+/* Has @inode pages past @size (kept past EOF by fallocate KEEP_SIZE)? */
+bool nova_pages_past(struct inode *inode, loff_t size)
+{
+	unsigned long index = DIV_ROUND_UP(size, NOVA_BLOCK_SIZE);
+
+	return xa_find(&NOVA_I(inode)->header.pages, &index, ULONG_MAX,
+		       XA_PRESENT);
+}
+
 /*
  * Truncate, after the new size is committed: drop the cached DAX entries
  * past it (nova_truncate_break_layouts() has waited for pins and unmapped
- * them), then free the blocks.
+ * them), then free the blocks (also a truncate to the same size: those
+ * kept past EOF).
  */
 void nova_truncate_blocks(struct inode *inode, loff_t old, loff_t size)
 {
-	if (size >= old)
+	if (size > old)
 		return;
 	truncate_pagecache(inode, size);
 	nova_index_truncate(inode->i_sb, inode, size, true);

@@ -1003,7 +1003,7 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 	struct inode *inode = d_inode(dentry);
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	struct iattr saved;
-	bool resize, transferred = false;
+	bool resize, trim, transferred = false;
 	loff_t old;
 	int ret;
 
@@ -1025,6 +1025,13 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 	resize = (attr->ia_valid & ATTR_SIZE) && attr->ia_size != inode->i_size;
 	if ((attr->ia_valid & ATTR_SIZE) && !S_ISREG(inode->i_mode))
 		return -EINVAL;
+	/*
+	 * A truncate to the size the file has drops the blocks kept past
+	 * EOF (fallocate KEEP_SIZE), as ext4 and xfs do; a larger one
+	 * keeps them
+	 */
+	trim = (attr->ia_valid & ATTR_SIZE) && !resize &&
+	       nova_pages_past(inode, attr->ia_size);
 	/* a new owner: the usage moves to its quota first (EDQUOT) */
 	if (is_quota_modification(idmap, inode, attr) || S_ISDIR(inode->i_mode)) {
 		ret = dquot_initialize(inode);
@@ -1038,12 +1045,12 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 			return ret;
 		transferred = true;
 	}
-	if (resize) {
-		/* a size change always changes mtime and ctime */
-		if (!(attr->ia_valid & (ATTR_MTIME | ATTR_CTIME))) {
-			attr->ia_mtime = attr->ia_ctime = current_time(inode);
-			attr->ia_valid |= ATTR_MTIME | ATTR_CTIME;
-		}
+	/* a size change always changes mtime and ctime */
+	if (resize && !(attr->ia_valid & (ATTR_MTIME | ATTR_CTIME))) {
+		attr->ia_mtime = attr->ia_ctime = current_time(inode);
+		attr->ia_valid |= ATTR_MTIME | ATTR_CTIME;
+	}
+	if (resize || trim) {
 		filemap_invalidate_lock(inode->i_mapping);
 		ret = nova_truncate_break_layouts(inode, attr->ia_size);
 		if (ret) {
@@ -1068,8 +1075,8 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 	if (attr->ia_valid & ATTR_SIZE)
 		inode->i_size = attr->ia_size;
 	/* a shrink frees space: on a full device it may use the reserve */
-	sih->use_reserve = resize && attr->ia_size < old;
-	ret = nova_log_attr(inode, resize && attr->ia_size < old);
+	sih->use_reserve = (resize && attr->ia_size < old) || trim;
+	ret = nova_log_attr(inode, sih->use_reserve);
 	sih->use_reserve = false;
 	if (ret) {
 		/*
@@ -1085,7 +1092,7 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 		nova_set_ctime(inode, saved.ia_ctime);
 	}
 	mutex_unlock(&sih->log_mutex);
-	if (resize) {
+	if (resize || trim) {
 		if (!ret) {
 			NOVA_CRASH_POINT(CP_TRUNCATE_COMMITTED);
 			i_size_write(inode, attr->ia_size);

@@ -606,6 +606,7 @@ int nova_truncate_break_layouts(struct inode *inode, loff_t size);
 void nova_truncate_prepare(struct inode *inode, loff_t size);
 int nova_append_cut_holes(struct inode *inode, loff_t size, u64 *tail);
 void nova_truncate_blocks(struct inode *inode, loff_t old, loff_t size);
+bool nova_pages_past(struct inode *inode, loff_t size);
 long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len);
 ssize_t nova_dax_read_iter(struct kiocb *iocb, struct iov_iter *to);
 ssize_t nova_dax_write_iter(struct kiocb *iocb, struct iov_iter *from);

@@ -99,6 +99,10 @@ for mode in 0 1; do
 	expect_eq "$(layout "$f")" "0-4u 5d 6u 7d 8-15u 18-255u" "$m: punched hole"
 	expect_ok xfs_io -c "falloc -k 1m 64k" -c "truncate 1064960" "$f"
 	expect_eq "$(layout "$f")" "0-4u 5d 6u 7d 8-15u 18-271u" "$m: KEEP_SIZE past EOF, truncate up"
+	# a truncate to the size it has drops the blocks past EOF (ext4, xfs)
+	expect_ok xfs_io -c "truncate 1064960" "$f"
+	expect_eq "$(layout "$f")" "0-4u 5d 6u 7d 8-15u 18-259u" "$m: truncate to the same size"
+	expect_eq "$(stat -c %s "$f")" 1064960 "$m: the size stays"
 	expect_ok xfs_io -c "truncate 1m" "$f"
 	expect_eq "$(layout "$f")" "0-4u 5d 6u 7d 8-15u 18-255u" "$m: truncate down frees past EOF"
 
