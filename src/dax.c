@@ -1738,10 +1738,13 @@ int nova_convert_unwritten(struct inode *inode, pgoff_t pg, unsigned long n)
 		return 0;
 	mutex_lock(&sih->log_mutex);
 	/*
-	 * The pages have their blocks already (fallocate's guarantee): the
-	 * small entries that say so may use the reserve, as deletions do
+	 * The pages have their blocks already (fallocate's guarantee): on a
+	 * full device their entries may take the upper half of the deletion
+	 * reserve (ext4 keeps a pool for its unwritten extent conversions
+	 * too).  Past that, the conversion fails: write() copies on write,
+	 * a fault gets SIGBUS.
 	 */
-	sih->use_reserve = true;
+	sih->use_reserve = NOVA_RESERVE_HALF;
 	while (p < end && !ret) {
 		nr = 0;
 		for (; p < end; p++) {
@@ -1780,7 +1783,7 @@ int nova_convert_unwritten(struct inode *inode, pgoff_t pg, unsigned long n)
 				       nova_get_block(sb, r[k].entry),
 				       NOVA_INDEX_MOVE, NULL);
 	}
-	sih->use_reserve = false;
+	sih->use_reserve = NOVA_RESERVE_NONE;
 	mutex_unlock(&sih->log_mutex);
 	return ret;
 }

@@ -50,17 +50,21 @@ static void nova_init_log_pages(struct super_block *sb, unsigned long blk,
  * @first, the last page's via @last, and the count, or -ENOSPC.
  */
 static long nova_alloc_log_pages(struct super_block *sb, unsigned long want,
-				 u64 *first, u64 *last, bool reserve)
+				 u64 *first, u64 *last, u8 reserve)
 {
-	unsigned long got = 0, blk, n = want;
+	unsigned long got = 0, blk, n = want, free, keep;
 	u64 prev = 0;
 
 	/* a full device still lets deletions log what they do */
-	if (!reserve && nova_in_reserve(sb, 1))
-		return -ENOSPC;
-	if (!reserve)
-		n = want = min(want, nova_count_free_blocks(sb) -
-			       NOVA_SB(sb)->reserved_blocks);
+	keep = reserve == NOVA_RESERVE_ALL ? 0 : NOVA_SB(sb)->reserved_blocks;
+	if (reserve == NOVA_RESERVE_HALF)
+		keep /= 2;
+	if (keep) {
+		free = nova_count_free_blocks(sb);
+		if (free < keep + 1)
+			return -ENOSPC;
+		n = want = min(want, free - keep);
+	}
 
 	while (got < want) {
 		int ret = nova_new_blocks(sb, &blk, n, -1, false);
@@ -269,7 +273,7 @@ static long nova_alloc_inode_log_pages(struct inode *inode,
 				       unsigned long want, u64 *first,
 				       u64 *last)
 {
-	bool may_fail = !sih->use_reserve;
+	bool may_fail = sih->use_reserve != NOVA_RESERVE_ALL;
 	long got;
 	int ret;
 

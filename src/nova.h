@@ -223,7 +223,7 @@ struct nova_inode_info_header {
 	 * a commit under the exclusive locks (nova_gc_if_pending()) clears it
 	 */
 	bool gc_hold;
-	bool use_reserve;		/* appends of a deletion */
+	u8 use_reserve;			/* NOVA_RESERVE_*: whose appends */
 	bool claimed;			/* its blocks are claimed (balloc.c) */
 	/* directories */
 	struct rb_root dir_tree;
@@ -569,6 +569,17 @@ extern const struct file_operations nova_file_operations;
 extern const struct inode_operations nova_file_inode_operations;
 extern const struct address_space_operations nova_dax_aops;
 extern const struct iomap_ops nova_iomap_ops;
+
+/*
+ * How much of the deletion reserve (sbi->reserved_blocks) log appends
+ * may take: none, all of it (deletions: true), or its upper half (the
+ * entries that log preallocated pages written, dax.c)
+ */
+enum {
+	NOVA_RESERVE_NONE,
+	NOVA_RESERVE_ALL,
+	NOVA_RESERVE_HALF,
+};
 
 /* dax.c */
 enum nova_index_how {
