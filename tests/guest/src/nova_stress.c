@@ -32,6 +32,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -365,17 +367,34 @@ static void own_verify(struct own *o, const char *when)
 	close(fd);
 }
 
+/* Is the page at file offset @pg preallocated and unwritten (FIEMAP)? */
+static bool page_unwritten(int fd, off_t pg)
+{
+	struct {
+		struct fiemap fm;
+		struct fiemap_extent fe;
+	} f;
+
+	memset(&f, 0, sizeof(f));
+	f.fm.fm_start = pg;
+	f.fm.fm_length = 4096;
+	f.fm.fm_extent_count = 1;
+	return ioctl(fd, FS_IOC_FIEMAP, &f.fm) == 0 && f.fm.fm_mapped_extents &&
+	       (f.fe.fe_flags & FIEMAP_EXTENT_UNWRITTEN);
+}
+
 /*
- * A store into a mapped hole allocates a block; on a full device the
- * fault fails with SIGBUS (as on ext4 and XFS): ENOSPC, not corruption.
- * @pg is the file offset of the faulting page.
+ * A store into a mapped hole allocates a block, one into a preallocated
+ * page logs it written; on a full device the fault fails with SIGBUS (as
+ * on ext4 and XFS): ENOSPC, not corruption.  @pg is the file offset of
+ * the faulting page.
  */
 static bool sigbus_is_enospc(int fd, off_t pg)
 {
 	struct statfs sf;
 
-	if (lseek(fd, pg, SEEK_HOLE) != pg)
-		return false;	/* the page had a block */
+	if (lseek(fd, pg, SEEK_HOLE) != pg && !page_unwritten(fd, pg))
+		return false;	/* the page had a block, written */
 	/* nearly full: other processes allocate and free meanwhile */
 	return fstatfs(fd, &sf) == 0 && sf.f_bavail < 1024;
 }
