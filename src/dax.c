@@ -79,7 +79,7 @@ u64 nova_find_page(struct inode *inode, pgoff_t pg)
 }
 
 /* Is file page @pg preallocated and not written since (all zeros)? */
-bool nova_page_unwritten(struct inode *inode, pgoff_t pg)
+static bool nova_page_unwritten(struct inode *inode, pgoff_t pg)
 {
 	struct nova_file_write_entry *e;
 
@@ -87,15 +87,29 @@ bool nova_page_unwritten(struct inode *inode, pgoff_t pg)
 	return e && (e->flags & NOVA_WRITE_UNWRITTEN);
 }
 
+/*
+ * Block offset of file page @pg, 0 for a hole, with one index lookup;
+ * *@unwritten: the page has a block and is preallocated, not written
+ * since (a damaged entry's page is a hole: never unwritten)
+ */
+u64 nova_find_page_state(struct inode *inode, pgoff_t pg, bool *unwritten)
+{
+	struct nova_file_write_entry *e;
+	u64 blk;
+
+	e = xa_load(&NOVA_I(inode)->header.pages, pg);
+	blk = e ? nova_entry_block(inode->i_sb, e, pg) : 0;
+	*unwritten = blk && (e->flags & NOVA_WRITE_UNWRITTEN);
+	return blk;
+}
+
 /* Block offset of file page @pg if it may be written in place, else 0 */
 static u64 nova_inplace_block(struct inode *inode, pgoff_t pg)
 {
-	struct nova_file_write_entry *e;
+	bool unwritten;
+	u64 blk = nova_find_page_state(inode, pg, &unwritten);
 
-	e = xa_load(&NOVA_I(inode)->header.pages, pg);
-	if (!e || (e->flags & NOVA_WRITE_UNWRITTEN))
-		return 0;
-	return nova_entry_block(inode->i_sb, e, pg);
+	return unwritten ? 0 : blk;
 }
 
 /*
@@ -1748,13 +1762,11 @@ int nova_convert_unwritten(struct inode *inode, pgoff_t pg, unsigned long n)
 	while (p < end && !ret) {
 		nr = 0;
 		for (; p < end; p++) {
-			u64 blk;
+			bool unwritten;
+			u64 blk = nova_find_page_state(inode, p, &unwritten);
 
-			if (!nova_page_unwritten(inode, p))
+			if (!unwritten)
 				continue;
-			blk = nova_find_page(inode, p);
-			if (!blk)
-				continue;	/* damaged: reported */
 			if (nr && r[nr - 1].pg + r[nr - 1].n == p &&
 			    r[nr - 1].blk + (r[nr - 1].n << NOVA_BLOCK_SHIFT) == blk) {
 				r[nr - 1].n++;

@@ -367,10 +367,11 @@ static int nova_fiemap(struct inode *inode, struct fiemap_extent_info *fi,
 	last = (start + len - 1) >> NOVA_BLOCK_SHIFT;
 	inode_lock_shared(inode);
 	while (xa_find(&sih->pages, &index, ULONG_MAX, XA_PRESENT)) {
-		u32 f = nova_page_unwritten(inode, index) ?
-			FIEMAP_EXTENT_UNWRITTEN : 0;
+		bool unwritten;
+		u32 f;
 
-		blk = nova_find_page(inode, index);
+		blk = nova_find_page_state(inode, index, &unwritten);
+		f = unwritten ? FIEMAP_EXTENT_UNWRITTEN : 0;
 		if (ln && ((u64)index << NOVA_BLOCK_SHIFT) == lg + ln &&
 		    blk == ph + ln && f == fl) {
 			ln += NOVA_BLOCK_SIZE;

@@ -1003,7 +1003,7 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 	struct inode *inode = d_inode(dentry);
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	struct iattr saved;
-	bool resize, trim, transferred = false;
+	bool resize, trim, cut, transferred = false;
 	loff_t old;
 	int ret;
 
@@ -1075,8 +1075,9 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 	if (attr->ia_valid & ATTR_SIZE)
 		inode->i_size = attr->ia_size;
 	/* a shrink frees space: on a full device it may use the reserve */
-	sih->use_reserve = (resize && attr->ia_size < old) || trim;
-	ret = nova_log_attr(inode, sih->use_reserve);
+	cut = (resize && attr->ia_size < old) || trim;
+	sih->use_reserve = cut;
+	ret = nova_log_attr(inode, cut);
 	sih->use_reserve = false;
 	if (ret) {
 		/*

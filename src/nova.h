@@ -601,7 +601,7 @@ int nova_break_layouts_flush(struct inode *inode, loff_t start, loff_t end);
 u64 nova_entry_block(struct super_block *sb,
 		     const struct nova_file_write_entry *e, pgoff_t pg);
 u64 nova_find_page(struct inode *inode, pgoff_t pg);
-bool nova_page_unwritten(struct inode *inode, pgoff_t pg);
+u64 nova_find_page_state(struct inode *inode, pgoff_t pg, bool *unwritten);
 int nova_convert_unwritten(struct inode *inode, pgoff_t pg, unsigned long n);
 int nova_index_claim(struct super_block *sb, struct inode *inode);
 void nova_index_unclaim(struct super_block *sb, struct inode *inode,

@@ -52,14 +52,14 @@ struct nova_shift {
 static u64 nova_shift_source(struct nova_shift *s, pgoff_t p, u8 *flags)
 {
 	pgoff_t src = s->collapse ? p + s->pages : p - s->pages;
+	bool unwritten;
 	u64 blk;
 
 	*flags = 0;
 	if (!s->collapse && p < s->first + s->pages)
 		return 0;	/* the inserted hole */
-	blk = nova_find_page(s->inode, src);
-	/* (a damaged entry's page is a hole: never unwritten) */
-	if (blk && nova_page_unwritten(s->inode, src))
+	blk = nova_find_page_state(s->inode, src, &unwritten);
+	if (unwritten)
 		*flags = NOVA_WRITE_UNWRITTEN;
 	return blk;
 }
