@@ -90,12 +90,18 @@
  * writer that ignores it could store data in a page still flagged
  * unwritten, which this module would then take for zeros.  A module
  * mounts a file system with RO_COMPAT features it lacks read-only only.
+ * INCOMPAT_ENCRYPT: some inode has an fscrypt context (an extended
+ * attribute of NOVA_XATTR_INDEX_ENCRYPTION, set by the first
+ * FS_IOC_SET_ENCRYPTION_POLICY): its data blocks hold ciphertext, and a
+ * directory's names are ciphertext (any bytes, '/' and NUL included).
  */
 #define NOVA_FEATURE_INCOMPAT_XATTR	0x0001ULL
+#define NOVA_FEATURE_INCOMPAT_ENCRYPT	0x0002ULL
 #define NOVA_FEATURE_RO_COMPAT_UNWRITTEN	0x0001ULL
 #define NOVA_FEATURE_COMPAT_SUPP	0ULL
 #define NOVA_FEATURE_RO_COMPAT_SUPP	NOVA_FEATURE_RO_COMPAT_UNWRITTEN
-#define NOVA_FEATURE_INCOMPAT_SUPP	NOVA_FEATURE_INCOMPAT_XATTR
+#define NOVA_FEATURE_INCOMPAT_SUPP	(NOVA_FEATURE_INCOMPAT_XATTR | \
+					 NOVA_FEATURE_INCOMPAT_ENCRYPT)
 
 /*
  * The super block.  It is written as a whole (primary first, then the
@@ -339,6 +345,12 @@ struct nova_mmap_entry {
  * have an empty name, every other namespace a name of 1..255 bytes
  * without its prefix.  The value of an ACL is the VFS's xattr form
  * (struct posix_acl_xattr_header, ids of the initial user namespace).
+ * NOVA_XATTR_INDEX_ENCRYPTION (ext4's too) holds one attribute, "c": the
+ * inode's fscrypt context (struct fscrypt_context_v1, 28 bytes, or v2,
+ * 40 bytes; byte 0 is the version, 1 or 2), never listed or set through
+ * the xattr calls.  An inode with it is encrypted; it is written in the
+ * inode's own log before the entry that makes the inode reachable, or
+ * (FS_IOC_SET_ENCRYPTION_POLICY) into an empty directory or file.
  *
  * A group is live while its part 0 is.  When a later group for the same
  * (name_index, name) commits, part 0 of the older one dies first (made
@@ -356,7 +368,13 @@ struct nova_mmap_entry {
 #define NOVA_XATTR_INDEX_ACL_DEFAULT	3
 #define NOVA_XATTR_INDEX_TRUSTED	4
 #define NOVA_XATTR_INDEX_SECURITY	6
-#define NOVA_XATTR_INDEX_MAX		6
+#define NOVA_XATTR_INDEX_ENCRYPTION	9
+#define NOVA_XATTR_INDEX_MAX		9
+#define NOVA_XATTR_ENCRYPTION_NAME	"c"
+/* Is @i an index a log may hold?  (5 has no namespace: kept, never listed) */
+#define NOVA_XATTR_INDEX_VALID(i) \
+	(((i) >= NOVA_XATTR_INDEX_USER && (i) <= NOVA_XATTR_INDEX_SECURITY) || \
+	 (i) == NOVA_XATTR_INDEX_ENCRYPTION)
 
 /* nova_xattr_entry.flags */
 #define NOVA_XATTR_REMOVE	0x0001

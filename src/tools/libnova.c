@@ -11,7 +11,9 @@
  *                   kernel's: inode.c nova_replay_entry() (replay_entry()),
  *                   dir.c nova_rebuild_entry(), dax.c
  *                   nova_replay_write_entry() and nova_index_set(),
- *                   xattr.c nova_xattr_replay() (the xattr groups)
+ *                   xattr.c nova_xattr_replay() (the xattr groups),
+ *                   inode.c nova_read_inode() (ciphertext names only
+ *                   with an fscrypt context, looked for after the replay)
  *   used blocks     bbuild.c, nova_scan_entry() (scan_entry())
  *   appends         log.c nova_log_make_room()/nova_log_append()
  *   new inodes      inode.c nova_new_inode(), namei.c
@@ -1177,6 +1179,12 @@ void nv_xattr_read(const struct nv_fs *fs, const struct nv_xattr *x, void *buf)
 	}
 }
 
+struct nv_xattr *nv_encryption_context(struct nv_inode_state *st)
+{
+	return nv_xattr_lookup(st, NOVA_XATTR_INDEX_ENCRYPTION,
+			       NOVA_XATTR_ENCRYPTION_NAME, 1);
+}
+
 static void xattrs_free(struct nv_inode_state *st)
 {
 	size_t i;
@@ -1209,6 +1217,12 @@ struct replay_ctx {
 	unsigned int flags;
 	struct nv_pmap *count;		/* NV_IREAD_COUNT: st->superseded */
 	struct xgroup g;
+	/*
+	 * Take names with '/' or NUL (ciphertext), counted in cipher_names:
+	 * whether they may be there is known at the end (nv_iread())
+	 */
+	bool any_names;
+	uint64_t cipher_names;
 };
 
 const char *nv_type_name(uint32_t mode)
@@ -1259,9 +1273,29 @@ static int xg_fail(struct xgroup *g)
 	return 1;
 }
 
+/*
+ * The whole fscrypt context of @g, whose part 0 had one of the two
+ * lengths (xattr_bad_context()): is its version (byte 0) not the one of
+ * its length?  Why, into @msg.
+ */
+static bool bad_context_version(const struct nv_fs *fs, const struct xgroup *g,
+				char *msg, size_t msglen)
+{
+	uint8_t v[NV_FSCRYPT_MAX_SIZE];
+
+	nv_xattr_read(fs, &g->x, v);
+	if (v[0] == (g->x.value_len == NV_FSCRYPT_V1_SIZE ? 1 : 2))
+		return false;
+	snprintf(msg, msglen,
+		 "encryption context at 0x%llx: version %u in %u bytes (version 1 has %u, 2 has %u)",
+		 (unsigned long long)g->x.off, v[0], g->x.value_len,
+		 NV_FSCRYPT_V1_SIZE, NV_FSCRYPT_V2_SIZE);
+	return true;
+}
+
 /* Every part is in: check the value, then set or remove the attribute */
-static int xg_finish(struct nv_inode_state *st, struct xgroup *g, char *msg,
-		     size_t msglen)
+static int xg_finish(const struct nv_fs *fs, struct nv_inode_state *st,
+		     struct xgroup *g, char *msg, size_t msglen)
 {
 	char name[64];
 	long i;
@@ -1273,6 +1307,9 @@ static int xg_finish(struct nv_inode_state *st, struct xgroup *g, char *msg,
 			 (unsigned long long)g->x.off);
 		return xg_fail(g);
 	}
+	if (g->x.index == NOVA_XATTR_INDEX_ENCRYPTION &&
+	    bad_context_version(fs, g, msg, msglen))
+		return xg_fail(g);
 	i = xattr_find(st, g->x.index, g->x.name, g->x.name_len);
 	if (i >= 0) {
 		st->xattr_bytes -= st->xattrs[i].bytes;
@@ -1341,8 +1378,45 @@ static int xattr_replay_part(struct replay_ctx *rc, const struct nv_entry *ent)
 		return -1;
 	else
 		return g->got == vlen ?
-		       xg_finish(rc->st, g, ent->msg, ent->msglen) : 0;
+		       xg_finish(ent->fs, rc->st, g, ent->msg, ent->msglen) : 0;
 	return xg_fail(g);
+}
+
+/*
+ * The header of a live part 0 of NOVA_XATTR_INDEX_ENCRYPTION, @name its
+ * full name: the one attribute "c", an fscrypt context of 28 or 40 bytes,
+ * never removed.  What is wrong, NULL if nothing; the version (byte 0)
+ * is checked when the value is whole (bad_context_version()).
+ */
+static const char *xattr_bad_context(const struct nv_entry *ent,
+				     const char *name)
+{
+	const struct nova_xattr_entry *e = ent->p;
+	unsigned int plen = le16_to_cpu(e->part_len);
+	uint32_t vlen = le32_to_cpu(e->value_len), flags = le32_to_cpu(e->flags);
+	unsigned long long o = ent->off;
+
+	if (e->name_len != 1 || e->data[0] != NOVA_XATTR_ENCRYPTION_NAME[0])
+		snprintf(ent->msg, ent->msglen,
+			 "xattr entry at 0x%llx: %s is not the encryption context (\"c\"), the only attribute of its namespace",
+			 o, name);
+	else if (flags & ~NOVA_XATTR_FLAGS)
+		snprintf(ent->msg, ent->msglen,
+			 "xattr entry at 0x%llx has unknown flags 0x%x",
+			 o, flags & ~NOVA_XATTR_FLAGS);
+	else if (flags & NOVA_XATTR_REMOVE)
+		snprintf(ent->msg, ent->msglen,
+			 "xattr entry at 0x%llx removes the encryption context, which is never removed",
+			 o);
+	else if (vlen != NV_FSCRYPT_V1_SIZE && vlen != NV_FSCRYPT_V2_SIZE)
+		snprintf(ent->msg, ent->msglen,
+			 "xattr entry at 0x%llx: encryption context of %u bytes (%u or %u)",
+			 o, vlen, NV_FSCRYPT_V1_SIZE, NV_FSCRYPT_V2_SIZE);
+	else if (plen > vlen)
+		snprintf(ent->msg, ent->msglen,
+			 "xattr entry at 0x%llx: part 0 of %s carries %u bytes of a %u-byte value",
+			 o, name, plen, vlen);
+	return ent->msg[0] ? ent->msg : NULL;
 }
 
 /* What is wrong with the header of a live part 0, NULL if nothing */
@@ -1356,10 +1430,10 @@ static const char *xattr_bad_part0(const struct nv_entry *ent)
 	char name[64], ns[16];
 
 	/*
-	 * xattr.c takes any index up to NOVA_XATTR_INDEX_MAX (5 has no
+	 * xattr.c takes the indexes of NOVA_XATTR_INDEX_VALID() (5 has no
 	 * namespace: such an attribute is kept but never listed)
 	 */
-	if (!e->name_index || e->name_index > NOVA_XATTR_INDEX_MAX) {
+	if (!NOVA_XATTR_INDEX_VALID(e->name_index)) {
 		snprintf(ent->msg, ent->msglen,
 			 "xattr entry at 0x%llx has an unknown name index %u",
 			 o, e->name_index);
@@ -1384,6 +1458,8 @@ static const char *xattr_bad_part0(const struct nv_entry *ent)
 	ent->msg[0] = '\0';
 	nv_xattr_fullname(name, sizeof(name), e->name_index,
 			  (const char *)e->data, e->name_len > 40 ? 40 : e->name_len);
+	if (e->name_index == NOVA_XATTR_INDEX_ENCRYPTION)
+		return xattr_bad_context(ent, name);
 	if (vlen > NOVA_XATTR_VALUE_MAX)
 		snprintf(ent->msg, ent->msglen,
 			 "xattr entry at 0x%llx: %s has a value of %u bytes (at most %u)",
@@ -1441,7 +1517,8 @@ static int xattr_replay(struct replay_ctx *rc, const struct nv_entry *ent,
 	g->nentries = st->log.nentries;
 	if (xg_add_part(g, ent->off, e, ent->size))
 		return -1;
-	return g->got == vlen ? xg_finish(st, g, ent->msg, ent->msglen) : 0;
+	return g->got == vlen ?
+	       xg_finish(ent->fs, st, g, ent->msg, ent->msglen) : 0;
 }
 
 /*
@@ -1571,19 +1648,27 @@ static int scan_entry(struct nv_inode_state *st, const struct nv_entry *ent)
 	return 0;
 }
 
-/* dir.c nova_rebuild_entry(): a dentry of a directory's log */
-static int rebuild_entry(struct nv_inode_state *st, const struct nv_entry *ent,
+/*
+ * dir.c nova_rebuild_entry(): a dentry of a directory's log.  A name with
+ * '/' or NUL is ciphertext, which only an encrypted directory may hold.
+ */
+static int rebuild_entry(struct replay_ctx *rc, const struct nv_entry *ent,
 			 bool dead)
 {
 	const struct nova_dentry *de = ent->p;
+	struct nv_inode_state *st = rc->st;
 	uint64_t ino = le64_to_cpu(de->ino);
 	int len = de->name_len;
 
 	if (memchr(de->name, '/', len) || memchr(de->name, '\0', len)) {
-		snprintf(ent->msg, ent->msglen,
-			 "directory entry at 0x%llx has an invalid name",
-			 (unsigned long long)ent->off);
-		return 1;
+		if (rc->any_names) {
+			rc->cipher_names++;
+		} else {
+			snprintf(ent->msg, ent->msglen,
+				 "directory entry at 0x%llx has an invalid name ('/' or NUL, and no encryption context)",
+				 (unsigned long long)ent->off);
+			return 1;
+		}
 	}
 	/* a dead dentry still carries the directory's attributes */
 	st->links = le32_to_cpu(de->links_count);
@@ -1744,7 +1829,7 @@ static int replay_entry(const struct nv_entry *ent, void *arg)
 	case NOVA_DIR_LOG:
 		if (!S_ISDIR(st->mode))
 			return wrong_type(st, ent);
-		return rebuild_entry(st, ent, dead);
+		return rebuild_entry(rc, ent, dead);
 	case NOVA_SET_ATTR:
 		return dead ? 0 : apply_setattr(rc, ent);
 	case NOVA_LINK_CHANGE:
@@ -1783,12 +1868,36 @@ static bool mode_ok(uint32_t mode)
 	return false;
 }
 
-int nv_iread(struct nv_fs *fs, uint64_t ino, struct nv_inode_state *st,
-	     unsigned int flags, nv_page_fn page_ok, void *page_arg)
+/*
+ * A symlink's target, in the kernel's form: a plain one is @size bytes
+ * without a NUL; an encrypted one (fscrypt's struct fscrypt_symlink_data)
+ * is a __le16 length and that many bytes of ciphertext (any bytes), @size
+ * being 2 + the length (the NUL after it is not needed: symlink.c reads
+ * @size bytes).  What is wrong, NULL if nothing.
+ */
+static const char *bad_symlink(const uint8_t *t, uint64_t size, bool encrypted)
+{
+	if (!t)
+		return "no target block";
+	if (!size || size >= NOVA_BLOCK_SIZE)
+		return "bad length";
+	if (!encrypted)
+		return strnlen((const char *)t, size) != size ?
+		       "length mismatch" : NULL;
+	if (size < 3 || t[0] + ((uint64_t)t[1] << 8) != size - 2)
+		return "encrypted target length mismatch";
+	return NULL;
+}
+
+/* One replay of inode @ino's log into @st; @any_names: see replay_ctx */
+static int iread_once(struct nv_fs *fs, uint64_t ino, struct nv_inode_state *st,
+		      unsigned int flags, nv_page_fn page_ok, void *page_arg,
+		      bool any_names, uint64_t *cipher_names)
 {
 	struct replay_ctx rc = {
 		.st = st, .flags = flags,
 		.count = flags & NV_IREAD_COUNT ? &st->superseded : NULL,
+		.any_names = any_names,
 	};
 	const struct nv_walk walk = {
 		.page_ok = page_ok, .page_arg = page_arg,
@@ -1828,22 +1937,35 @@ int nv_iread(struct nv_fs *fs, uint64_t ino, struct nv_inode_state *st,
 	}
 	if (rc.g.x.off)
 		xg_cut(&rc.g, &st->log);
+	*cipher_names = rc.cipher_names;
 	if (!st->bad && S_ISLNK(st->mode) && !(flags & NV_IREAD_RAW)) {
-		const char *t = NULL;
+		const char *why = bad_symlink(st->symlink_block ?
+					      nv_ptr(fs, st->symlink_block) : NULL,
+					      st->size, nv_encryption_context(st));
 
-		if (st->symlink_block)
-			t = nv_ptr(fs, st->symlink_block);
-		if (!t || !st->size || st->size >= NOVA_BLOCK_SIZE ||
-		    strnlen(t, st->size) != st->size) {
+		if (why) {
 			st->bad = NV_IBAD_SYMLINK;
 			snprintf(st->bad_msg, sizeof(st->bad_msg),
-				 "symlink has no valid target (%s)",
-				 !t ? "no target block" :
-				 !st->size || st->size >= NOVA_BLOCK_SIZE ?
-				 "bad length" : "length mismatch");
+				 "symlink has no valid target (%s)", why);
 		}
 	}
 	return 0;
+}
+
+int nv_iread(struct nv_fs *fs, uint64_t ino, struct nv_inode_state *st,
+	     unsigned int flags, nv_page_fn page_ok, void *page_arg)
+{
+	uint64_t cipher_names = 0;
+	int ret;
+
+	ret = iread_once(fs, ino, st, flags, page_ok, page_arg, true,
+			 &cipher_names);
+	if (ret || !cipher_names || st->log.err || nv_encryption_context(st))
+		return ret;
+	/* ciphertext names in a directory that is not encrypted */
+	nv_ifree(st);
+	return iread_once(fs, ino, st, flags, page_ok, page_arg, false,
+			  &cipher_names);
 }
 
 void nv_file_read(const struct nv_fs *fs, const struct nv_inode_state *st,

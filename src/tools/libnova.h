@@ -285,7 +285,7 @@ bool nv_pmap_next(const struct nv_pmap *m, size_t *it, uint64_t *pg,
 
 /* ---- replay ---- */
 struct nv_dent {
-	char name[NOVA_NAME_LEN + 1];
+	char name[NOVA_NAME_LEN + 1];	/* @len bytes (any, if encrypted) */
 	uint8_t len;
 	uint8_t ftype;
 	bool alive;
@@ -372,7 +372,16 @@ struct nv_inode_state {
 #define NV_IBAD_MODE		1	/* not a known file type */
 #define NV_IBAD_SYMLINK		2	/* symlink without a valid target */
 
-/* Read inode @ino (its slot must be valid) and replay its log */
+/*
+ * Read inode @ino (its slot must be valid) and replay its log.  Names
+ * holding '/' or NUL (a directory) and a target in fscrypt's form (a
+ * symlink) are taken only from an inode whose replay ends with a live
+ * fscrypt context (nv_encryption_context()): a thorough GC writes the
+ * context after the names.  Without one, a log the walk read to its end
+ * is read again, and the first such name stops the walk (NV_LOG_SEMANTIC)
+ * as it always did; a walk that stopped at another problem first keeps
+ * its result (that problem, which may hide the context, comes first).
+ */
 int nv_iread(struct nv_fs *fs, uint64_t ino, struct nv_inode_state *st,
 	     unsigned int flags, nv_page_fn page_ok, void *page_arg);
 void nv_ifree(struct nv_inode_state *st);
@@ -405,6 +414,22 @@ struct nv_xattr *nv_xattr_lookup(struct nv_inode_state *st, uint8_t index,
 				 const char *name, size_t name_len);
 /* Copy the value of @x (x->value_len bytes) into @buf */
 void nv_xattr_read(const struct nv_fs *fs, const struct nv_xattr *x, void *buf);
+
+/*
+ * fscrypt contexts (NOVA_XATTR_INDEX_ENCRYPTION "c"): struct
+ * fscrypt_context_v1 (28 bytes) or _v2 (40 bytes), byte 0 the version,
+ * the nonce always the last 16 bytes.  The replay takes no other value.
+ */
+#define NV_FSCRYPT_V1_SIZE	28
+#define NV_FSCRYPT_V2_SIZE	40
+#define NV_FSCRYPT_NONCE_SIZE	16
+#define NV_FSCRYPT_MAX_SIZE	NV_FSCRYPT_V2_SIZE
+/*
+ * The live fscrypt context of @st, NULL if it is not encrypted: then its
+ * names (a directory) and its target (a symlink) are plain; else they are
+ * ciphertext, which may hold any byte
+ */
+struct nv_xattr *nv_encryption_context(struct nv_inode_state *st);
 
 /* Read bytes of a regular file through its page map (holes read as 0) */
 void nv_file_read(const struct nv_fs *fs, const struct nv_inode_state *st,

@@ -1173,7 +1173,7 @@ static int xbad(struct nv_fs *fs, const char *path, const char *kind,
 	/* the user.* name @name, else "bad" */
 	e[0] = xent_user(name ? name : "bad", 4);
 	if (!strcmp(kind, "index")) {
-		e[0].index = 9;
+		e[0].index = 7;		/* 7 and 8: no namespace of NOVA's */
 	} else if (!strcmp(kind, "acl-name")) {
 		e[0].index = NOVA_XATTR_INDEX_ACL_ACCESS;
 	} else if (!strcmp(kind, "empty-name")) {
@@ -1259,6 +1259,189 @@ static int xdead(struct nv_fs *fs, const char *path, const char *full)
 	return 0;
 }
 
+/* ---- fscrypt (encrypted inodes) ---- */
+
+/*
+ * The super block's incompatible feature @bit set (@on) or cleared, in
+ * both copies
+ */
+static void set_incompat(struct nv_fs *fs, uint64_t bit, bool on)
+{
+	struct nova_super_block sb = *(struct nova_super_block *)nv_ptr(fs, 0);
+
+	if (on)
+		sb.s_feature_incompat |= cpu_to_le64(bit);
+	else
+		sb.s_feature_incompat &= ~cpu_to_le64(bit);
+	sb.s_sum = cpu_to_le32(nova_sb_csum(&sb));
+	nv_put(fs, 0, &sb, sizeof(sb));
+	nv_put(fs, nv_replica_sb_off(fs), &sb, sizeof(sb));
+}
+
+/*
+ * An fscrypt context of @version (1: struct fscrypt_context_v1, 2: _v2)
+ * in @c: AES-256-XTS and AES-256-CTS, padding 32, key bytes 0x11 .. and
+ * the nonce a0 a1 .. af; its length
+ */
+static size_t make_context(uint8_t *c, int version)
+{
+	size_t len = version == 1 ? 28 : 40, key = version == 1 ? 8 : 16, i;
+
+	memset(c, 0, len);
+	c[0] = version;
+	c[1] = 1;
+	c[2] = 4;
+	c[3] = 3;
+	for (i = 0; i < key; i++)
+		c[len - 16 - key + i] = 0x11 + i;
+	for (i = 0; i < 16; i++)
+		c[len - 16 + i] = 0xa0 + i;
+	return len;
+}
+
+/*
+ * FS_IOC_SET_ENCRYPTION_POLICY on @w's inode: a version @version context,
+ * committed, and the features; with @kind a malformed one instead (len:
+ * 30 bytes, version: v2's 40 bytes with version 1, name: v2 as "d",
+ * remove: a removal of "c"), then a link-change entry that changes nothing
+ */
+static int put_context(struct nv_fs *fs, struct nv_wlog *w, int version,
+		       const char *kind)
+{
+	uint8_t c[64];
+	size_t len = make_context(c, version);
+	const char *name = NOVA_XATTR_ENCRYPTION_NAME;
+	uint32_t flags = 0;
+	int ret;
+
+	if (kind && !strcmp(kind, "len")) {
+		len = 30;
+	} else if (kind && !strcmp(kind, "version")) {
+		c[0] = 1;
+	} else if (kind && !strcmp(kind, "name")) {
+		name = "d";
+	} else if (kind && !strcmp(kind, "remove")) {
+		len = 0;
+		flags = NOVA_XATTR_REMOVE;
+	} else if (kind) {
+		return -1;
+	}
+	ret = nv_append_xattr(fs, w, NOVA_XATTR_INDEX_ENCRYPTION, name, 1, c,
+			      len, flags, 0, NULL);
+	if (!ret && kind)
+		ret = nv_append_link_change(fs, w, NULL);
+	if (ret)
+		return ret;
+	nv_log_commit(fs, w);
+	set_incompat(fs, NOVA_FEATURE_INCOMPAT_XATTR, true);
+	set_incompat(fs, NOVA_FEATURE_INCOMPAT_ENCRYPT, true);
+	return 0;
+}
+
+/* put_context() on PATH */
+static int encrypt(struct nv_fs *fs, const char *path, int version,
+		   const char *kind)
+{
+	struct nv_inode_state st;
+	struct nv_wlog w;
+
+	if ((version != 1 && version != 2) || inj_state(fs, path, &st))
+		return -1;
+	nv_wlog_from_state(&w, &st);
+	nv_ifree(&st);
+	return put_context(fs, &w, version, kind);
+}
+
+/* @hex (pairs of hex digits) into @out (@max bytes); its length, 0 if bad */
+static size_t parse_hex(const char *hex, uint8_t *out, size_t max)
+{
+	size_t n = 0;
+	unsigned int b;
+
+	while (hex[0] && hex[1] && n < max && sscanf(hex, "%2x", &b) == 1) {
+		out[n++] = b;
+		hex += 2;
+	}
+	return *hex ? 0 : n;
+}
+
+/*
+ * A new inode of @type named by the bytes @hexname in directory @dir, as
+ * namei.c creates it: its own log first (with @enc, its fscrypt context
+ * before everything, "." and ".." or the target), the dentry in @dir
+ * (committed), then the valid byte.  @type: file, dir, symlink (target
+ * "target") or cipher-symlink (a target in fscrypt's form: __le16 length,
+ * ciphertext with '/' and NUL, a NUL).
+ */
+static int create_raw(struct nv_fs *fs, const char *dir, const char *hexname,
+		      const char *type, bool enc)
+{
+	static const uint8_t cipher[] = "\x9c/\0\x01\xfe\n/zzzzzzzzzzz";
+	uint8_t name[NOVA_NAME_LEN], t[NOVA_BLOCK_SIZE];
+	size_t len = parse_hex(hexname, name, sizeof(name)), tlen = 0;
+	struct nv_inode_state st;
+	struct nv_wlog dw, w;
+	struct nv_attr a;
+	uint64_t blk;
+	int ret = 0;
+
+	memset(&a, 0, sizeof(a));
+	a.atime = a.mtime = a.ctime = a.btime = nv_now();
+	a.links = 1;
+	if (!strcmp(type, "file")) {
+		a.mode = S_IFREG | 0600;
+	} else if (!strcmp(type, "dir")) {
+		a.mode = S_IFDIR | 0700;
+		a.links = 2;
+		a.size = NOVA_BLOCK_SIZE;
+	} else if (!strcmp(type, "symlink")) {
+		a.mode = S_IFLNK | 0777;
+		tlen = 6;
+		memcpy(t, "target", tlen);
+	} else if (!strcmp(type, "cipher-symlink")) {
+		a.mode = S_IFLNK | 0777;
+		t[0] = sizeof(cipher) - 1;
+		t[1] = 0;
+		memcpy(t + 2, cipher, sizeof(cipher));	/* and its NUL */
+		tlen = 2 + sizeof(cipher) - 1;
+	} else {
+		return -1;
+	}
+	a.size = tlen ? tlen : a.size;
+	if (!len || inj_state(fs, dir, &st))
+		return -1;
+	nv_wlog_from_state(&dw, &st);
+	nv_ifree(&st);
+	ret = nv_new_inode(fs, -1, &a, &w);
+	if (!ret && enc)
+		ret = put_context(fs, &w, 2, NULL);
+	if (!ret && S_ISDIR(a.mode)) {
+		ret = nv_append_dentry(fs, &w, ".", 1, w.ino, nv_dtype(S_IFDIR),
+				       NULL);
+		if (!ret)
+			ret = nv_append_dentry(fs, &w, "..", 2, dw.ino,
+					       nv_dtype(S_IFDIR), NULL);
+		dw.links++;
+	} else if (!ret && tlen) {
+		if (!nv_alloc(fs, 1, -1, false, &blk))
+			return -ENOSPC;
+		nv_zero(fs, blk << NOVA_BLOCK_SHIFT, NOVA_BLOCK_SIZE);
+		nv_put(fs, blk << NOVA_BLOCK_SHIFT, t, tlen);
+		ret = nv_append_write(fs, &w, 0, 1, blk << NOVA_BLOCK_SHIFT, NULL);
+	}
+	if (ret)
+		return ret;
+	if (w.tail)
+		nv_log_commit(fs, &w);
+	ret = nv_append_dentry(fs, &dw, (const char *)name, len, w.ino,
+			       nv_dtype(a.mode), NULL);
+	if (ret)
+		return ret;
+	nv_log_commit(fs, &dw);
+	nv_set_valid(fs, w.ino);
+	return 0;
+}
+
 /*
  * Kinds (PATH arguments name files in the image):
  *   sb-garbage | replica-garbage | sb-csum
@@ -1314,8 +1497,12 @@ static int xdead(struct nv_fs *fs, const char *path, const char *full)
  *                                             user.bad by default), then
  *                                             a link-change entry
  *   xattr-dead PATH NAME                      NAME's live group dead
- *   clear-feature                             super block without
+ *   clear-feature [encrypt]                   super block without
  *                                             NOVA_FEATURE_INCOMPAT_XATTR
+ *                                             (_ENCRYPT)
+ *   encrypt-bad PATH KIND                     a malformed fscrypt context
+ *                                             (put_context()), then a
+ *                                             link-change entry
  * and kernel-like updates that leave a consistent file system:
  *   gc-window PATH | gc-done PATH             thorough GC of PATH's log,
  *                                             before / after the head switch
@@ -1330,6 +1517,11 @@ static int xdead(struct nv_fs *fs, const char *path, const char *full)
  *   xattr-cut PATH NAME VALUE                 setxattr, crash after the
  *                                             older group's part 0 died
  *   xattr-orphans PATH                        xattr parts without part 0
+ *   encrypt PATH 1|2                          FS_IOC_SET_ENCRYPTION_POLICY
+ *                                             (a v1 or v2 context)
+ *   create-raw DIR HEXNAME TYPE [enc]         a new inode named by the
+ *                                             bytes HEXNAME (create_raw();
+ *                                             enc: with a v2 context)
  */
 int inject(int argc, char **argv)
 {
@@ -1690,12 +1882,16 @@ int inject(int argc, char **argv)
 	} else if (argc >= 3 && !strcmp(kind, "xattr-orphans")) {
 		ret = xorphans(&fs, argv[2]);
 	} else if (!strcmp(kind, "clear-feature")) {
-		struct nova_super_block sb = *(struct nova_super_block *)nv_ptr(&fs, 0);
-
-		sb.s_feature_incompat &= ~cpu_to_le64(NOVA_FEATURE_INCOMPAT_XATTR);
-		sb.s_sum = cpu_to_le32(nova_sb_csum(&sb));
-		nv_put(&fs, 0, &sb, sizeof(sb));
-		nv_put(&fs, nv_replica_sb_off(&fs), &sb, sizeof(sb));
+		set_incompat(&fs, argc >= 3 && !strcmp(argv[2], "encrypt") ?
+			     NOVA_FEATURE_INCOMPAT_ENCRYPT :
+			     NOVA_FEATURE_INCOMPAT_XATTR, false);
+	} else if (argc >= 4 && !strcmp(kind, "encrypt")) {
+		ret = encrypt(&fs, argv[2], atoi(argv[3]), NULL);
+	} else if (argc >= 4 && !strcmp(kind, "encrypt-bad")) {
+		ret = encrypt(&fs, argv[2], 2, argv[3]);
+	} else if (argc >= 5 && !strcmp(kind, "create-raw")) {
+		ret = create_raw(&fs, argv[2], argv[3], argv[4],
+				 argc >= 6 && !strcmp(argv[5], "enc"));
 	} else if (!strcmp(kind, "snapshot") || !strcmp(kind, "snapshot-stale")) {
 		ret = make_snapshot(&fs, kind[8] != '-', NULL);
 	} else if (argc >= 3 && !strcmp(kind, "snapshot-bad")) {

@@ -226,6 +226,15 @@ static void test_check_super(void)
 	s.s_sum = cpu_to_le32(nova_sb_csum(&s));
 	CHECK("xattr incompat feature accepted", nova_check_super(&s, SIZE_64M) == NULL);
 
+	make_super(&s, SIZE_64M);
+	s.s_feature_incompat = cpu_to_le64(NOVA_FEATURE_INCOMPAT_XATTR |
+					   NOVA_FEATURE_INCOMPAT_ENCRYPT);
+	s.s_sum = cpu_to_le32(nova_sb_csum(&s));
+	CHECK("encrypt incompat feature accepted", nova_check_super(&s, SIZE_64M) == NULL);
+	s.s_feature_incompat = cpu_to_le64(0x4);
+	s.s_sum = cpu_to_le32(nova_sb_csum(&s));
+	CHECK("incompat feature 0x4 refused", nova_check_super(&s, SIZE_64M) != NULL);
+
 	make_super(&s, NOVA_MIN_SIZE - 4096);
 	CHECK("too small file system refused", nova_check_super(&s, SIZE_64M) != NULL);
 }

@@ -3,8 +3,8 @@
  * Host unit tests of libnova's extended attributes: the replay of
  * NOVA_XATTR groups (set, replace, remove, a 64 KiB value in parts over
  * several log pages, a dead part 0, orphan parts, every kind of
- * malformed group), the mount-scan mode that ignores them, the writer
- * and the mapping of the VFS names.
+ * malformed group, fscrypt contexts), the mount-scan mode that ignores
+ * them, the writer and the mapping of the VFS names.
  *
  *   test_xattr MKFS WORKDIR
  *
@@ -351,9 +351,15 @@ static void test_malformed(void)
 	struct xent e[4];
 
 	e[0] = xent_user("x", 4);
-	e[0].index = NOVA_XATTR_INDEX_MAX + 1;
+	e[0].index = 7;
 	bad("unknown name index", e, 1, true, NV_LOG_SEMANTIC,
 	    "has an unknown name index 7", 0);
+	e[0].index = 8;
+	bad("name index 8 (below the encryption one)", e, 1, true,
+	    NV_LOG_SEMANTIC, "has an unknown name index 8", 0);
+	e[0].index = NOVA_XATTR_INDEX_MAX + 1;
+	bad("name index past the last", e, 1, true, NV_LOG_SEMANTIC,
+	    "has an unknown name index 10", 0);
 	e[0].index = 0;
 	bad("name index 0", e, 1, true, NV_LOG_SEMANTIC,
 	    "has an unknown name index 0", 0);
@@ -449,6 +455,81 @@ static void test_kernel_accepts(void)
 	nv_ifree(&st);
 }
 
+/* An fscrypt context "c" of @n bytes, each @version (byte 0: the version) */
+static struct xent xent_context(uint8_t version, uint32_t n)
+{
+	struct xent x = xent_user(NOVA_XATTR_ENCRYPTION_NAME, n);
+
+	x.index = NOVA_XATTR_INDEX_ENCRYPTION;
+	x.fill = version;
+	x.value_csum = fill_csum(version, n);
+	return x;
+}
+
+/*
+ * NOVA_XATTR_INDEX_ENCRYPTION: one attribute, "c", an fscrypt context of
+ * 28 bytes (version 1) or 40 (version 2), never removed
+ */
+static void test_encryption(void)
+{
+	struct nv_inode_state st;
+	struct nv_wlog w;
+	struct nv_xattr *x;
+	struct xent e[2];
+
+	new_file(&w);
+	iread(&w, &st, 0);
+	CHECK("encryption: a new file has no context", !nv_encryption_context(&st));
+	nv_ifree(&st);
+	e[0] = xent_context(1, 28);
+	put(&w, &e[0]);
+	nv_log_commit(&fs, &w);
+	iread(&w, &st, 0);
+	x = nv_encryption_context(&st);
+	CHECK("encryption: a v1 context (28 bytes) is taken",
+	      !st.log.err && x && x->value_len == 28);
+	nv_ifree(&st);
+
+	/* the version is checked on the whole value */
+	new_file(&w);
+	e[0] = xent_context(2, 20);
+	e[0].value_len = 40;
+	e[0].value_csum = fill_csum(2, 40);
+	e[1] = e[0];
+	e[1].name_len = 0;
+	e[1].part = 1;
+	e[1].value_csum = 0;
+	put(&w, &e[0]);
+	put(&w, &e[1]);
+	nv_log_commit(&fs, &w);
+	iread(&w, &st, 0);
+	x = nv_encryption_context(&st);
+	CHECK("encryption: a v2 context (40 bytes) in two parts is taken",
+	      !st.log.err && x && x->value_len == 40 && x->nparts == 2);
+	nv_ifree(&st);
+
+	e[0] = xent_context(2, 28);
+	bad("encryption: version 2 in 28 bytes", e, 1, true, NV_LOG_SEMANTIC,
+	    "version 2 in 28 bytes (version 1 has 28, 2 has 40)", 0);
+	e[0] = xent_context(1, 40);
+	bad("encryption: version 1 in 40 bytes", e, 1, true, NV_LOG_SEMANTIC,
+	    "version 1 in 40 bytes", 0);
+	e[0] = xent_context(0, 28);
+	bad("encryption: version 0", e, 1, true, NV_LOG_SEMANTIC,
+	    "version 0 in 28 bytes", 0);
+	e[0] = xent_context(2, 30);
+	bad("encryption: a 30-byte context", e, 1, true, NV_LOG_SEMANTIC,
+	    "encryption context of 30 bytes (28 or 40)", 0);
+	e[0] = xent_context(2, 40);
+	e[0].name = "d";
+	bad("encryption: an attribute other than \"c\"", e, 1, true,
+	    NV_LOG_SEMANTIC, "index9.d is not the encryption context", 0);
+	e[0] = xent_context(2, 0);
+	e[0].flags = NOVA_XATTR_REMOVE;
+	bad("encryption: a removal of the context", e, 1, true, NV_LOG_SEMANTIC,
+	    "removes the encryption context, which is never removed", 0);
+}
+
 /* A part whose xe_len does not match its name and value: the walk stops */
 static void test_bad_length(void)
 {
@@ -540,6 +621,7 @@ int main(int argc, char **argv)
 	test_malformed();
 	test_bad_length();
 	test_kernel_accepts();
+	test_encryption();
 	test_writer();
 
 	nv_close(&fs);

@@ -61,7 +61,10 @@ struct fsck_reset_state {
 	int code;			/* the problem that asked for it */
 };
 
-/* A live name of a directory (namespace.c) */
+/*
+ * A live name of a directory (namespace.c): @len bytes, NUL terminated
+ * for messages, but in an encrypted directory any bytes, NUL included
+ */
 struct fsck_name {
 	uint64_t ino, off, cookie;
 	uint8_t ftype, len;
@@ -76,7 +79,8 @@ struct fsck_inode_info {
 	uint64_t parent;		/* ".." */
 	uint32_t names, subdirs, dirnames;
 	uint64_t ndir;			/* directory of the first name */
-	char *nname;
+	char *nname;			/* the first name, nname_len bytes */
+	uint8_t nname_len;
 	bool reachable;
 	struct fsck_name *ents;		/* directories: live names */
 	size_t nents;
@@ -110,6 +114,7 @@ struct nova_fsck {
 
 	/* pass 4 */
 	uint64_t n_inodes, n_xattr_entries, n_xattrs;
+	uint64_t n_encrypted;		/* inodes with an fscrypt context */
 
 	/* pass 5 */
 	struct fsck_inode_info *ni;
@@ -147,7 +152,7 @@ void out(struct nova_fsck *ctx, const char *fmt, ...) __printf(2, 3);
 	} while (0)
 int fsck_fatal(struct nova_fsck *ctx, const char *fmt, ...) __printf(2, 3);
 const char *type_str(uint32_t mode);
-const char *pname(struct nova_fsck *ctx, const char *name);
+const char *pname(struct nova_fsck *ctx, const char *name, size_t len);
 const char *ipath(struct nova_fsck *ctx, uint64_t ino);
 
 /* Fields of the image, by offset */

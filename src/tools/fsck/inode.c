@@ -5,8 +5,9 @@
  * Every valid inode, in the kernel's scan order (bbuild.c), is read and
  * its log replayed by libnova as the kernel does: page chains, tails,
  * entry types and lengths, checksums, increasing trans_ids, entries the
- * replay rejects (extended attribute groups among them).  Then what
- * steers the log garbage collector and lies outside the checksums:
+ * replay rejects (extended attribute groups and fscrypt contexts among
+ * them; ciphertext names and symlink targets only with a context).  Then
+ * what steers the log garbage collector and lies outside the checksums:
  * page-tail counters, dead marks, write entries' superseded page counts.
  * The inode's log pages and data blocks go into the block map.
  *
@@ -682,6 +683,8 @@ static int check_inode(struct nova_fsck *ctx, uint64_t ino)
 	if (r != CK_CLEARED) {
 		ctx->n_xattr_entries += st.xattr_entries;
 		ctx->n_xattrs += st.nxattrs;
+		if (nv_encryption_context(&st))
+			ctx->n_encrypted++;
 		list_xattrs(ctx, &st);
 		for (i = 0; i < st.log.npages; i++)
 			claim(ctx, st.log.pages[i] >> NOVA_BLOCK_SHIFT, K_LOG);
@@ -758,11 +761,35 @@ int scan_inodes(struct nova_fsck *ctx, inode_fn fn, bool check_numbers)
 	return 0;
 }
 
+/*
+ * Encrypted inodes (a live fscrypt context): a module that predates the
+ * encrypt feature would take their ciphertext names for damage
+ */
+static void check_encrypt_feature(struct nova_fsck *ctx)
+{
+	struct nv_fs *fs = &ctx->fs;
+
+	if (ctx->n_encrypted)
+		info(ctx, "%llu encrypted inodes",
+		     (unsigned long long)ctx->n_encrypted);
+	if (!ctx->n_encrypted ||
+	    (fs->sb.s_feature_incompat &
+	     cpu_to_le64(NOVA_FEATURE_INCOMPAT_ENCRYPT)) ||
+	    !problem(ctx, PR_ENCRYPT_FEATURE,
+		     (unsigned long long)ctx->n_encrypted))
+		return;
+	fs->sb.s_feature_incompat |= cpu_to_le64(NOVA_FEATURE_INCOMPAT_ENCRYPT);
+	write_super_copies(ctx);
+	fixed(ctx, PR_ENCRYPT_FEATURE,
+	      "encrypt feature (NOVA_FEATURE_INCOMPAT_ENCRYPT) set in the super block");
+}
+
 int pass_inodes(struct nova_fsck *ctx)
 {
 	struct nv_fs *fs = &ctx->fs;
 
 	ctx->n_inodes = ctx->n_xattr_entries = ctx->n_xattrs = 0;
+	ctx->n_encrypted = 0;
 	if (scan_inodes(ctx, check_inode, true))
 		return -1;
 	replace_journals_itables(ctx);
@@ -780,5 +807,6 @@ int pass_inodes(struct nova_fsck *ctx)
 		fixed(ctx, PR_XATTR_FEATURE,
 		      "xattr feature (NOVA_FEATURE_INCOMPAT_XATTR) set in the super block");
 	}
+	check_encrypt_feature(ctx);
 	return ctx->stop ? -1 : 0;
 }

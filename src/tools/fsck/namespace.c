@@ -36,6 +36,30 @@ void ns_free(struct nova_fsck *ctx)
 
 /* ------------------------------------------------------- the analysis */
 
+/* Are the names @a (@alen bytes) and @b (@blen) the same? */
+static bool same_name(const char *a, size_t alen, const char *b, size_t blen)
+{
+	return alen == blen && !memcmp(a, b, alen);
+}
+
+/* A copy of the @len bytes of @name, NUL terminated (for messages) */
+static char *dup_name(const char *name, size_t len)
+{
+	char *n = malloc(len + 1);
+
+	if (n) {
+		memcpy(n, name, len);
+		n[len] = '\0';
+	}
+	return n;
+}
+
+/* Directory entry @e's name, for messages (pname()) */
+static const char *ename(struct nova_fsck *ctx, const struct fsck_name *e)
+{
+	return pname(ctx, e->name, e->len);
+}
+
 /* A directory's live names into @n */
 static int read_names(struct fsck_inode_info *n, struct nv_inode_state *st)
 {
@@ -56,7 +80,7 @@ static int read_names(struct fsck_inode_info *n, struct nv_inode_state *st)
 		x->cookie = e->cookie;
 		x->ftype = e->ftype;
 		x->len = e->len;
-		x->name = strndup(e->name, e->len);
+		x->name = dup_name(e->name, e->len);
 		if (!x->name)
 			return -1;
 	}
@@ -90,7 +114,8 @@ static void count_names(struct nova_fsck *ctx)
 			if (!t->nname || (S_ISDIR(t->mode) && d == t->parent &&
 					  t->ndir != t->parent)) {
 				free(t->nname);
-				t->nname = strdup(e->name);
+				t->nname = dup_name(e->name, e->len);
+				t->nname_len = e->len;
 				t->ndir = d;
 			}
 		}
@@ -111,7 +136,9 @@ static void count_subdirs(struct nova_fsck *ctx)
 			if (e->ino < ctx->ni_max && ni[e->ino].valid &&
 			    !ni[e->ino].reserved && e->ino != d &&
 			    e->ino != NOVA_ROOT_INO && S_ISDIR(ni[e->ino].mode) &&
-			    ni[e->ino].ndir == d && !strcmp(ni[e->ino].nname, e->name))
+			    ni[e->ino].ndir == d &&
+			    same_name(ni[e->ino].nname, ni[e->ino].nname_len,
+				      e->name, e->len))
 				ni[d].subdirs++;
 		}
 }
@@ -165,18 +192,18 @@ static int wlog_of(struct nova_fsck *ctx, uint64_t ino, struct nv_wlog *w)
 }
 
 /*
- * Log @name in directory @d again, pointing to @ino (0: a removal
- * dentry), and mark the old entry dead.  The directory keeps its times:
- * a repair is not a user change.
+ * Log @name (@len bytes) in directory @d again, pointing to @ino (0: a
+ * removal dentry), and mark the old entry dead.  The directory keeps its
+ * times: a repair is not a user change.
  */
 static bool relog_name(struct nova_fsck *ctx, uint64_t d, const char *name,
-		       uint64_t ino, uint8_t ftype, uint64_t old_off)
+		       size_t len, uint64_t ino, uint8_t ftype, uint64_t old_off)
 {
 	struct nv_wlog w;
 
 	if (wlog_of(ctx, d, &w))
 		return false;
-	if (nv_append_dentry(&ctx->fs, &w, name, strlen(name), ino, ftype, NULL))
+	if (nv_append_dentry(&ctx->fs, &w, name, len, ino, ftype, NULL))
 		return false;
 	nv_log_commit(&ctx->fs, &w);
 	if (old_off)
@@ -185,22 +212,22 @@ static bool relog_name(struct nova_fsck *ctx, uint64_t d, const char *name,
 }
 
 static bool remove_name(struct nova_fsck *ctx, uint64_t d, const char *name,
-			uint64_t old_off)
+			size_t len, uint64_t old_off)
 {
-	return relog_name(ctx, d, name, 0, 0, old_off);
+	return relog_name(ctx, d, name, len, 0, 0, old_off);
 }
 
 /* Remove directory @d's entry @e, for problem @code */
 static bool remove_entry(struct nova_fsck *ctx, int code, uint64_t d,
 			 const struct fsck_name *e)
 {
-	if (remove_name(ctx, d, e->name, e->off)) {
+	if (remove_name(ctx, d, e->name, e->len, e->off)) {
 		fixed(ctx, code, "directory %llu: entry '%s' removed",
-		      (unsigned long long)d, pname(ctx, e->name));
+		      (unsigned long long)d, ename(ctx, e));
 		return true;
 	}
 	not_fixed(ctx, code, "directory %llu: no space to remove '%s'",
-		  (unsigned long long)d, pname(ctx, e->name));
+		  (unsigned long long)d, ename(ctx, e));
 	return false;
 }
 
@@ -367,22 +394,23 @@ static bool check_entry(struct nova_fsck *ctx, uint64_t d,
 
 	if (why)
 		return problem(ctx, PR_DENTRY_BAD_INO, (unsigned long long)d,
-			       ipath(ctx, d), pname(ctx, e->name), why,
+			       ipath(ctx, d), ename(ctx, e), why,
 			       (unsigned long long)e->ino) &&
 		       remove_entry(ctx, PR_DENTRY_BAD_INO, d, e);
 	mode = ctx->ni[e->ino].mode;
 	if (e->ftype == nv_dtype(mode) ||
 	    !problem(ctx, PR_DENTRY_FTYPE, (unsigned long long)d, ipath(ctx, d),
-		     pname(ctx, e->name), e->ftype, (unsigned long long)e->ino,
+		     ename(ctx, e), e->ftype, (unsigned long long)e->ino,
 		     type_str(mode)))
 		return false;
-	if (relog_name(ctx, d, e->name, e->ino, nv_dtype(mode), e->off)) {
+	if (relog_name(ctx, d, e->name, e->len, e->ino, nv_dtype(mode),
+		       e->off)) {
 		fixed(ctx, PR_DENTRY_FTYPE, "directory %llu: entry '%s' rewritten with file type %u",
-		      (unsigned long long)d, pname(ctx, e->name), nv_dtype(mode));
+		      (unsigned long long)d, ename(ctx, e), nv_dtype(mode));
 		return true;
 	}
 	not_fixed(ctx, PR_DENTRY_FTYPE, "directory %llu: no space to rewrite '%s'",
-		  (unsigned long long)d, pname(ctx, e->name));
+		  (unsigned long long)d, ename(ctx, e));
 	return false;
 }
 
@@ -414,16 +442,17 @@ static int check_cookies(struct nova_fsck *ctx, uint64_t d, bool *changed)
 
 		if (e->cookie != byck[i - 1]->cookie ||
 		    !problem(ctx, PR_DENTRY_COOKIE, (unsigned long long)d,
-			     ipath(ctx, d), pname(ctx, byck[i - 1]->name),
-			     pname(ctx, e->name), (unsigned long long)e->cookie))
+			     ipath(ctx, d), ename(ctx, byck[i - 1]),
+			     ename(ctx, e), (unsigned long long)e->cookie))
 			continue;
-		if (relog_name(ctx, d, e->name, e->ino, e->ftype, e->off)) {
+		if (relog_name(ctx, d, e->name, e->len, e->ino, e->ftype,
+			       e->off)) {
 			fixed(ctx, PR_DENTRY_COOKIE, "directory %llu: entry '%s' rewritten with a new cookie",
-			      (unsigned long long)d, pname(ctx, e->name));
+			      (unsigned long long)d, ename(ctx, e));
 			*changed = true;
 		} else {
 			not_fixed(ctx, PR_DENTRY_COOKIE, "directory %llu: no space to rewrite '%s'",
-				  (unsigned long long)d, pname(ctx, e->name));
+				  (unsigned long long)d, ename(ctx, e));
 		}
 	}
 	free(byck);
@@ -462,10 +491,11 @@ static int ns_dir_links(struct nova_fsck *ctx, bool *changed)
 			    t == d || t == NOVA_ROOT_INO || !S_ISDIR(ni[t].mode) ||
 			    ni[t].dirnames < 2)
 				continue;
-			if (ni[t].ndir == d && !strcmp(ni[t].nname, e->name))
+			if (ni[t].ndir == d &&
+			    same_name(ni[t].nname, ni[t].nname_len, e->name, e->len))
 				continue;	/* the name that stays */
 			if (problem(ctx, PR_DIR_HARDLINK, (unsigned long long)t,
-				    ni[t].dirnames, pname(ctx, e->name),
+				    ni[t].dirnames, ename(ctx, e),
 				    (unsigned long long)d, ipath(ctx, d)) &&
 			    remove_entry(ctx, PR_DIR_HARDLINK, d, e))
 				*changed = true;
@@ -540,8 +570,10 @@ static int mark_reachable(struct nova_fsck *ctx)
 			if (c >= ctx->ni_max || !ni[c].valid || ni[c].reachable ||
 			    ni[c].reserved)
 				continue;
-			if (S_ISDIR(ni[c].mode) && (ni[c].ndir != d ||
-						    strcmp(ni[c].nname, ni[d].ents[i].name)))
+			if (S_ISDIR(ni[c].mode) &&
+			    (ni[c].ndir != d ||
+			     !same_name(ni[c].nname, ni[c].nname_len,
+					ni[d].ents[i].name, ni[d].ents[i].len)))
 				continue;	/* an extra name of a directory */
 			ni[c].reachable = true;
 			if (S_ISDIR(ni[c].mode))
@@ -575,7 +607,7 @@ static bool break_cycle(struct nova_fsck *ctx, uint64_t t)
 	for (i = 0; i < pd->nents; i++)
 		if (pd->ents[i].ino == t)
 			off = pd->ents[i].off;
-	if (remove_name(ctx, ni[t].ndir, ni[t].nname, off) &&
+	if (remove_name(ctx, ni[t].ndir, ni[t].nname, ni[t].nname_len, off) &&
 	    move_to_lost_found(ctx, t, PR_DIR_CYCLE))
 		return true;
 	not_fixed(ctx, PR_DIR_CYCLE, "directory %llu: could not reconnect it",
@@ -597,7 +629,8 @@ static int ns_connect(struct nova_fsck *ctx, bool *changed)
 		    !ni[t].names || !in_cycle(ctx, t))
 			continue;
 		if (problem(ctx, PR_DIR_CYCLE, (unsigned long long)t,
-			    pname(ctx, ni[t].nname), (unsigned long long)ni[t].ndir)) {
+			    pname(ctx, ni[t].nname, ni[t].nname_len),
+			    (unsigned long long)ni[t].ndir)) {
 			if (break_cycle(ctx, t))
 				*changed = true;
 		} else {

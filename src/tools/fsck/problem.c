@@ -90,6 +90,8 @@ static const struct fsck_problem problems[PR_COUNT] = {
 	  "set the write entries' superseded page counts to the real ones"),
 	P(PR_XATTR_FEATURE, PR_PREEN_OK,
 	  "set NOVA_FEATURE_INCOMPAT_XATTR in both super block copies"),
+	P(PR_ENCRYPT_FEATURE, PR_PREEN_OK,
+	  "set NOVA_FEATURE_INCOMPAT_ENCRYPT in both super block copies"),
 
 	/* pass 5: names, connectivity, link counts */
 	P(PR_DENTRY_BAD_INO, 0,

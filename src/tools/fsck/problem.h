@@ -132,6 +132,9 @@ enum fsck_problem_code {
 	PR_XATTR_FEATURE,
 #define PR_XATTR_FEATURE_MSG \
 	"%llu log entries hold extended attributes, but the super block lacks the xattr feature"
+	PR_ENCRYPT_FEATURE,
+#define PR_ENCRYPT_FEATURE_MSG \
+	"%llu inodes have an encryption context, but the super block lacks the encrypt feature"
 
 	/* ---- pass 5: names, connectivity, link counts (namespace.c) ---- */
 	PR_DENTRY_BAD_INO,

@@ -42,15 +42,16 @@ const char *type_str(uint32_t m)
 }
 
 /*
- * A name read from the image, for messages: its control characters
- * escaped (nova_safe_str()).  One of 8 buffers is used in turn, so one
- * message can show several (ipath() uses none of them).
+ * A name read from the image (@len bytes, a NUL among them if it is
+ * ciphertext), for messages: its control characters escaped
+ * (nova_safe_str()).  One of 8 buffers is used in turn, so one message
+ * can show several (ipath() uses none of them).
  */
-const char *pname(struct nova_fsck *ctx, const char *name)
+const char *pname(struct nova_fsck *ctx, const char *name, size_t len)
 {
 	char *b = ctx->name_buf[ctx->name_k++ & 7];
 
-	return nova_safe_str(b, sizeof(ctx->name_buf[0]), name, strlen(name));
+	return nova_safe_str(b, sizeof(ctx->name_buf[0]), name, len);
 }
 
 /* The path of @ino through first names (pass 5), for messages (escaped) */
@@ -74,7 +75,7 @@ const char *ipath(struct nova_fsck *ctx, uint64_t ino)
 			return b;
 		}
 		nova_safe_str(esc, sizeof(esc), ni[ino].nname,
-			      strlen(ni[ino].nname));
+			      ni[ino].nname_len);
 		snprintf(tmp, sizeof(tmp), "/%s%s", esc, b);
 		snprintf(b, PATH_MAX, "%s", tmp);
 		ino = ni[ino].ndir;
