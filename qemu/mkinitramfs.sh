@@ -3,7 +3,7 @@
 #   busybox-static with applet links, /init (qemu/guest/init), the kernel modules
 #   for emulated pmem (nfit, libnvdimm, nd_pmem, nd_btt, dax_pmem) plus ext4 and
 #   xfs with their dependencies (modules.dep etc. so the guest's modprobe works),
-#   quota_v2 (disk quotas),
+#   quota_v2 (disk quotas), the algorithms fscrypt uses (sha512, xts, cts, aesni),
 #   ndctl, mkfs.ext4, mkfs.xfs and xfs_io (fallocate, FIEMAP and mmap
 #   commands of the tests) with their shared libraries and loader.
 # The per-run payload (nova.ko, tests, run.conf) is a second cpio archive made by
@@ -23,7 +23,9 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 # What goes in. Extend these lists to add tools (hash-keyed, so the cache follows).
-MODULES=(libnvdimm nfit nd_pmem nd_btt dax_pmem ext4 xfs crc32c_generic crc32c-intel loop overlay quota_v2)
+# fscrypt's algorithms (default policy: AES-256-XTS, AES-256-CTS; v2 keys: HMAC-SHA512)
+MODULES=(libnvdimm nfit nd_pmem nd_btt dax_pmem ext4 xfs crc32c_generic crc32c-intel loop overlay quota_v2
+	sha512_generic ecb xts cts aesni-intel)
 BINARIES=(/usr/bin/ndctl /usr/sbin/mkfs.ext4 /usr/sbin/mkfs.xfs /usr/sbin/xfs_io)
 EXTRA_FILES=(/etc/mke2fs.conf)
 
@@ -69,7 +71,9 @@ for m in "${MODULES[@]}"; do
 	out=$(modprobe -d "$kroot" -S "$kver" --ignore-install --show-depends "$m" 2>&1) || {
 		case $m in
 		# crc32c_generic: gone in 6.14 (CRC32C is a library function since)
-		dax_pmem | crc32c-intel | crc32c_generic) log "note: module $m not available, skipped"; continue ;;
+		# sha512_generic, ecb: built in on 7.x
+		dax_pmem | crc32c-intel | crc32c_generic | sha512_generic | ecb | aesni-intel)
+			log "note: module $m not available, skipped"; continue ;;
 		*) die "module $m: $out" ;;
 		esac
 	}

@@ -22,6 +22,7 @@
 #include <linux/xattr.h>
 #include <linux/posix_acl.h>
 #include <linux/posix_acl_xattr.h>
+#include <linux/fscrypt.h>
 
 #include "nova_config.h"
 
@@ -363,6 +364,49 @@ static inline void *nova_posix_acl_to_xattr(const struct posix_acl *acl,
 	}
 	*size = n;
 	return buf;
+#endif
+}
+
+/* fscrypt: encrypt a block in place (gfp flags before 7.x) */
+static inline int nova_fscrypt_encrypt_block(const struct inode *inode,
+					     struct page *page,
+					     unsigned int len,
+					     unsigned int offs, u64 lblk)
+{
+#ifdef HAVE_FSCRYPT_ENCRYPT_BLOCK_NOGFP
+	return fscrypt_encrypt_block_inplace(inode, page, len, offs, lblk);
+#else
+	return fscrypt_encrypt_block_inplace(inode, page, len, offs, lblk,
+					     GFP_NOFS);
+#endif
+}
+
+/*
+ * fscrypt's d_revalidate for names looked up without the key: from the
+ * super block's default dentry operations (after 6.1; set after
+ * fscrypt_set_ops()), or set on each such dentry at lookup (6.1)
+ */
+static inline void nova_set_sb_d_ops(struct super_block *sb)
+{
+#ifdef HAVE_GENERIC_SET_SB_D_OPS
+	generic_set_sb_d_ops(sb);
+#endif
+}
+
+static inline void nova_set_lookup_d_ops(struct dentry *dentry)
+{
+#ifndef HAVE_GENERIC_SET_SB_D_OPS
+	generic_set_encrypted_ci_d_ops(dentry);
+#endif
+}
+
+/* The VFS's own drop_inode test (renamed after 6.12) */
+static inline int nova_generic_drop_inode(struct inode *inode)
+{
+#ifdef HAVE_INODE_GENERIC_DROP
+	return inode_generic_drop(inode);
+#else
+	return generic_drop_inode(inode);
 #endif
 }
 

@@ -341,6 +341,8 @@ static ssize_t nova_read_pages(struct inode *inode, struct iov_iter *to,
 	ssize_t done = 0;
 	size_t count;
 
+	if (IS_ENCRYPTED(inode))
+		return nova_crypt_read(inode, to, pos);
 	if (*pos >= size)
 		return 0;
 	count = min_t(u64, iov_iter_count(to), size - *pos);
@@ -484,7 +486,8 @@ static void nova_zero_grow(struct inode *inode, loff_t old, loff_t new)
 	struct nova_file_write_entry *e;
 	unsigned long index, n = 0;
 
-	if (new <= old)
+	/* an encrypted file rewrites its tail instead (nova_crypt_grow()) */
+	if (new <= old || IS_ENCRYPTED(inode))
 		return;
 	xa_for_each_range(&NOVA_I(inode)->header.pages, index, e,
 			  old >> NOVA_BLOCK_SHIFT, (new - 1) >> NOVA_BLOCK_SHIFT) {
@@ -599,7 +602,12 @@ int nova_append_write_entry(struct inode *inode, pgoff_t pg, unsigned long n,
 /* Should writes to existing pages of @inode go in place? */
 static bool nova_write_inplace_mode(struct inode *inode)
 {
-	/* mapped files: in place keeps every mapping coherent with write() */
+	/*
+	 * mapped files: in place keeps every mapping coherent with write();
+	 * encrypted files are never mapped, and each block is written whole
+	 */
+	if (IS_ENCRYPTED(inode))
+		return false;
 	return READ_ONCE(inplace_data_updates) ||
 	       nova_test_opt(NOVA_SB(inode->i_sb), INPLACE) ||
 	       mapping_mapped(inode->i_mapping);
@@ -752,6 +760,9 @@ static int nova_refill_edges(struct inode *inode, struct nova_run *runs,
 		      atomic_read(&NOVA_I(inode)->header.write_faults) != wf->seq;
 	int i, ret;
 
+	/* (encrypted files cannot be mapped) */
+	if (IS_ENCRYPTED(inode))
+		return nr;
 	for (i = 0; i < nr; i++) {
 		struct nova_run *r = &runs[i];
 		pgoff_t last = r->pg + r->n - 1;
@@ -920,10 +931,22 @@ static ssize_t nova_cow_chunk(struct inode *inode, struct iov_iter *from,
 	bytes = min_t(size_t, len, (n << NOVA_BLOCK_SHIFT) - off);
 	/* read before the bytes are: a fault may give the page a block */
 	run->head_from = off ? nova_find_page(inode, pg) : 0;
-	ret = nova_fill_partial(sb, inode, pg, addr, 0, off, inode->i_size);
-	if (ret)
-		goto fail_release;
-	got = nova_copy_from_iter_nt(addr + off, bytes, from);
+	if (IS_ENCRYPTED(inode)) {
+		/* whole pages, each built and encrypted in DRAM (crypto.c) */
+		ssize_t r = nova_crypt_fill(inode, pg, addr, off, bytes, from);
+
+		if (r < 0) {
+			ret = r;
+			goto fail_release;
+		}
+		got = r;
+	} else {
+		ret = nova_fill_partial(sb, inode, pg, addr, 0, off,
+					inode->i_size);
+		if (ret)
+			goto fail_release;
+		got = nova_copy_from_iter_nt(addr + off, bytes, from);
+	}
 	if (!got) {
 		ret = -EFAULT;
 		goto fail_release;
@@ -932,7 +955,8 @@ static ssize_t nova_cow_chunk(struct inode *inode, struct iov_iter *from,
 	tail_off = (off + got) & (NOVA_BLOCK_SIZE - 1);
 	if (tail_off) {
 		run->tail_from = nova_find_page(inode, pg + used - 1);
-		ret = nova_fill_partial(sb, inode, pg + used - 1,
+		ret = IS_ENCRYPTED(inode) ? 0 :
+		      nova_fill_partial(sb, inode, pg + used - 1,
 					addr + ((used - 1) << NOVA_BLOCK_SHIFT),
 					tail_off, NOVA_BLOCK_SIZE, inode->i_size);
 		if (ret)
@@ -1036,6 +1060,18 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 				       (pos >> NOVA_BLOCK_SHIFT) + 1);
 	/* a gap past EOF reads as zeros, whatever its blocks held */
 	nova_zero_grow(inode, inode->i_size, pos);
+	/*
+	 * (encrypted: the write itself zeroes past EOF in the page it
+	 * starts in; an older last page is rewritten first)
+	 */
+	if (IS_ENCRYPTED(inode) && pos > inode->i_size &&
+	    (pos >> NOVA_BLOCK_SHIFT) != (inode->i_size >> NOVA_BLOCK_SHIFT)) {
+		filemap_invalidate_lock(inode->i_mapping);
+		ret = nova_crypt_grow(inode, pos);
+		filemap_invalidate_unlock(inode->i_mapping);
+		if (ret)
+			return ret;
+	}
 	nova_touch_mctime(inode);
 	while (written < count) {
 		loff_t p = pos + written;
@@ -1256,7 +1292,8 @@ void nova_truncate_blocks(struct inode *inode, loff_t old, loff_t size)
 		return;
 	truncate_pagecache(inode, size);
 	nova_index_truncate(inode->i_sb, inode, size, true);
-	if (size & (NOVA_BLOCK_SIZE - 1))
+	/* (an encrypted file's tail: when it grows, nova_crypt_grow()) */
+	if ((size & (NOVA_BLOCK_SIZE - 1)) && !IS_ENCRYPTED(inode))
 		nova_zero_in_page(inode, size, round_up(size, NOVA_BLOCK_SIZE));
 }
 
@@ -1320,13 +1357,19 @@ static int nova_cow_zero_page(struct inode *inode, pgoff_t pg, size_t from,
 	if (ret < 0)
 		return ret;
 	addr = nova_get_block(sb, nova_block_off(r.blk));
-	/* size 0: zeros only; LLONG_MAX: every old byte */
-	ret = nova_fill_partial(sb, inode, pg, addr, 0, from, LLONG_MAX);
-	if (!ret)
-		ret = nova_fill_partial(sb, inode, pg, addr, from, to, 0);
-	if (!ret)
-		ret = nova_fill_partial(sb, inode, pg, addr, to,
-					NOVA_BLOCK_SIZE, LLONG_MAX);
+	if (IS_ENCRYPTED(inode)) {
+		/* its plaintext, zeros past EOF too, encrypted again */
+		ret = nova_crypt_zero_fill(inode, pg, addr, from, to,
+					   inode->i_size);
+	} else {
+		/* size 0: zeros only; LLONG_MAX: every old byte */
+		ret = nova_fill_partial(sb, inode, pg, addr, 0, from, LLONG_MAX);
+		if (!ret)
+			ret = nova_fill_partial(sb, inode, pg, addr, from, to, 0);
+		if (!ret)
+			ret = nova_fill_partial(sb, inode, pg, addr, to,
+						NOVA_BLOCK_SIZE, LLONG_MAX);
+	}
 	r.start = (loff_t)pg << NOVA_BLOCK_SHIFT;
 	r.end = r.start + NOVA_BLOCK_SIZE;
 	if (!ret)
@@ -1355,10 +1398,40 @@ static int nova_zero_edge(struct inode *inode, pgoff_t pg, loff_t start,
 	if (!nova_write_inplace_mode(inode))
 		ret = nova_cow_zero_page(inode, pg, start - base, end - base,
 					 runs, nr, cap);
-	if (ret == -ENOSPC) {
+	/* zeroing ciphertext in place would garble the whole block */
+	if (ret == -ENOSPC && !IS_ENCRYPTED(inode)) {
 		nova_zero_in_page(inode, start, end);
 		ret = 0;
 	}
+	return ret;
+}
+
+/*
+ * An encrypted file about to grow to @size: the plaintext past EOF in its
+ * last page may be stale (a shrinking truncate cannot zero ciphertext in
+ * place), so that page is rewritten with zeros from EOF on, and
+ * committed, before the size grows over them.  Only bytes past EOF
+ * change: a crash after this commit leaves the file as it was.  Caller
+ * holds the inode and invalidate locks.
+ */
+int nova_crypt_grow(struct inode *inode, loff_t size)
+{
+	loff_t old = inode->i_size;
+	size_t off = old & (NOVA_BLOCK_SIZE - 1);
+	pgoff_t pg = old >> NOVA_BLOCK_SHIFT;
+	struct nova_run *runs = NULL;
+	int nr = 0, cap = 0, ret;
+
+	if (!IS_ENCRYPTED(inode) || size <= old || !off ||
+	    nova_page_unwritten(inode, pg))
+		return 0;
+	ret = nova_cow_zero_page(inode, pg, off, NOVA_BLOCK_SIZE, &runs, &nr,
+				 &cap);
+	if (!ret && nr) {
+		ret = nova_commit_runs(inode, runs, nr, old, false, NULL);
+		ret = ret < 0 ? ret : ret ? 0 : -ENOSPC;
+	}
+	kfree(runs);
 	return ret;
 }
 
@@ -1587,7 +1660,9 @@ static long nova_zero_range(struct nova_falloc *f)
 	 */
 	nova_zero_grow(f->inode, f->inode->i_size,
 		       min(f->offset, f->new_size));
-	ret = nova_falloc_fill(f, true);
+	ret = nova_crypt_grow(f->inode, f->new_size);
+	if (!ret)
+		ret = nova_falloc_fill(f, true);
 	if (!ret)
 		ret = nova_falloc_edges(f);
 	return nova_falloc_commit(f, ret, true);
@@ -1596,9 +1671,14 @@ static long nova_zero_range(struct nova_falloc *f)
 /* The default mode and KEEP_SIZE: zeroed blocks for the holes */
 static long nova_alloc_range(struct nova_falloc *f)
 {
+	long ret;
+
 	/* growing: as ZERO_RANGE, up to the new size */
 	nova_zero_grow(f->inode, f->inode->i_size, f->new_size);
-	return nova_falloc_commit(f, nova_falloc_fill(f, false), false);
+	ret = nova_crypt_grow(f->inode, f->new_size);
+	if (!ret)
+		ret = nova_falloc_fill(f, false);
+	return nova_falloc_commit(f, ret, false);
 }
 
 /*

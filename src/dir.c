@@ -50,6 +50,28 @@ struct nova_dir_node *nova_dir_find(struct inode *dir, const char *name,
 	return NULL;
 }
 
+/*
+ * The entry for @fname (fscrypt_setup_filename()): its on-pmem name, or
+ * in an encrypted directory without the key, a no-key name that may
+ * carry only a digest of a long name: then every name is tried.
+ */
+struct nova_dir_node *nova_dir_find_fname(struct inode *dir,
+					  const struct fscrypt_name *fname)
+{
+	struct rb_node *n;
+
+	if (fname->disk_name.name)
+		return nova_dir_find(dir, fname->disk_name.name,
+				     fname->disk_name.len);
+	for (n = rb_first(&NOVA_I(dir)->header.dir_tree); n; n = rb_next(n)) {
+		struct nova_dir_node *dn = rb_entry(n, struct nova_dir_node, node);
+
+		if (fscrypt_match_name(fname, dn->name, dn->name_len))
+			return dn;
+	}
+	return NULL;
+}
+
 void nova_dir_index_remove(struct inode *dir, struct nova_dir_node *dn)
 {
 	struct nova_inode_info_header *sih = &NOVA_I(dir)->header;
@@ -236,9 +258,14 @@ int nova_rebuild_entry(struct super_block *sb, u64 off, const void *entry,
 	bool dot = (len == 1 && de->name[0] == '.') ||
 		   (len == 2 && de->name[0] == '.' && de->name[1] == '.');
 
-	/* names point to normal inodes; "." and ".." may point to the root */
-	if (memchr(de->name, '/', len) || memchr(de->name, '\0', len) ||
-	    (ino && ino < (dot ? NOVA_ROOT_INO : NOVA_NORMAL_INODE_START)) ||
+	/*
+	 * names point to normal inodes; "." and ".." may point to the root.
+	 * Only an encrypted directory may hold names with '/' or NUL, and
+	 * its context may come later in the log: checked after the replay.
+	 */
+	if (memchr(de->name, '/', len) || memchr(de->name, '\0', len))
+		sih->binary_names = true;
+	if ((ino && ino < (dot ? NOVA_ROOT_INO : NOVA_NORMAL_INODE_START)) ||
 	    le64_to_cpu(de->cookie) > (u64)LLONG_MAX - 3) {
 		nova_error(sb, "directory %llu: bad entry at 0x%llx", nova_ino(dir), off);
 		return -EUCLEAN;
@@ -280,26 +307,52 @@ static int nova_readdir(struct file *file, struct dir_context *ctx)
 	struct inode *dir = file_inode(file);
 	struct nova_inode_info_header *sih = &NOVA_I(dir)->header;
 	struct nova_dir_stream *ds = file->private_data;
+	struct fscrypt_str fstr = FSTR_INIT(NULL, 0);
 	struct nova_dir_node *dn;
 	unsigned long index;
+	int ret = 0;
 
 	if (nova_is_shutdown(dir->i_sb))
 		return -EIO;
+	/* an encrypted directory's names: plaintext with the key, else no-key names */
+	if (IS_ENCRYPTED(dir)) {
+		ret = fscrypt_prepare_readdir(dir);
+		if (!ret)
+			ret = fscrypt_fname_alloc_buffer(NOVA_NAME_LEN, &fstr);
+		if (ret)
+			return ret;
+	}
 	/* writers hold the directory's lock exclusively: trans_id is stable */
 	if (ctx->pos == 0 || !ds->end)
 		ds->end = sih->trans_id;
 	if (!dir_emit_dots(file, ctx))
-		return 0;
+		goto out;
 	xa_for_each_start(&sih->dir_cookies, index, dn, ctx->pos - 2) {
+		const char *name = dn->name;
+		int len = dn->name_len;
+
 		if (dn->cookie >= ds->end)
 			break;
 		ctx->pos = dn->cookie + 2;
-		if (!dir_emit(ctx, dn->name, dn->name_len, dn->ino,
-			      dn->file_type))
-			return 0;
+		if (fstr.name) {
+			struct fscrypt_str disk = FSTR_INIT((u8 *)dn->name,
+							    dn->name_len);
+			u32 room = fstr.len;
+
+			ret = fscrypt_fname_disk_to_usr(dir, 0, 0, &disk, &fstr);
+			if (ret)
+				break;
+			name = fstr.name;
+			len = fstr.len;
+			fstr.len = room;
+		}
+		if (!dir_emit(ctx, name, len, dn->ino, dn->file_type))
+			break;
 		ctx->pos = dn->cookie + 3;
 	}
-	return 0;
+out:
+	fscrypt_fname_free_buffer(&fstr);
+	return ret;
 }
 
 /*

@@ -309,6 +309,9 @@ static int nova_dax_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	if (nova_is_shutdown(file_inode(file)->i_sb))
 		return -EIO;
+	/* DAX would map the ciphertext on pmem (crypto.c) */
+	if (IS_ENCRYPTED(file_inode(file)))
+		return -EOPNOTSUPP;
 	file_accessed(file);
 	vma->vm_ops = &nova_dax_vm_ops;
 	nova_vm_flags_set(vma, VM_HUGEPAGE);
@@ -317,8 +320,14 @@ static int nova_dax_mmap(struct file *file, struct vm_area_struct *vma)
 
 static int nova_file_open(struct inode *inode, struct file *file)
 {
+	int ret;
+
 	if (nova_is_shutdown(inode->i_sb))
 		return -EIO;
+	/* an encrypted file needs its key (and its directory's policy) */
+	ret = fscrypt_file_open(inode, file);
+	if (ret)
+		return ret;
 	/* a writer's quota structures are set up before any write */
 	return dquot_file_open(inode, file);
 }

@@ -53,6 +53,9 @@ struct inode *nova_alloc_inode(struct super_block *sb)
 		return NULL;
 	memset(&vi->header, 0, sizeof(vi->header));
 	memset(&vi->i_dquot, 0, sizeof(vi->i_dquot));
+#ifdef HAVE_FSCRYPT_INODE_INFO_OFFS
+	vi->i_crypt_info = NULL;
+#endif
 	vi->header.dir_tree = RB_ROOT;
 	xa_init(&vi->header.dir_cookies);
 	xa_init(&vi->header.pages);
@@ -65,6 +68,8 @@ struct inode *nova_alloc_inode(struct super_block *sb)
 
 void nova_free_inode(struct inode *inode)
 {
+	/* an encrypted symlink's i_link is fscrypt's decrypted target */
+	fscrypt_free_inode(inode);
 	if (S_ISLNK(inode->i_mode))
 		kfree(inode->i_link);
 	kmem_cache_free(nova_inode_cachep, NOVA_I(inode));
@@ -588,6 +593,12 @@ static int nova_read_inode(struct super_block *sb, struct inode *inode,
 		ret = nova_xattr_replay_end(inode);
 	if (ret)
 		return ret;
+	nova_crypt_load(inode);
+	if (sih->binary_names && !IS_ENCRYPTED(inode)) {
+		nova_error(sb, "directory %llu: a name with '/' or NUL, not encrypted",
+			   nova_ino(inode));
+		return -EUCLEAN;
+	}
 	/* the permission checks need not look for ACLs that are not there */
 	if (!nova_xattr_has_acl(inode))
 		cache_no_acl(inode);
@@ -615,8 +626,11 @@ static int nova_read_inode(struct super_block *sb, struct inode *inode,
 			nova_unclaim_inode(sb, inode);
 		return ret;
 	}
-	/* only now that the blocks are its own may the file write them */
-	if (S_ISREG(inode->i_mode))
+	/*
+	 * only now that the blocks are its own may the file write them (an
+	 * encrypted file's tail is zeroed when it grows: crypto.c)
+	 */
+	if (S_ISREG(inode->i_mode) && !IS_ENCRYPTED(inode))
 		nova_zero_past_eof(inode);
 	return 0;
 }
@@ -842,10 +856,13 @@ int nova_getattr(nova_idmap_t *idmap, const struct path *path,
 		stat->attributes |= STATX_ATTR_IMMUTABLE;
 	if (sih->flags & FS_NODUMP_FL)
 		stat->attributes |= STATX_ATTR_NODUMP;
+	if (IS_ENCRYPTED(inode))
+		stat->attributes |= STATX_ATTR_ENCRYPTED;
 	/* every file is accessed directly (DAX), whatever FS_DAX_FL says */
 	stat->attributes |= STATX_ATTR_DAX;
 	stat->attributes_mask |= STATX_ATTR_APPEND | STATX_ATTR_IMMUTABLE |
-				 STATX_ATTR_NODUMP | STATX_ATTR_DAX;
+				 STATX_ATTR_NODUMP | STATX_ATTR_DAX |
+				 STATX_ATTR_ENCRYPTED;
 	return 0;
 }
 
@@ -1020,6 +1037,8 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 	    (attr->ia_valid & (ATTR_MODE | ATTR_UID | ATTR_GID | ATTR_TIMES_SET)))
 		return -EPERM;
 	ret = setattr_prepare(idmap, dentry, attr);
+	if (!ret)
+		ret = fscrypt_prepare_setattr(dentry, attr);
 	if (ret)
 		return ret;
 	resize = (attr->ia_valid & ATTR_SIZE) && attr->ia_size != inode->i_size;
@@ -1053,6 +1072,8 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 	if (resize || trim) {
 		filemap_invalidate_lock(inode->i_mapping);
 		ret = nova_truncate_break_layouts(inode, attr->ia_size);
+		if (!ret && resize)
+			ret = nova_crypt_grow(inode, attr->ia_size);
 		if (ret) {
 			filemap_invalidate_unlock(inode->i_mapping);
 			if (transferred)
@@ -1117,7 +1138,10 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 
 int nova_fileattr_get(struct dentry *dentry, nova_fileattr_t *fa)
 {
-	fileattr_fill_flags(fa, NOVA_I(d_inode(dentry))->header.flags);
+	struct inode *inode = d_inode(dentry);
+
+	fileattr_fill_flags(fa, NOVA_I(inode)->header.flags |
+			    (IS_ENCRYPTED(inode) ? FS_ENCRYPT_FL : 0));
 	return 0;
 }
 
@@ -1132,6 +1156,8 @@ int nova_fileattr_set(nova_idmap_t *idmap,
 
 	if (fileattr_has_fsx(fa))
 		return -EOPNOTSUPP;
+	/* as ext4: encryption is set by a policy, never by the flag */
+	fa->flags &= ~FS_ENCRYPT_FL;
 	if (fa->flags & ~NOVA_FL_SUPPORTED)
 		return -EOPNOTSUPP;
 	if (!S_ISDIR(inode->i_mode) && (fa->flags & FS_DIRSYNC_FL))
@@ -1215,8 +1241,15 @@ void nova_evict_inode(struct inode *inode)
 	nova_dir_index_free(inode);
 	nova_index_free(inode);
 	nova_xattr_free(inode);
+	fscrypt_put_encryption_info(inode);
 	clear_inode(inode);
 	dquot_drop(inode);
+}
+
+/* Keep an inode in the cache unless fscrypt wants its key gone */
+int nova_drop_inode(struct inode *inode)
+{
+	return fscrypt_drop_inode(inode) ?: nova_generic_drop_inode(inode);
 }
 
 const struct inode_operations nova_special_inode_operations = {

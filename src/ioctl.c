@@ -125,6 +125,7 @@ long nova_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	case NOVA_IOC_LOG_INFO:
 		return nova_ioc_log_info(file_inode(filp), (void __user *)arg);
 	default:
-		return -ENOTTY;
+		/* the FS_IOC_*ENCRYPTION* calls */
+		return nova_crypt_ioctl(filp, cmd, arg);
 	}
 }

@@ -297,14 +297,24 @@ static void nova_op_done(struct nova_op *op)
 static struct dentry *nova_lookup(struct inode *dir, struct dentry *dentry,
 				  unsigned int flags)
 {
+	struct fscrypt_name fname;
 	struct nova_dir_node *dn;
 	struct inode *inode = NULL;
+	int ret;
 
 	if (nova_is_shutdown(dir->i_sb))
 		return ERR_PTR(-EIO);
 	if (dentry->d_name.len > NOVA_NAME_LEN)
 		return ERR_PTR(-ENAMETOOLONG);
-	dn = nova_dir_find(dir, dentry->d_name.name, dentry->d_name.len);
+	/* in an encrypted directory: the ciphertext name, or a no-key name */
+	ret = fscrypt_prepare_lookup(dir, dentry, &fname);
+	nova_set_lookup_d_ops(dentry);
+	if (ret == -ENOENT)
+		return NULL;
+	if (ret)
+		return ERR_PTR(ret);
+	dn = nova_dir_find_fname(dir, &fname);
+	fscrypt_free_filename(&fname);
 	if (dn) {
 		inode = nova_iget(dir->i_sb, dn->ino);
 		if (inode == ERR_PTR(-ESTALE)) {
@@ -312,15 +322,29 @@ static struct dentry *nova_lookup(struct inode *dir, struct dentry *dentry,
 				   nova_ino(dir), dentry, dn->ino);
 			return ERR_PTR(-EUCLEAN);
 		}
+		/* as ext4: a directory tree has one policy (files: at open) */
+		if (!IS_ERR(inode) && IS_ENCRYPTED(dir) &&
+		    (S_ISDIR(inode->i_mode) || S_ISLNK(inode->i_mode)) &&
+		    !fscrypt_has_permitted_context(dir, inode)) {
+			pr_warn_ratelimited("NOVA (%s): inode %llu: encryption policy differs from its directory %llu\n",
+					    dir->i_sb->s_id, nova_ino(inode),
+					    nova_ino(dir));
+			iput(inode);
+			return ERR_PTR(-EPERM);
+		}
 	}
 	return d_splice_alias(inode, dentry);
 }
 
-/* The new object's own initial log: "." and ".." or a symlink target */
+/*
+ * The new object's own initial log: "." and ".." or a symlink target
+ * (@link: its form on pmem, ciphertext in an encrypted directory)
+ */
 static int nova_init_object_log(struct inode *dir, struct inode *inode,
-				const char *symname)
+				const struct fscrypt_str *link)
 {
-	u64 tail = 0;
+	/* after its attributes (nova_init_new_xattrs()), if any */
+	u64 start = NOVA_I(inode)->header.log_tail, tail = start;
 	int ret = 0;
 
 	if (S_ISDIR(inode->i_mode)) {
@@ -332,11 +356,12 @@ static int nova_init_object_log(struct inode *dir, struct inode *inode,
 						 &(struct qstr)QSTR_INIT("..", 2),
 						 dir->i_ino, S_IFDIR, &tail, NULL,
 						 NULL);
-	} else if (symname) {
-		ret = nova_symlink_write(inode, symname, strlen(symname), &tail);
+	} else if (link) {
+		/* its length counts the NUL */
+		ret = nova_symlink_write(inode, link->name, link->len - 1, &tail);
 	}
 	/* the inode is not valid yet: its own tail needs no journal */
-	if (!ret && tail)
+	if (!ret && tail != start)
 		nova_log_commit(inode->i_sb, inode, tail);
 	/* what a thorough GC of this directory writes as ".." (gc.c) */
 	if (!ret && S_ISDIR(inode->i_mode))
@@ -350,40 +375,57 @@ static int nova_create_object(nova_idmap_t *idmap, struct inode *dir,
 {
 	struct super_block *sb = dir->i_sb;
 	struct posix_acl *default_acl = NULL, *acl = NULL;
+	size_t symlen = symname ? strlen(symname) : 0;
+	struct fscrypt_str link = FSTR_INIT((u8 *)symname, symlen + 1);
+	struct fscrypt_name fname;
 	struct nova_op op = { };
 	struct inode *inode;
+	bool encrypt = false;
 	int ret;
 
 	if (dentry->d_name.len > NOVA_NAME_LEN)
 		return -ENAMETOOLONG;
-	if (symname && strlen(symname) >= NOVA_BLOCK_SIZE)
-		return -ENAMETOOLONG;
+	/* the target's size on pmem, NUL included, fits one block */
+	if (symname) {
+		ret = fscrypt_prepare_symlink(dir, symname, symlen,
+					      NOVA_BLOCK_SIZE, &link);
+		if (ret)
+			return ret;
+	}
+	ret = nova_fname_new(dir, dentry, &fname);
+	if (ret)
+		return ret;
 	/* the directory's new log pages are charged to its owner */
 	ret = dquot_initialize(dir);
 	if (ret)
-		return ret;
+		goto out_fname;
 
 	/* the directory's default ACL (or the umask) shapes the mode */
 	ret = posix_acl_create(dir, &mode, &default_acl, &acl);
 	if (ret)
-		return ret;
+		goto out_fname;
 	inode = nova_new_inode(idmap, dir, mode, rdev, &op.valid_word);
 	if (IS_ERR(inode)) {
 		ret = PTR_ERR(inode);
 		goto out_acl;
 	}
 	NOVA_CRASH_POINT(CP_CREATE_INODE);
-	ret = nova_init_object_log(dir, inode, symname);
+	/* its encryption context first: the symlink target needs it */
+	ret = fscrypt_prepare_new_inode(dir, inode, &encrypt);
 	if (!ret)
 		ret = nova_init_new_xattrs(dir, inode, &dentry->d_name,
-					   default_acl, acl);
+					   default_acl, acl, encrypt);
+	if (!ret && symname)
+		ret = fscrypt_encrypt_symlink(inode, symname, symlen, &link);
+	if (!ret)
+		ret = nova_init_object_log(dir, inode, symname ? &link : NULL);
 	if (ret)
 		goto fail;
 
 	nova_op_touch_dir(&op, dir);
 	if (S_ISDIR(mode))
 		nova_op_links(&op, dir, 1);
-	ret = nova_op_dentry(&op, dir, &dentry->d_name, inode);
+	ret = nova_op_dentry(&op, dir, &NOVA_FNAME_QSTR(&fname), inode);
 	if (ret) {
 		nova_op_abort(&op);
 		goto fail;
@@ -398,6 +440,10 @@ fail:
 out_acl:
 	posix_acl_release(default_acl);
 	posix_acl_release(acl);
+out_fname:
+	if (link.name != (u8 *)symname)
+		kfree(link.name);
+	fscrypt_free_filename(&fname);
 	return ret;
 }
 
@@ -424,6 +470,7 @@ static int __nova_tmpfile(nova_idmap_t *idmap, struct inode *dir,
 	struct posix_acl *default_acl = NULL, *acl = NULL;
 	struct nova_inode *pi;
 	struct inode *inode;
+	bool encrypt = false;
 	u64 valid_word;
 	int ret;
 
@@ -435,8 +482,11 @@ static int __nova_tmpfile(nova_idmap_t *idmap, struct inode *dir,
 		ret = PTR_ERR(inode);
 		goto out_acl;
 	}
-	ret = nova_init_new_xattrs(dir, inode, &file->f_path.dentry->d_name,
-				   default_acl, acl);
+	ret = fscrypt_prepare_new_inode(dir, inode, &encrypt);
+	if (!ret)
+		ret = nova_init_new_xattrs(dir, inode,
+					   &file->f_path.dentry->d_name,
+					   default_acl, acl, encrypt);
 	if (ret) {
 		clear_nlink(inode);
 		discard_new_inode(inode);
@@ -498,28 +548,52 @@ static int __nova_link(struct dentry *old_dentry, struct inode *dir,
 		       struct dentry *dentry)
 {
 	struct inode *inode = d_inode(old_dentry);
+	struct fscrypt_name fname;
 	struct nova_op op = { };
 	int ret;
 
 	if (dentry->d_name.len > NOVA_NAME_LEN)
 		return -ENAMETOOLONG;
-	ret = dquot_initialize(dir);
+	ret = fscrypt_prepare_link(old_dentry, dir, dentry);
 	if (ret)
 		return ret;
+	ret = nova_fname_new(dir, dentry, &fname);
+	if (ret)
+		return ret;
+	ret = dquot_initialize(dir);
+	if (ret)
+		goto out;
 	nova_op_touch_dir(&op, dir);
 	nova_op_touch(&op, inode);
 	nova_op_links(&op, inode, 1);
-	ret = nova_op_dentry(&op, dir, &dentry->d_name, inode);
+	ret = nova_op_dentry(&op, dir, &NOVA_FNAME_QSTR(&fname), inode);
 	if (!ret)
 		ret = nova_op_link_change(&op, inode);
 	if (ret) {
 		nova_op_abort(&op);
-		return ret;
+		goto out;
 	}
 	nova_op_commit(dir->i_sb, &op);
 	nova_op_done(&op);
 	ihold(inode);
 	d_instantiate(dentry, inode);
+out:
+	fscrypt_free_filename(&fname);
+	return ret;
+}
+
+/* The entry of @dentry's name in @dir (its ciphertext in an encrypted one) */
+static int nova_find_dentry(struct inode *dir, struct dentry *dentry,
+			    struct nova_dir_node **dn)
+{
+	struct fscrypt_name fname;
+	int ret;
+
+	ret = fscrypt_setup_filename(dir, &dentry->d_name, 1, &fname);
+	if (ret)
+		return ret;
+	*dn = nova_dir_find_fname(dir, &fname);
+	fscrypt_free_filename(&fname);
 	return 0;
 }
 
@@ -532,7 +606,9 @@ static int nova_remove(struct inode *dir, struct dentry *dentry)
 	struct nova_dir_node *dn;
 	int ret;
 
-	dn = nova_dir_find(dir, dentry->d_name.name, dentry->d_name.len);
+	ret = nova_find_dentry(dir, dentry, &dn);
+	if (ret)
+		return ret;
 	if (!dn || dn->ino != inode->i_ino) {
 		nova_error(dir->i_sb, "directory %llu: '%pd' is not indexed",
 			   nova_ino(dir), dentry);
@@ -555,7 +631,7 @@ static int nova_remove(struct inode *dir, struct dentry *dentry)
 	/* deleting must work on a full device: its log pages may use the reserve */
 	NOVA_I(dir)->header.use_reserve = true;
 	NOVA_I(inode)->header.use_reserve = true;
-	ret = nova_op_dentry(&op, dir, &dentry->d_name, NULL);
+	ret = nova_op_dentry(&op, dir, &NOVA_DN_QSTR(dn), NULL);
 	if (!ret)
 		ret = nova_op_link_change(&op, inode);
 	NOVA_I(dir)->header.use_reserve = false;
@@ -595,6 +671,7 @@ static int __nova_rename(nova_idmap_t *idmap,
 	bool moved = old_dir != new_dir;
 	struct inode *wh = NULL;	/* RENAME_WHITEOUT: the old name's new inode */
 	struct nova_dir_node *old_dn, *new_dn = NULL;
+	struct fscrypt_name new_fname;
 	struct nova_op op = { };
 	int ret;
 
@@ -602,6 +679,11 @@ static int __nova_rename(nova_idmap_t *idmap,
 		return -EINVAL;
 	if (new_dentry->d_name.len > NOVA_NAME_LEN)
 		return -ENAMETOOLONG;
+	/* encrypted directories: keys present, and the same policy */
+	ret = fscrypt_prepare_rename(old_dir, old_dentry, new_dir, new_dentry,
+				     flags);
+	if (ret)
+		return ret;
 	/* every log this appends to may take a charged page */
 	ret = dquot_initialize(old_dir);
 	if (!ret)
@@ -610,17 +692,19 @@ static int __nova_rename(nova_idmap_t *idmap,
 		ret = dquot_initialize(old);
 	if (!ret && new)
 		ret = dquot_initialize(new);
+	if (!ret)
+		ret = nova_find_dentry(old_dir, old_dentry, &old_dn);
 	if (ret)
 		return ret;
-	old_dn = nova_dir_find(old_dir, old_dentry->d_name.name,
-			       old_dentry->d_name.len);
 	if (!old_dn || old_dn->ino != old->i_ino)
 		return -EUCLEAN;
 	if (!exchange && new_isdir && NOVA_I(new)->header.dir_entries)
 		return -ENOTEMPTY;
+	ret = nova_fname_new(new_dir, new_dentry, &new_fname);
+	if (ret)
+		return ret;
 	if (new)
-		new_dn = nova_dir_find(new_dir, new_dentry->d_name.name,
-				       new_dentry->d_name.len);
+		new_dn = nova_dir_find_fname(new_dir, &new_fname);
 
 	/*
 	 * RENAME_WHITEOUT (overlayfs): the old name goes to a new whiteout
@@ -629,10 +713,13 @@ static int __nova_rename(nova_idmap_t *idmap,
 	if (flags & RENAME_WHITEOUT) {
 		wh = nova_new_inode(idmap, old_dir, S_IFCHR | WHITEOUT_MODE, WHITEOUT_DEV,
 				    &op.valid_word);
-		if (IS_ERR(wh))
-			return PTR_ERR(wh);
+		if (IS_ERR(wh)) {
+			ret = PTR_ERR(wh);
+			wh = NULL;
+			goto out_wh;
+		}
 		ret = nova_init_new_xattrs(old_dir, wh, &old_dentry->d_name,
-					   NULL, NULL);
+					   NULL, NULL, false);
 		if (ret)
 			goto out_wh;
 	}
@@ -658,10 +745,10 @@ static int __nova_rename(nova_idmap_t *idmap,
 	}
 
 	/* new name -> old inode (replacing any target) */
-	ret = nova_op_dentry(&op, new_dir, &new_dentry->d_name, old);
+	ret = nova_op_dentry(&op, new_dir, &NOVA_FNAME_QSTR(&new_fname), old);
 	/* old name: removed, or -> new inode for an exchange, or whiteout */
 	if (!ret)
-		ret = nova_op_dentry(&op, old_dir, &old_dentry->d_name,
+		ret = nova_op_dentry(&op, old_dir, &NOVA_DN_QSTR(old_dn),
 				     exchange ? new : wh);
 	if (!ret && old_isdir && moved)
 		ret = nova_op_dotdot(&op, old, new_dir);
@@ -697,12 +784,14 @@ static int __nova_rename(nova_idmap_t *idmap,
 		unlock_new_inode(wh);
 		iput(wh);
 	}
+	fscrypt_free_filename(&new_fname);
 	return 0;
 out_wh:
 	if (wh) {
 		clear_nlink(wh);
 		discard_new_inode(wh);
 	}
+	fscrypt_free_filename(&new_fname);
 	return ret;
 }
 

@@ -231,6 +231,7 @@ struct nova_inode_info_header {
 	unsigned long dir_entries;
 	u64 dir_name_bytes;		/* dentry bytes of the indexed names */
 	u64 parent_ino;			/* ".." (mkdir, rename, replay) */
+	bool binary_names;		/* replay saw names with '/' or NUL */
 	/* symlinks */
 	u64 symlink_block;
 	/* regular files */
@@ -251,6 +252,9 @@ struct nova_inode_info_header {
 struct nova_inode_info {
 	struct nova_inode_info_header header;
 	nova_dquot_ptr_t i_dquot[MAXQUOTAS];	/* quota.c */
+#ifdef HAVE_FSCRYPT_INODE_INFO_OFFS
+	struct fscrypt_inode_info *i_crypt_info;	/* crypto.c */
+#endif
 	struct inode vfs_inode;
 };
 
@@ -480,6 +484,7 @@ int nova_inode_map_add_block(struct super_block *sb, unsigned int stripe,
 void nova_inode_map_set(struct super_block *sb, unsigned long ino);
 int nova_getattr(nova_idmap_t *idmap, const struct path *path,
 		 struct kstat *stat, u32 request_mask, unsigned int flags);
+int nova_drop_inode(struct inode *inode);
 int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 		 struct iattr *attr);
 void nova_init_root_inode(struct super_block *sb, umode_t mode, kuid_t uid,
@@ -540,6 +545,13 @@ void nova_journal_recover(struct super_block *sb);
 extern const struct file_operations nova_dir_operations;
 struct nova_dir_node *nova_dir_find(struct inode *dir, const char *name,
 				    int len);
+struct nova_dir_node *nova_dir_find_fname(struct inode *dir,
+					  const struct fscrypt_name *fname);
+/* The on-pmem name of @fname, of directory node @dn, as a qstr */
+#define NOVA_FNAME_QSTR(f) \
+	((struct qstr)QSTR_INIT((f)->disk_name.name, (f)->disk_name.len))
+#define NOVA_DN_QSTR(dn) \
+	((struct qstr)QSTR_INIT((const u8 *)(dn)->name, (dn)->name_len))
 int nova_dir_index_prepare(struct inode *dir, const char *name, int len,
 			   u64 ino, u8 ftype, u64 cookie, u64 de_off,
 			   struct nova_dir_change *c);
@@ -602,6 +614,7 @@ u64 nova_entry_block(struct super_block *sb,
 		     const struct nova_file_write_entry *e, pgoff_t pg);
 u64 nova_find_page(struct inode *inode, pgoff_t pg);
 u64 nova_find_page_state(struct inode *inode, pgoff_t pg, bool *unwritten);
+int nova_crypt_grow(struct inode *inode, loff_t size);
 int nova_convert_unwritten(struct inode *inode, pgoff_t pg, unsigned long n);
 int nova_index_claim(struct super_block *sb, struct inode *inode);
 void nova_index_unclaim(struct super_block *sb, struct inode *inode,
@@ -668,6 +681,19 @@ void nova_proc_unregister(struct super_block *sb);
 /* ioctl.c */
 long nova_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
 
+/* crypto.c */
+extern const struct inode_operations nova_encrypted_symlink_inode_operations;
+void nova_crypt_init_sb(struct super_block *sb);
+void nova_crypt_load(struct inode *inode);
+ssize_t nova_crypt_read(struct inode *inode, struct iov_iter *to, loff_t *pos);
+ssize_t nova_crypt_fill(struct inode *inode, pgoff_t pg, void *dst,
+			size_t off, size_t len, struct iov_iter *from);
+int nova_crypt_zero_fill(struct inode *inode, pgoff_t pg, void *dst,
+			 size_t from, size_t to, loff_t size);
+int nova_fname_new(struct inode *dir, struct dentry *dentry,
+		   struct fscrypt_name *fname);
+long nova_crypt_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
+
 /* xattr.c */
 extern NOVA_XATTR_HANDLERS_QUAL nova_xattr_handlers[];
 ssize_t nova_listxattr(struct dentry *dentry, char *buffer, size_t size);
@@ -681,9 +707,11 @@ int nova_xattr_set_mode(struct inode *inode, u8 index, const char *name,
 			const umode_t *mode, bool force);
 int nova_xattr_init_value(struct inode *inode, u8 index, const void *value,
 			  size_t size);
+int nova_xattr_init_named(struct inode *inode, u8 index, const char *name,
+			  const void *value, size_t size);
 int nova_init_new_xattrs(struct inode *dir, struct inode *inode,
 			 const struct qstr *qstr, struct posix_acl *default_acl,
-			 struct posix_acl *acl);
+			 struct posix_acl *acl, bool encrypt);
 int nova_xattr_replay(struct super_block *sb, struct inode *inode, u64 off,
 		      const struct nova_xattr_entry *e);
 int nova_xattr_replay_end(struct inode *inode);

@@ -252,6 +252,9 @@ out:
 int nova_shift_check(struct inode *inode, int mode, loff_t offset,
 		     loff_t len)
 {
+	/* as ext4: encrypted blocks are tied to their file page (crypto.c) */
+	if (IS_ENCRYPTED(inode))
+		return -EOPNOTSUPP;
 	if (!IS_ALIGNED(offset | len, NOVA_BLOCK_SIZE))
 		return -EINVAL;
 	if (mode & FALLOC_FL_COLLAPSE_RANGE)

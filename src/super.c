@@ -681,6 +681,7 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 	sbi->reserved_blocks = clamp_t(unsigned long, sbi->layout.num_blocks / 256, 64, 1024);
 	sb->s_flags |= SB_NOSEC;
 	sb->s_xattr = nova_xattr_handlers;
+	nova_crypt_init_sb(sb);
 	sb->s_export_op = &nova_export_ops;
 	nova_quota_setup(sb);
 	if (!nova_test_opt(sbi, NOACL))
@@ -826,6 +827,7 @@ static const struct super_operations nova_sops = {
 	.alloc_inode	= nova_alloc_inode,
 	.free_inode	= nova_free_inode,
 	.evict_inode	= nova_evict_inode,
+	.drop_inode	= nova_drop_inode,
 	.dirty_inode	= nova_dirty_inode,
 	.write_inode	= nova_write_inode,
 	.put_super	= nova_put_super,

@@ -51,7 +51,11 @@ int nova_symlink_write(struct inode *inode, const char *target, size_t len,
 	}
 	sih->symlink_block = nova_block_off(blk);
 	inode->i_size = len;
-	inode->i_link = copy;
+	/* an encrypted target is decrypted on each read (crypto.c) */
+	if (IS_ENCRYPTED(inode))
+		kfree(copy);
+	else
+		inode->i_link = copy;
 	return 0;
 out_uncharge:
 	nova_quota_release(inode, 1);
@@ -72,6 +76,9 @@ int nova_symlink_read(struct inode *inode)
 		nova_error(sb, "symlink %llu has no valid target", nova_ino(inode));
 		return -EUCLEAN;
 	}
+	/* an encrypted target (binary) is read and decrypted by get_link */
+	if (IS_ENCRYPTED(inode))
+		return 0;
 	buf = kmalloc(len + 1, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;

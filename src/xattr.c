@@ -489,7 +489,7 @@ int nova_xattr_replay(struct super_block *sb, struct inode *inode, u64 off,
 			return 0;
 		}
 		why = "bad header";
-		if (!e->name_index || e->name_index > NOVA_XATTR_INDEX_MAX ||
+		if (!NOVA_XATTR_INDEX_VALID(e->name_index) ||
 		    (flags & ~NOVA_XATTR_FLAGS) || value_len > NOVA_XATTR_VALUE_MAX ||
 		    n > value_len || ((flags & NOVA_XATTR_REMOVE) && value_len) ||
 		    (!e->name_len) != (e->name_index == NOVA_XATTR_INDEX_ACL_ACCESS ||
@@ -853,20 +853,24 @@ static int nova_initxattrs(struct inode *inode, const struct xattr *xattrs,
 }
 
 /*
- * A new inode's attributes: the ACLs it inherits (from posix_acl_create())
- * and its security labels, committed in its own log before the directory
+ * A new inode's attributes: its encryption context, the ACLs it inherits
+ * (from posix_acl_create()) and its security labels, committed in its own
+ * log before the directory
  * entry that makes it reachable.  The inode is not valid yet, so a crash
  * before that loses it whole.
  */
 int nova_init_new_xattrs(struct inode *dir, struct inode *inode,
 			 const struct qstr *qstr, struct posix_acl *default_acl,
-			 struct posix_acl *acl)
+			 struct posix_acl *acl, bool encrypt)
 {
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	int ret = 0;
 
 	mutex_lock(&sih->log_mutex);
-	if (default_acl)
+	/* its fscrypt context (fscrypt_prepare_new_inode() said so): crypto.c */
+	if (encrypt)
+		ret = fscrypt_set_context(inode, inode);
+	if (!ret && default_acl)
 		ret = nova_acl_init(inode, default_acl, ACL_TYPE_DEFAULT);
 	if (!ret && acl)
 		ret = nova_acl_init(inode, acl, ACL_TYPE_ACCESS);
@@ -877,13 +881,17 @@ int nova_init_new_xattrs(struct inode *dir, struct inode *inode,
 	return ret;
 }
 
-/* An ACL of a new inode (acl.c); caller holds the log mutex */
-int nova_xattr_init_value(struct inode *inode, u8 index, const void *value,
-			  size_t size)
+/*
+ * An attribute of a new inode: an ACL (acl.c, empty @name) or its fscrypt
+ * context (crypto.c); caller holds the log mutex
+ */
+int nova_xattr_init_named(struct inode *inode, u8 index, const char *name,
+			  const void *value, size_t size)
 {
 	struct nova_xattr_desc d = {
 		.index = index,
-		.name = "",
+		.name = name,
+		.name_len = strlen(name),
 		.value = value,
 		.size = size,
 		.ctime = nova_ts_to_ns(nova_get_ctime(inode)),
@@ -892,4 +900,10 @@ int nova_xattr_init_value(struct inode *inode, u8 index, const void *value,
 	if (size > NOVA_XATTR_VALUE_MAX)
 		return -E2BIG;
 	return nova_xattr_commit(inode, &d);
+}
+
+int nova_xattr_init_value(struct inode *inode, u8 index, const void *value,
+			  size_t size)
+{
+	return nova_xattr_init_named(inode, index, "", value, size);
 }
