@@ -5,7 +5,7 @@
 # Usage: guest.sh REPO
 #   REPO holds run.conf (fstyp, boot, deadline, first), tests.list (the tests
 #   still to run, in order), xfstests/ (the built tree), and for FSTYP=NOVA
-#   nova.ko and tools/ (mkfs.nova, fsck.nova, nova-probe, nova-stat).
+#   nova.ko and tools/ (mkfs.nova, fsck.nova, nova-probe, nova-stat, nova-debug).
 # Devices: two NVDIMMs (fsdax namespaces made on the first boot): /dev/pmem0
 # is TEST_DEV, /dev/pmem1 SCRATCH_DEV. Results go to the ext4 disk labelled
 # NOVARES: results/boot-N/ (xfstests' RESULT_BASE), dmesg-boot-N.txt.
