@@ -56,6 +56,12 @@ static int nova_set_context(struct inode *inode, const void *ctx, size_t len,
 
 	if (sb_rdonly(sb))
 		return -EROFS;
+	/*
+	 * as ext4: never the root, where fsck.nova makes lost+found and the
+	 * quota files live, both in plaintext
+	 */
+	if (inode->i_ino == NOVA_ROOT_INO)
+		return -EPERM;
 	nova_set_feature(sb, &NOVA_SB(sb)->s_super.s_feature_incompat,
 			 NOVA_FEATURE_INCOMPAT_ENCRYPT);
 	if (fs_data)

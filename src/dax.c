@@ -1428,6 +1428,8 @@ int nova_crypt_grow(struct inode *inode, loff_t size)
 	ret = nova_cow_zero_page(inode, pg, off, NOVA_BLOCK_SIZE, &runs, &nr,
 				 &cap);
 	if (!ret && nr) {
+		/* its entry carries the times the growing operation sets */
+		nova_touch_mctime(inode);
 		ret = nova_commit_runs(inode, runs, nr, old, false, NULL);
 		ret = ret < 0 ? ret : ret ? 0 : -ENOSPC;
 	}

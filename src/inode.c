@@ -858,8 +858,12 @@ int nova_getattr(nova_idmap_t *idmap, const struct path *path,
 		stat->attributes |= STATX_ATTR_NODUMP;
 	if (IS_ENCRYPTED(inode))
 		stat->attributes |= STATX_ATTR_ENCRYPTED;
-	/* every file is accessed directly (DAX), whatever FS_DAX_FL says */
-	stat->attributes |= STATX_ATTR_DAX;
+	/*
+	 * every file is accessed directly (DAX), whatever FS_DAX_FL says;
+	 * not an encrypted one, which cannot be mapped (as ext4)
+	 */
+	if (!IS_ENCRYPTED(inode))
+		stat->attributes |= STATX_ATTR_DAX;
 	stat->attributes_mask |= STATX_ATTR_APPEND | STATX_ATTR_IMMUTABLE |
 				 STATX_ATTR_NODUMP | STATX_ATTR_DAX |
 				 STATX_ATTR_ENCRYPTED;

@@ -310,7 +310,7 @@ static struct dentry *nova_lookup(struct inode *dir, struct dentry *dentry,
 	ret = fscrypt_prepare_lookup(dir, dentry, &fname);
 	nova_set_lookup_d_ops(dentry);
 	if (ret == -ENOENT)
-		return NULL;
+		return d_splice_alias(NULL, dentry);
 	if (ret)
 		return ERR_PTR(ret);
 	dn = nova_dir_find_fname(dir, &fname);
@@ -415,8 +415,10 @@ static int nova_create_object(nova_idmap_t *idmap, struct inode *dir,
 	if (!ret)
 		ret = nova_init_new_xattrs(dir, inode, &dentry->d_name,
 					   default_acl, acl, encrypt);
-	if (!ret && symname)
+	if (!ret && symname && IS_ENCRYPTED(inode)) {
 		ret = fscrypt_encrypt_symlink(inode, symname, symlen, &link);
+		inode->i_op = &nova_encrypted_symlink_inode_operations;
+	}
 	if (!ret)
 		ret = nova_init_object_log(dir, inode, symname ? &link : NULL);
 	if (ret)
@@ -609,6 +611,12 @@ static int nova_remove(struct inode *dir, struct dentry *dentry)
 	ret = nova_find_dentry(dir, dentry, &dn);
 	if (ret)
 		return ret;
+	/*
+	 * a no-key name whose key came after its lookup: it reads as a
+	 * plaintext name now, which is not there (as ext4: ENOENT)
+	 */
+	if (!dn && IS_ENCRYPTED(dir))
+		return -ENOENT;
 	if (!dn || dn->ino != inode->i_ino) {
 		nova_error(dir->i_sb, "directory %llu: '%pd' is not indexed",
 			   nova_ino(dir), dentry);

@@ -608,6 +608,12 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 				sb->s_id, nova_unknown_ro_compat(sbi));
 			return -EROFS;
 		}
+		/* it would read ciphertext as data and write plaintext */
+		if (!IS_ENABLED(CONFIG_FS_ENCRYPTION) &&
+		    (sbi->s_super.s_feature_incompat &
+		     cpu_to_le64(NOVA_FEATURE_INCOMPAT_ENCRYPT)))
+			return invalfc(fc, "%s: encrypted files, and this kernel has no CONFIG_FS_ENCRYPTION",
+				       sb->s_id);
 		nova_layout_of_super(&sbi->s_super, &sbi->layout);
 		ret = nova_alloc_free_lists(sb);
 		if (!ret)

@@ -6,8 +6,8 @@
 # be opened or created, and names can still be removed.  Truncate,
 # holes, a write past EOF and punch/zero range keep zeros where they
 # belong (the plaintext past EOF is never trusted); collapse range and
-# mmap are refused; the first policy sets INCOMPAT_ENCRYPT; fsck.nova
-# finds the file system clean.
+# mmap are refused; the root cannot be encrypted; the first policy sets
+# INCOMPAT_ENCRYPT; fsck.nova finds the file system clean.
 . "$NOVA_TESTS/lib.sh"
 . "$NOVA_TESTS/nova-lib.inc"
 
@@ -36,6 +36,9 @@ nova_format
 expect_eq "$(($(od -An -tu8 -j 128 -N 8 "$PMEM") & 2))" 0 "no INCOMPAT_ENCRYPT on a new file system"
 id=$(add_key)
 [ ${#id} -eq 32 ] || fail "add_enckey gave no key identifier: '$id'"
+# as ext4: never the root (lost+found and the quota files are plaintext)
+xfs_io -c "set_encpolicy $id" "$MNT" 2>&1 | grep -q "Operation not permitted" ||
+	fail "the root directory can be encrypted"
 d=$MNT/d
 mkdir "$d"
 expect_ok xfs_io -c "set_encpolicy $id" "$d"
@@ -61,6 +64,7 @@ expect_ok xfs_io -f -c "pwrite -S 0x41 0 5000" -c "pwrite -S 0x42 20000 100" "$d
 expect_eq "$(sum "$d/file")" "$(sum /tmp/plain)" "contents read back"
 expect_eq "$(sum "$d/$long")" "$(sum /tmp/plain)" "a 255-byte name"
 expect_eq "$(readlink "$d/link")" "target-$secret" "symlink target"
+expect_eq "$(stat -c %s "$d/link")" $((${#secret} + 7)) "symlink size: the target's"
 expect_eq "$(cat "$d/sub/inner")" "$secret sub" "subdirectory"
 expect_eq "$(ls "$d" | sort | tr '\n' ' ')" "$(names "$long" file holes link renamed sub)" "names"
 expect_eq "$(od -An -tx1 -j 4096 -N 4 "$d/holes" | tr -d ' ')" "41414141" "data of page 1"
