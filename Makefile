@@ -177,7 +177,7 @@ enospc-stress: module guest-bin
 
 # Power-cut tests (tests/crash/run-powercut.sh; results in build/crash/):
 #   crash-test     CRASH_ITERS (200) random power cuts, the crashwork profiles
-#                  mixed, write, ns, gc and xattr in turn, + every crash point x every
+#                  mixed, write, ns, gc, xattr and crypt in turn, + every crash point x every
 #                  workload (hours of TCG time; about 40 s per cut);
 #                  CRASH_WORKLOADS=best: each point with its best workload only
 #   crash-quick    3 random power cuts + every crash point with its best workload
@@ -193,13 +193,14 @@ CRASH_SEED ?=
 CRASH_SEED_ARG = $(if $(CRASH_SEED),--seed $(CRASH_SEED))
 crash-test:
 	tests/crash/run-powercut.sh --mode both --iterations $(CRASH_ITERS) \
-		--profiles mixed,write,ns,gc,xattr --workloads $(CRASH_WORKLOADS) $(CRASH_SEED_ARG)
+		--profiles mixed,write,ns,gc,xattr,crypt --workloads $(CRASH_WORKLOADS) $(CRASH_SEED_ARG)
 
 crash-quick:
 	tests/crash/run-powercut.sh --mode both --iterations 3 --workloads best $(CRASH_SEED_ARG)
 
 crash-check:
-	tests/crash/run-powercut.sh --mode both --iterations 2 --workloads best $(CRASH_SEED_ARG)
+	tests/crash/run-powercut.sh --mode both --iterations 2 --profiles mixed,crypt \
+		--workloads best $(CRASH_SEED_ARG)
 
 crash-cpumove:
 	tests/crash/run-cpumove.sh $(CRASH_SEED_ARG)

@@ -40,11 +40,11 @@ if make -s guest-bin; then
 		run_tier "guest-$k" tests/run-guest-tests.sh --kernel "$k" --scratch
 	done
 	# Power cuts (make crash-check): 2 random QEMU kills during a recorded
-	# workload + every numbered crash point (a NOVA_DEBUG=1 build) with its
-	# best workload, each followed by a verification boot (fsck, recovery,
-	# contents, leaks).
+	# workload (one in an encrypted directory) + every numbered crash point
+	# (a NOVA_DEBUG=1 build) with its best workload, each followed by a
+	# verification boot (fsck, recovery, contents, leaks).
 	run_tier powercut tests/crash/run-powercut.sh --kernel deb12 --mode both \
-		--iterations 2 --workloads best
+		--iterations 2 --profiles mixed,crypt --workloads best
 	# CPU-count moves (make crash-cpumove, about 3 min of QEMU): made on
 	# 4 CPUs, cut, recovered on 1 and 2; made on 1, recovered on 4.
 	run_tier cpumove env NOVA_KERNEL=deb12 tests/crash/run-cpumove.sh --no-build

@@ -6,8 +6,9 @@
 #   --iterations N       random mode: power cuts (default 20)
 #   --seed S             base seed (default: from the clock; printed)
 #   --profiles LIST      random mode: comma list of crashwork profiles (mixed,
-#                        write, ns, gc, xattr, eof), used in turn (default
-#                        mixed); eof runs on an inplace_data_updates=1 mount
+#                        write, ns, gc, xattr, crypt, eof), used in turn
+#                        (default mixed); eof runs on an inplace_data_updates=1
+#                        mount; crypt in an encrypted directory (fscrypt)
 #   --ops N              random mode: operations per workload (default 6000,
 #                        4.5 to 7.5 s under TCG)
 #   --kill-max SEC       random mode: latest kill, seconds after the workload
@@ -15,7 +16,7 @@
 #   --points LIST        crashpoints mode: comma list of numbers or CP_ names
 #                        (default: every point of enum nova_crash_point)
 #   --workloads W        crashpoints mode: "best" (one workload per point,
-#                        default), "all" (mixed,write,ns,gc,xattr, and umount
+#                        default), "all" (mixed,write,ns,gc,xattr,crypt, and umount
 #                        for CP_SNAPSHOT_SAVED, eof for CP_WRITE_DATA and
 #                        CP_WRITE_ENTRIES), or a comma list of them (eof:
 #                        crashwork's profile eof on an inplace_data_updates=1
@@ -119,7 +120,7 @@ case $mode in random | crashpoints | both) ;; *) die "bad --mode $mode" ;; esac
 [[ $seed =~ ^[0-9]+$ ]] || die "bad --seed $seed"
 [[ $smp =~ ^[1-9][0-9]*$ ]] || die "bad --smp $smp"
 for p in ${profiles//,/ }; do
-	case $p in mixed | write | ns | gc | xattr | eof) ;; *) die "bad profile $p in --profiles" ;; esac
+	case $p in mixed | write | ns | gc | xattr | crypt | eof) ;; *) die "bad profile $p in --profiles" ;; esac
 done
 [ -n "$recover_smp" ] || recover_smp=$smp
 [[ $recover_smp =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "bad --recover-smp $recover_smp"
@@ -492,7 +493,7 @@ run_crashpoints() {
 		num=${num%% *}
 		case $workloads in
 		best) wl=${best_workload[$name]:-mixed} ;;
-		all) wl="mixed write ns gc xattr"
+		all) wl="mixed write ns gc xattr crypt"
 			[ "$name" != CP_SNAPSHOT_SAVED ] || wl="$wl umount"
 			case $name in CP_WRITE_DATA | CP_WRITE_ENTRIES) wl="$wl eof" ;; esac ;;
 		*) wl=${workloads//,/ } ;;

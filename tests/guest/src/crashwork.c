@@ -62,7 +62,11 @@
  * gets its mode and ACLs from the directory it is made in, wherever it
  * is linked.  Profiles weight them: mixed, write, ns, gc, xattr (mixed: a
  * few xattr, shift and tmpfile ops; write: shifts; xattr: tmpfiles; ns
- * and gc: neither, their operation lists are those from before).
+ * and gc: neither, their operation lists are those from before), crypt
+ * (mixed's, without mmap and shifts, which encrypted files refuse, in
+ * DIR/enc, encrypted: run makes it with a v2 policy of a key made from
+ * SEED before REC 0, verify adds the key again; REC 0's bfree is from
+ * before DIR/enc was made, its inode count from after).
  * Profile eof is a workload of its own, for bytes stored past EOF by a
  * write cut before its commit (the eof section below); its --arm arms the
  * point inside the next operation.
@@ -123,6 +127,8 @@
 #include <sys/types.h>
 #include <sys/xattr.h>
 #include <linux/falloc.h>
+#include <linux/fscrypt.h>
+#include <sys/ioctl.h>
 #define TUTIL_XALLOC
 #include "tutil.h"
 
@@ -1144,8 +1150,8 @@ static void apply(struct model *m, const struct op *op, step_cb cb, void *arg)
 /* ------------------------------------------------------------ generator */
 
 /* P_EOF: no generated operations, a workload of its own (do_run_eof()) */
-enum { P_MIXED, P_WRITE, P_NS, P_GC, P_XATTR, P_N, P_EOF = P_N };
-static const char *const profname[P_N + 1] = { "mixed", "write", "ns", "gc", "xattr", "eof" };
+enum { P_MIXED, P_WRITE, P_NS, P_GC, P_XATTR, P_CRYPT, P_N, P_EOF = P_N };
+static const char *const profname[P_N + 1] = { "mixed", "write", "ns", "gc", "xattr", "crypt", "eof" };
 
 /*
  * weights per profile: OP_* kinds, then burst starts (bursts are long).
@@ -1163,6 +1169,8 @@ static const int weights[P_N][W_N] = {
 	 * default ACLs, chmod (the mask), renames, links, removals and a few
 	 * hot bursts (GC of a log that holds attributes) */
 	[P_XATTR] = { 40, 110,  10,  10,   5,   5,  30,  10,  40,  10,  20,  30,   5,   0,   0,  10,  40, 220,  60,  90,   0,  10,   0,   0,   0,   0,  1,  0 },
+	/* mixed in an encrypted directory: no mmap, no shifts (EOPNOTSUPP) */
+	[P_CRYPT] = { 40, 140,  80,  80,  60,  30,  70,  20,  70,  20,  40,  30,  50,  40,   0,  20,  20,  12,   4,   6,   0,  10,   0,   0,   0,   1,  1,  1 },
 };
 
 struct gen {
@@ -1843,6 +1851,7 @@ static void gen_next(struct gen *g, const struct model *m, struct op *op)
 #define DIRMAX	256	/* the directory under test */
 #define FULLP	(DIRMAX + MAXP + 2)
 static char g_dir[DIRMAX];
+static int g_profile = -1;	/* of the workload being run or verified */
 
 static void full(char *out, const char *rel)
 {
@@ -2752,7 +2761,55 @@ static int parse_profile(const char *s)
 	for (i = 0; i <= P_EOF; i++)
 		if (!strcmp(s, profname[i]))
 			return i;
-	die("unknown profile %s (mixed, write, ns, gc, xattr, eof)", s);
+	die("unknown profile %s (mixed, write, ns, gc, xattr, crypt, eof)", s);
+}
+
+/*
+ * Profile crypt: add the key made from the seed to the file system (its
+ * keyring outlives this process); with @policy, make DIR/enc encrypted
+ * with a v2 policy of that key (the root cannot be encrypted).  The
+ * workload's directory is DIR/enc from then on.
+ */
+static void crypt_setup(int policy)
+{
+	union {
+		struct fscrypt_add_key_arg a;
+		unsigned char b[sizeof(struct fscrypt_add_key_arg) + 64];
+	} k;
+	struct fscrypt_policy_v2 p;
+	uint64_t r = g_seed ^ 0x6e6f7661637279ULL;
+	int fd, i;
+
+	memset(&k, 0, sizeof(k));
+	k.a.key_spec.type = FSCRYPT_KEY_SPEC_TYPE_IDENTIFIER;
+	k.a.raw_size = 64;
+	for (i = 0; i < 64; i++)
+		k.a.raw[i] = (unsigned char)splitmix64(&r);
+	fd = open(g_dir, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		die("%s: %s", g_dir, strerror(errno));
+	if (ioctl(fd, FS_IOC_ADD_ENCRYPTION_KEY, &k.a) < 0)
+		die("FS_IOC_ADD_ENCRYPTION_KEY: %s", strerror(errno));
+	close(fd);
+	snprintf(g_dir + strlen(g_dir), sizeof(g_dir) - strlen(g_dir), "/enc");
+	if (policy && mkdir(g_dir, 0755) < 0)
+		die("mkdir %s: %s", g_dir, strerror(errno));
+	fd = open(g_dir, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		die("%s: %s", g_dir, strerror(errno));
+	if (policy) {
+		memset(&p, 0, sizeof(p));
+		p.version = FSCRYPT_POLICY_V2;
+		p.contents_encryption_mode = FSCRYPT_MODE_AES_256_XTS;
+		p.filenames_encryption_mode = FSCRYPT_MODE_AES_256_CTS;
+		p.flags = FSCRYPT_POLICY_FLAGS_PAD_32;
+		memcpy(p.master_key_identifier, k.a.key_spec.u.identifier,
+		       FSCRYPT_KEY_IDENTIFIER_SIZE);
+		if (ioctl(fd, FS_IOC_SET_ENCRYPTION_POLICY, &p) < 0)
+			die("FS_IOC_SET_ENCRYPTION_POLICY on %s: %s", g_dir,
+			    strerror(errno));
+	}
+	close(fd);
 }
 
 /* statfs checks; @inodes0: used inodes at REC 0 (-1: unknown) */
@@ -2819,6 +2876,12 @@ static void check_eof_tails(const struct snode *s, const char *path, struct inos
 		}
 		m = mmap(NULL, s->size, PROT_READ, MAP_SHARED, fd, 0);
 		close(fd);
+		/*
+		 * an encrypted file cannot be mapped, and its tail past EOF
+		 * is not kept zero: it is rewritten when the file grows
+		 */
+		if (m == MAP_FAILED && errno == EOPNOTSUPP && g_profile == P_CRYPT)
+			return;
 		if (m == MAP_FAILED) {
 			failf("%s: mmap: %s", path, strerror(errno));
 			return;
@@ -2948,6 +3011,9 @@ static int do_verify(const char *recfile, int profile_arg, long ops_arg)
 	}
 	if (profile == P_EOF)
 		return do_verify_eof(&r, ops);
+	g_profile = profile;
+	if (profile == P_CRYPT)
+		crypt_setup(0);
 	last = r.max == -1u ? 0 : r.max;
 	if (last > ops)
 		die("record %u is past the %lu operations", last, ops);
@@ -3039,6 +3105,7 @@ static int do_run(unsigned long ops, int profile, int arm_point, long arm_at,
 	char text[3 * MAXP];
 	DIR *dir;
 	struct dirent *de;
+	unsigned long long bfree;
 	unsigned n;
 
 	if (stat(g_dir, &st) < 0 || !S_ISDIR(st.st_mode))
@@ -3052,9 +3119,16 @@ static int do_run(unsigned long ops, int profile, int arm_point, long arm_at,
 	closedir(dir);
 	if (statfs(g_dir, &sf) < 0)
 		die("statfs: %s", strerror(errno));
+	bfree = sf.f_bfree;
+	g_profile = profile;
+	if (profile == P_CRYPT) {
+		crypt_setup(1);
+		if (statfs(g_dir, &sf) < 0)
+			die("statfs: %s", strerror(errno));
+	}
 	umask(0);
 	emit("0 start profile=%s ops=%lu bfree=%llu inodes=%llu blocks=%llu",
-	     profname[profile], ops, (unsigned long long)sf.f_bfree,
+	     profname[profile], ops, (unsigned long long)bfree,
 	     (unsigned long long)(sf.f_files - sf.f_ffree),
 	     (unsigned long long)sf.f_blocks);
 	m_init(&m);
