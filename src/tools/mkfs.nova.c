@@ -723,11 +723,7 @@ int main(int argc, char **argv)
 	__u64 fs_size;
 	int c, fd, flags;
 
-	if (argv[0] && *argv[0]) {
-		const char *b = strrchr(argv[0], '/');
-
-		prog = b ? b + 1 : argv[0];
-	}
+	prog = nova_prog_name(argv[0], prog);
 	while ((c = getopt(argc, argv, "L:U:c:E:d:fFnqVh")) != -1) {
 		switch (c) {
 		case 'L':

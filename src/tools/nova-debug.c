@@ -386,11 +386,7 @@ int main(int argc, char **argv)
 	size_t i;
 	int c, ret;
 
-	if (argv[0] && *argv[0]) {
-		const char *b = strrchr(argv[0], '/');
-
-		prog = b ? b + 1 : argv[0];
-	}
+	prog = nova_prog_name(argv[0], prog);
 	while ((c = getopt(argc, argv, "+Vh")) != -1) {
 		switch (c) {
 		case 'V':

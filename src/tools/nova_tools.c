@@ -8,6 +8,16 @@
 #include <linux/fs.h>
 #include "nova_tools.h"
 
+const char *nova_prog_name(const char *argv0, const char *dflt)
+{
+	const char *b;
+
+	if (!argv0 || !*argv0)
+		return dflt;
+	b = strrchr(argv0, '/');
+	return b ? b + 1 : argv0;
+}
+
 long long nova_dev_size(int fd)
 {
 	struct stat st;

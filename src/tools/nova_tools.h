@@ -53,6 +53,9 @@ int nova_find_super(nova_read_fn rd, void *arg, __u64 dev_size,
 int nova_read_super(int fd, unsigned int flags, struct nova_super_block *sb,
 		    const char **why);
 
+/* The program's name for messages: argv[0] without its directory, else @dflt */
+const char *nova_prog_name(const char *argv0, const char *dflt);
+
 /*
  * An error message on stderr, as warnx(3) but with the tool's name
  * @prog given: "@prog: @what: message" (no "@what: " if it is NULL)

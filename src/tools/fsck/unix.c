@@ -298,11 +298,7 @@ static int parse_options(struct nova_fsck *ctx, int argc, char **argv)
 {
 	int c, modes = 0;
 
-	if (argv[0] && *argv[0]) {
-		const char *b = strrchr(argv[0], '/');
-
-		ctx->prog = b ? b + 1 : argv[0];
-	}
+	ctx->prog = nova_prog_name(argv[0], ctx->prog);
 	optind = 0;		/* getopt from the start (glibc) */
 	while ((c = getopt(argc, argv, "nyapfvVhC:")) != -1) {
 		switch (c) {
