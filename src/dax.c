@@ -608,7 +608,9 @@ static bool nova_write_inplace_mode(struct inode *inode)
 	 */
 	if (IS_ENCRYPTED(inode))
 		return false;
+	/* chattr +C: this file's writes go in place (as btrfs' NOCOW) */
 	return READ_ONCE(inplace_data_updates) ||
+	       (NOVA_I(inode)->header.flags & FS_NOCOW_FL) ||
 	       nova_test_opt(NOVA_SB(inode->i_sb), INPLACE) ||
 	       mapping_mapped(inode->i_mapping);
 }

@@ -303,11 +303,13 @@ static void nova_release_ino(struct super_block *sb, unsigned long ino)
  * and XFS, on regular files and directories only; it changes nothing
  * here: every NOVA file is DAX (statx reports STATX_ATTR_DAX on all).
  */
-#define NOVA_FL_SUPPORTED (FS_APPEND_FL | FS_IMMUTABLE_FL | FS_NOATIME_FL | \
-			   FS_SYNC_FL | FS_NODUMP_FL | FS_DIRSYNC_FL | \
-			   FS_DAX_FL)
+#define NOVA_FL_KERNEL (FS_APPEND_FL | FS_IMMUTABLE_FL | FS_NOATIME_FL | \
+			FS_SYNC_FL | FS_NODUMP_FL | FS_DIRSYNC_FL | \
+			FS_NOCOW_FL | FS_DAX_FL)
+static_assert(NOVA_FL_KERNEL == NOVA_FL_SUPPORTED);
+/* FS_NOCOW_FL (chattr +C, as btrfs): inherited by new files and directories */
 #define NOVA_FL_INHERITED (FS_NOATIME_FL | FS_SYNC_FL | FS_NODUMP_FL | \
-			   FS_DIRSYNC_FL | FS_DAX_FL)
+			   FS_DIRSYNC_FL | FS_NOCOW_FL | FS_DAX_FL)
 
 /* The inherited flags a new inode of @mode gets from @dir_flags */
 static u32 nova_inherit_flags(u32 dir_flags, umode_t mode)
@@ -317,7 +319,7 @@ static u32 nova_inherit_flags(u32 dir_flags, umode_t mode)
 	if (!S_ISDIR(mode))
 		f &= ~FS_DIRSYNC_FL;
 	if (!S_ISDIR(mode) && !S_ISREG(mode))
-		f &= ~FS_DAX_FL;
+		f &= ~(FS_DAX_FL | FS_NOCOW_FL);
 	return f;
 }
 
@@ -1167,7 +1169,7 @@ int nova_fileattr_set(nova_idmap_t *idmap,
 	if (!S_ISDIR(inode->i_mode) && (fa->flags & FS_DIRSYNC_FL))
 		return -EINVAL;
 	if (!S_ISDIR(inode->i_mode) && !S_ISREG(inode->i_mode) &&
-	    (fa->flags & FS_DAX_FL))
+	    (fa->flags & (FS_DAX_FL | FS_NOCOW_FL)))
 		return -EINVAL;
 	/*
 	 * Becoming immutable (as ext4): the writeback write-protects the

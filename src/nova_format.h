@@ -77,6 +77,14 @@
 #define NOVA_LABEL_LEN		64
 #define NOVA_NAME_LEN		255
 
+/*
+ * The FS_*_FL inode flags an inode keeps (i_flags, link-change entries):
+ * SYNC 0x8, IMMUTABLE 0x10, APPEND 0x20, NODUMP 0x40, NOATIME 0x80,
+ * DIRSYNC 0x10000, NOCOW 0x800000 (chattr +C: the file's writes go in
+ * place, as with inplace_data_updates=1), DAX 0x2000000
+ */
+#define NOVA_FL_SUPPORTED	0x028100f8U
+
 /* super block s_state */
 #define NOVA_STATE_CLEAN	0x0001	/* unmounted cleanly, snapshot valid */
 #define NOVA_STATE_ERROR	0x0002	/* errors were detected */

@@ -30,9 +30,8 @@
 #include <unistd.h>
 #include "libnova.h"
 
-/* FS_*_FL flags the kernel keeps (inode.c NOVA_FL_SUPPORTED) */
-#define NV_FL_SUPPORTED	(0x00000020 | 0x00000010 | 0x00000080 | \
-			 0x00000008 | 0x00000040 | 0x00010000 | 0x02000000)
+/* FS_*_FL flags the kernel keeps */
+#define NV_FL_SUPPORTED	NOVA_FL_SUPPORTED
 /* MAX_LFS_FILESIZE >> NOVA_BLOCK_SHIFT, + 1 (64-bit) */
 #define NV_MAX_PAGES	(((((uint64_t)1 << 63) - 1) >> NOVA_BLOCK_SHIFT) + 1)
 

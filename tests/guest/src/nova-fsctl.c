@@ -118,6 +118,37 @@ static int dax_flag(const char *path, const char *how)
 	return 0;
 }
 
+#ifndef FS_NOCOW_FL
+#define FS_NOCOW_FL 0x00800000
+#endif
+
+/* FS_NOCOW_FL (chattr +C) of @path; @how "+"/"-": set/clear it */
+static int nocow_flag(const char *path, const char *how)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK), flags;
+
+	if (fd < 0)
+		return fail("open");
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags))
+		return fail("FS_IOC_GETFLAGS");
+	if (how) {
+		if (strcmp(how, "+") && strcmp(how, "-")) {
+			fprintf(stderr, "nova-fsctl nocow: + or -, not %s\n", how);
+			return 2;
+		}
+		if (*how == '+')
+			flags |= FS_NOCOW_FL;
+		else
+			flags &= ~FS_NOCOW_FL;
+		if (ioctl(fd, FS_IOC_SETFLAGS, &flags))
+			return fail("FS_IOC_SETFLAGS");
+	} else {
+		printf("nocow=%d\n", !!(flags & FS_NOCOW_FL));
+	}
+	close(fd);
+	return 0;
+}
+
 /* suidgc: fallocate on a set-user-ID file whose log wants a GC */
 static int suid_gc(const char *file, long n)
 {
@@ -303,6 +334,7 @@ int main(int argc, char **argv)
 			"       nova-fsctl exchange PATH1 PATH2\n"
 			"       nova-fsctl keepsize|punch|zero|collapse|insert PATH OFF LEN\n"
 			"       nova-fsctl dax PATH [+|-]\n"
+			"       nova-fsctl nocow PATH [+|-]\n"
 			"       nova-fsctl deaddir DIR MNT\n"
 			"       nova-fsctl linkfull FILE DIR\n"
 			"       nova-fsctl sparsefill FILE N\n"
@@ -333,6 +365,8 @@ int main(int argc, char **argv)
 		return dead_dir(argv[2], argv[3]);
 	if (!strcmp(argv[1], "dax") && (argc == 3 || argc == 4))
 		return dax_flag(argv[2], argc == 4 ? argv[3] : NULL);
+	if (!strcmp(argv[1], "nocow") && (argc == 3 || argc == 4))
+		return nocow_flag(argv[2], argc == 4 ? argv[3] : NULL);
 	if ((!strcmp(argv[1], "keepsize") || !strcmp(argv[1], "punch") ||
 	     !strcmp(argv[1], "zero") || !strcmp(argv[1], "collapse") ||
 	     !strcmp(argv[1], "insert")) && argc == 5) {
