@@ -112,7 +112,8 @@ int nova_acl_init(struct inode *inode, struct posix_acl *acl, int type)
 	value = nova_posix_acl_to_xattr(acl, &size);
 	if (!value)
 		return -ENOMEM;
-	ret = nova_xattr_init_value(inode, nova_acl_index(type), value, size);
+	ret = nova_xattr_init_named(inode, nova_acl_index(type), "", value,
+				    size);
 	kfree(value);
 	if (!ret)
 		set_cached_acl(inode, type, acl);

@@ -705,8 +705,6 @@ int nova_xattr_set(struct inode *inode, u8 index, const char *name,
 int nova_xattr_set_mode(struct inode *inode, u8 index, const char *name,
 			const void *value, size_t size, int flags,
 			const umode_t *mode, bool force);
-int nova_xattr_init_value(struct inode *inode, u8 index, const void *value,
-			  size_t size);
 int nova_xattr_init_named(struct inode *inode, u8 index, const char *name,
 			  const void *value, size_t size);
 int nova_init_new_xattrs(struct inode *dir, struct inode *inode,

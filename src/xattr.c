@@ -835,19 +835,13 @@ static int nova_initxattrs(struct inode *inode, const struct xattr *xattrs,
 	int ret = 0;
 
 	for (x = xattrs; x->name && !ret; x++) {
-		struct nova_xattr_desc d = {
-			.index = NOVA_XATTR_INDEX_SECURITY,
-			.name = x->name,
-			.name_len = strlen(x->name),
-			.value = x->value,
-			.size = x->value_len,
-			.ctime = nova_ts_to_ns(nova_get_ctime(inode)),
-		};
+		size_t len = strlen(x->name);
 
-		if (!d.name_len || d.name_len > NOVA_XATTR_NAME_MAX ||
-		    d.size > NOVA_XATTR_VALUE_MAX)
+		if (!len || len > NOVA_XATTR_NAME_MAX ||
+		    x->value_len > NOVA_XATTR_VALUE_MAX)
 			return -EINVAL;
-		ret = nova_xattr_commit(inode, &d);
+		ret = nova_xattr_init_named(inode, NOVA_XATTR_INDEX_SECURITY,
+					    x->name, x->value, x->value_len);
 	}
 	return ret;
 }
@@ -882,8 +876,8 @@ int nova_init_new_xattrs(struct inode *dir, struct inode *inode,
 }
 
 /*
- * An attribute of a new inode: an ACL (acl.c, empty @name) or its fscrypt
- * context (crypto.c); caller holds the log mutex
+ * An attribute of a new inode: an ACL (acl.c, empty @name), its security
+ * labels or its fscrypt context (crypto.c); caller holds the log mutex
  */
 int nova_xattr_init_named(struct inode *inode, u8 index, const char *name,
 			  const void *value, size_t size)
@@ -902,8 +896,3 @@ int nova_xattr_init_named(struct inode *inode, u8 index, const char *name,
 	return nova_xattr_commit(inode, &d);
 }
 
-int nova_xattr_init_value(struct inode *inode, u8 index, const void *value,
-			  size_t size)
-{
-	return nova_xattr_init_named(inode, index, "", value, size);
-}

@@ -30,8 +30,6 @@
 #include <unistd.h>
 #include "libnova.h"
 
-/* FS_*_FL flags the kernel keeps */
-#define NV_FL_SUPPORTED	NOVA_FL_SUPPORTED
 /* MAX_LFS_FILESIZE >> NOVA_BLOCK_SHIFT, + 1 (64-bit) */
 #define NV_MAX_PAGES	(((((uint64_t)1 << 63) - 1) >> NOVA_BLOCK_SHIFT) + 1)
 
@@ -1733,7 +1731,7 @@ static int apply_link_change(struct nv_inode_state *st,
 	st->links = le32_to_cpu(e->links);
 	st->ctime = (int64_t)le64_to_cpu(e->ctime);
 	st->generation = le32_to_cpu(e->generation);
-	st->flags = le32_to_cpu(e->flags) & NV_FL_SUPPORTED;
+	st->flags = le32_to_cpu(e->flags) & NOVA_FL_SUPPORTED;
 	st->last_lc = ent->off;
 	return 0;
 }
@@ -1920,7 +1918,7 @@ static int iread_once(struct nv_fs *fs, uint64_t ino, struct nv_inode_state *st,
 	st->mtime = (int64_t)le64_to_cpu(pi->i_mtime);
 	st->ctime = (int64_t)le64_to_cpu(pi->i_ctime);
 	st->generation = le32_to_cpu(pi->i_generation);
-	st->flags = le32_to_cpu(pi->i_flags) & NV_FL_SUPPORTED;
+	st->flags = le32_to_cpu(pi->i_flags) & NOVA_FL_SUPPORTED;
 	st->rdev = le32_to_cpu(pi->i_rdev);
 	st->next_tid = 1;
 
