@@ -81,13 +81,20 @@
  * The FS_*_FL inode flags an inode keeps (i_flags, link-change entries):
  * SYNC 0x8, IMMUTABLE 0x10, APPEND 0x20, NODUMP 0x40, NOATIME 0x80,
  * DIRSYNC 0x10000, NOCOW 0x800000 (chattr +C: the file's writes go in
- * place, as with inplace_data_updates=1), DAX 0x2000000
+ * place, as with inplace_data_updates=1), DAX 0x2000000, PROJINHERIT
+ * 0x20000000 (directories only: new inodes in it get its project ID)
  */
-#define NOVA_FL_SUPPORTED	0x028100f8U
+#define NOVA_FL_SUPPORTED	0x228100f8U
 
 /* super block s_state */
 #define NOVA_STATE_CLEAN	0x0001	/* unmounted cleanly, snapshot valid */
 #define NOVA_STATE_ERROR	0x0002	/* errors were detected */
+/*
+ * With CLEAN: the project quota file's usage was written back at that
+ * unmount with project quotas on, so it matches the file system; without
+ * it the next mount with prjquota counts the usage again
+ */
+#define NOVA_STATE_PRJQUOTA	0x0004
 
 /*
  * Feature bits.  INCOMPAT_XATTR: some log holds NOVA_XATTR entries
@@ -102,12 +109,18 @@
  * attribute of NOVA_XATTR_INDEX_ENCRYPTION, set by the first
  * FS_IOC_SET_ENCRYPTION_POLICY): its data blocks hold ciphertext, and a
  * directory's names are ciphertext (any bytes, '/' and NUL included).
+ * RO_COMPAT_PROJECT: some inode has a project ID other than 0 (i_projid,
+ * link-change entries), or the project quota file NOVA_PRJQUOTA_INO
+ * exists: a writer that ignores them would log project ID 0 and reclaim
+ * that unnamed inode.
  */
 #define NOVA_FEATURE_INCOMPAT_XATTR	0x0001ULL
 #define NOVA_FEATURE_INCOMPAT_ENCRYPT	0x0002ULL
 #define NOVA_FEATURE_RO_COMPAT_UNWRITTEN	0x0001ULL
+#define NOVA_FEATURE_RO_COMPAT_PROJECT	0x0002ULL
 #define NOVA_FEATURE_COMPAT_SUPP	0ULL
-#define NOVA_FEATURE_RO_COMPAT_SUPP	NOVA_FEATURE_RO_COMPAT_UNWRITTEN
+#define NOVA_FEATURE_RO_COMPAT_SUPP	(NOVA_FEATURE_RO_COMPAT_UNWRITTEN | \
+					 NOVA_FEATURE_RO_COMPAT_PROJECT)
 #define NOVA_FEATURE_INCOMPAT_SUPP	(NOVA_FEATURE_INCOMPAT_XATTR | \
 					 NOVA_FEATURE_INCOMPAT_ENCRYPT)
 
@@ -148,6 +161,12 @@ struct nova_super_block {
 #define NOVA_BLOCKNODE_INO	3	/* clean-unmount allocator snapshot */
 #define NOVA_INODELIST_INO	4	/* clean-unmount in-use inode lists */
 #define NOVA_LITEJOURNAL_INO	5	/* placeholder, journals in block 32 */
+/*
+ * The project quota file (quota_v2 format, as ext4's hidden quota
+ * inodes): a regular file with no name and one link, made by the first
+ * mount with prjquota
+ */
+#define NOVA_PRJQUOTA_INO	6
 #define NOVA_NORMAL_INODE_START	32
 
 #define NOVA_RESERVED_INODES	(NOVA_BLOCK_SIZE / sizeof(struct nova_inode))
@@ -184,7 +203,9 @@ struct nova_inode {
 	__le64	log_tail;		/* offset just past the last entry */
 	__le64	i_btime;		/* creation time */
 	__le64	i_create_epoch;
-	__le64	i_reserved[3];
+	__le32	i_projid;		/* project ID (quota), 0 by default */
+	__le32	i_pad2;
+	__le64	i_reserved[2];
 };
 
 /* Pointer to one stripe's inode table: its first block */
@@ -324,7 +345,7 @@ struct nova_link_change_entry {
 	__le32	flags;			/* inode flags after op */
 	__le32	generation;
 	__le32	e_csum;
-	__le32	pad2;
+	__le32	projid;			/* project ID after op */
 	__le64	trans_id;
 	__le64	reserved;
 };
