@@ -1722,7 +1722,11 @@ static int apply_setattr(struct replay_ctx *rc, const struct nv_entry *ent)
 	return 0;
 }
 
-/* inode.c nova_replay_entry()'s NOVA_LINK_CHANGE case */
+/*
+ * inode.c nova_replay_entry()'s NOVA_LINK_CHANGE case: the link count,
+ * ctime, generation, flags and project ID after the operation (an entry
+ * of a module that predates project IDs has 0 there: project 0)
+ */
 static int apply_link_change(struct nv_inode_state *st,
 			     const struct nv_entry *ent)
 {
@@ -1732,6 +1736,7 @@ static int apply_link_change(struct nv_inode_state *st,
 	st->ctime = (int64_t)le64_to_cpu(e->ctime);
 	st->generation = le32_to_cpu(e->generation);
 	st->flags = le32_to_cpu(e->flags) & NOVA_FL_SUPPORTED;
+	st->projid = le32_to_cpu(e->projid);
 	st->last_lc = ent->off;
 	return 0;
 }
@@ -1919,6 +1924,7 @@ static int iread_once(struct nv_fs *fs, uint64_t ino, struct nv_inode_state *st,
 	st->ctime = (int64_t)le64_to_cpu(pi->i_ctime);
 	st->generation = le32_to_cpu(pi->i_generation);
 	st->flags = le32_to_cpu(pi->i_flags) & NOVA_FL_SUPPORTED;
+	st->projid = le32_to_cpu(pi->i_projid);
 	st->rdev = le32_to_cpu(pi->i_rdev);
 	st->next_tid = 1;
 
@@ -2186,8 +2192,7 @@ static void scan_inode_blocks(struct nv_fs *fs, uint64_t ino)
 	uint64_t blk;
 
 	if (!nv_inode_slot_valid(fs, ino) ||
-	    nv_iread(fs, ino, &st, ino != NOVA_ROOT_INO &&
-		     ino < NOVA_NORMAL_INODE_START ? NV_IREAD_RAW : 0, NULL, NULL))
+	    nv_iread(fs, ino, &st, nv_iread_raw(ino), NULL, NULL))
 		return;
 	for (i = 0; i < st.log.npages; i++)
 		mark_range_off(fs, st.log.pages[i], NOVA_BLOCK_SIZE);
@@ -2235,6 +2240,7 @@ void nv_wlog_from_state(struct nv_wlog *w, const struct nv_inode_state *st)
 	w->links = st->links;
 	w->flags = st->flags;
 	w->generation = st->generation;
+	w->projid = st->projid;
 	w->size = st->size;
 	w->mtime = st->mtime;
 	w->ctime = st->ctime;
@@ -2397,6 +2403,7 @@ int nv_append_link_change(struct nv_fs *fs, struct nv_wlog *w, uint64_t *off)
 	e.ctime = cpu_to_le64((uint64_t)w->ctime);
 	e.flags = cpu_to_le32(w->flags);
 	e.generation = cpu_to_le32(w->generation);
+	e.projid = cpu_to_le32(w->projid);
 	e.trans_id = cpu_to_le64(w->next_tid++);
 	nv_entry_csum(&e, sizeof(e));
 	return nv_log_append(fs, w, &e, sizeof(e), off);
@@ -2555,6 +2562,7 @@ int nv_new_inode(struct nv_fs *fs, int stripe, const struct nv_attr *a,
 	pi.i_btime = cpu_to_le64((uint64_t)a->btime);
 	pi.i_generation = cpu_to_le32(fs->next_generation++);
 	pi.i_rdev = cpu_to_le32(a->rdev);
+	pi.i_projid = cpu_to_le32(a->projid);
 	pi.i_ino = cpu_to_le64(ino);
 	pi.i_valid = NOVA_INODE_FREE;
 	nv_put(fs, off, &pi, sizeof(pi));
@@ -2566,6 +2574,7 @@ int nv_new_inode(struct nv_fs *fs, int stripe, const struct nv_attr *a,
 	w->links = a->links;
 	w->flags = a->flags;
 	w->generation = le32_to_cpu(pi.i_generation);
+	w->projid = a->projid;
 	w->size = a->size;
 	w->mtime = a->mtime;
 	w->ctime = a->ctime;

@@ -338,11 +338,39 @@ struct nv_xattr {
  */
 #define NV_IREAD_RAW		0x08
 
+/*
+ * The nv_iread() flag for inode @ino: NV_IREAD_RAW for the reserved
+ * inodes that are only scanned (the snapshots, the journal placeholder,
+ * unused slots), 0 for the root and the project quota file, which are
+ * read as the kernel reads them (a directory, a regular file)
+ */
+static inline unsigned int nv_iread_raw(uint64_t ino)
+{
+	return ino != NOVA_ROOT_INO && ino != NOVA_PRJQUOTA_INO &&
+	       ino < NOVA_NORMAL_INODE_START ? NV_IREAD_RAW : 0;
+}
+
+/* FS_PROJINHERIT_FL: a directory whose new inodes get its project ID */
+#define NV_PROJINHERIT_FL	0x20000000U
+
+/*
+ * The first bytes of the project quota file (NOVA_PRJQUOTA_INO), the
+ * kernel's quota_v2 format: struct v2_disk_dqheader, le32 magic (that of
+ * project quotas, V2_INITQMAGICS) and le32 version
+ */
+#define NV_PRJQUOTA_MAGIC	0xd9c03f14U
+#define NV_PRJQUOTA_VERSION	1
+
 struct nv_inode_state {
 	uint64_t ino;
 	uint64_t pi_off;
 	struct nova_inode pi;		/* copy */
 	uint32_t mode, uid, gid, links, flags, generation, rdev;
+	/*
+	 * i_projid, or that of the last live link-change entry (0 in the
+	 * entries of modules that predate project IDs)
+	 */
+	uint32_t projid;
 	uint64_t size;
 	int64_t atime, mtime, ctime;
 	struct nv_log log;
@@ -462,8 +490,11 @@ struct nv_wlog {
 	uint64_t head, tail;		/* tail: the working tail */
 	uint64_t pages;
 	uint64_t next_tid;
-	/* attributes as they are after the entries appended so far */
-	uint32_t links, flags, generation;
+	/*
+	 * attributes as they are after the entries appended so far (a
+	 * link-change entry carries links, flags, generation and projid)
+	 */
+	uint32_t links, flags, generation, projid;
 	uint64_t size;
 	int64_t mtime, ctime;
 	uint64_t last_lc;
@@ -498,7 +529,7 @@ int nv_append_xattr(struct nv_fs *fs, struct nv_wlog *w, uint8_t index,
 void nv_invalidate_xattr(struct nv_fs *fs, const struct nv_xattr *x);
 
 struct nv_attr {
-	uint32_t mode, uid, gid, rdev, flags, links;
+	uint32_t mode, uid, gid, rdev, flags, links, projid;
 	uint64_t size;
 	int64_t atime, mtime, ctime, btime;
 };
