@@ -115,6 +115,8 @@ struct nova_fsck {
 	/* pass 4 */
 	uint64_t n_inodes, n_xattr_entries, n_xattrs;
 	uint64_t n_encrypted;		/* inodes with an fscrypt context */
+	uint64_t n_projid;		/* inodes with a project ID other than 0 */
+	bool prjquota;			/* the project quota file is valid */
 
 	/* pass 5 */
 	struct fsck_inode_info *ni;
@@ -172,11 +174,13 @@ static inline uint64_t pt_field(uint64_t page, size_t field)
 	return page + NOVA_LOG_LAST_ENTRY + field;
 }
 
-/* Reserved inodes other than the root are only scanned, never read */
+/*
+ * Reserved inodes other than the root and the project quota file are
+ * only scanned, never read (nv_iread_raw())
+ */
 static inline unsigned int iread_raw(uint64_t ino)
 {
-	return ino != NOVA_ROOT_INO && ino < NOVA_NORMAL_INODE_START ?
-	       NV_IREAD_RAW : 0;
+	return nv_iread_raw(ino);
 }
 
 /* ---- the passes ---- */

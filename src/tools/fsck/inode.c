@@ -9,7 +9,10 @@
  * them; ciphertext names and symlink targets only with a context).  Then
  * what steers the log garbage collector and lies outside the checksums:
  * page-tail counters, dead marks, write entries' superseded page counts.
- * The inode's log pages and data blocks go into the block map.
+ * The inode's log pages and data blocks go into the block map.  The
+ * project quota file (reserved inode 6) is read as a regular file, and
+ * cleared if it is not one the kernel can use.  Last, the feature bits
+ * that what the logs hold needs.
  *
  * A repair appends nothing here: it moves a log tail back, clears a
  * pointer, or replaces a bad entry in the middle of a log by a dead
@@ -20,8 +23,12 @@
 #include <string.h>
 #include "fsck.h"
 
-/* What a check leaves the inode's check to do */
-enum { CK_NEXT, CK_AGAIN, CK_CLEARED };
+/*
+ * What a check leaves the inode's check to do: the next check, all again
+ * (after a repair), nothing (cleared), or nothing more (a problem left
+ * as it is that makes the other checks moot)
+ */
+enum { CK_NEXT, CK_AGAIN, CK_CLEARED, CK_DONE };
 
 static bool zero_block(struct nova_fsck *ctx, uint64_t blk)
 {
@@ -266,6 +273,7 @@ static bool dead_entry(union dead_entry *e, const struct nv_inode_state *st,
 		e->lc.ctime = cpu_to_le64((uint64_t)st->ctime);
 		e->lc.flags = cpu_to_le32(st->flags);
 		e->lc.generation = cpu_to_le32(st->generation);
+		e->lc.projid = cpu_to_le32(st->projid);
 		e->lc.trans_id = cpu_to_le64(tid);
 	} else if (S_ISDIR(st->mode) && size > NOVA_DENTRY_HEADER + 1 &&
 		   NOVA_DENTRY_LEN(size - NOVA_DENTRY_HEADER - 1) == size &&
@@ -524,6 +532,78 @@ static int check_bad(struct nova_fsck *ctx, uint64_t ino,
 	return CK_CLEARED;
 }
 
+/*
+ * What makes the project quota file unusable, NULL if nothing: it must
+ * be a regular file with one link (it has no name: the kernel makes it
+ * with i_links_count 1 and logs no link-change entry), and its data, if
+ * it has any (a crash right after the kernel made it leaves none; the
+ * next mount writes the header), must start with the quota_v2 header of
+ * project quotas
+ */
+static const char *prjquota_bad(struct nova_fsck *ctx,
+				const struct nv_inode_state *st, char *buf,
+				size_t len)
+{
+	uint32_t h[2];
+
+	if (!S_ISREG(st->mode)) {
+		snprintf(buf, len, "mode 0%o, %s", st->mode,
+			 nv_type_name(st->mode) ? "not a regular file" :
+			 "not a known file type");
+		return buf;
+	}
+	/* a log problem is reported (and repaired) as for any file first */
+	if (st->log.err || st->log.chain_err)
+		return NULL;
+	if (st->links != 1) {
+		snprintf(buf, len, "link count %u, not 1", st->links);
+		return buf;
+	}
+	if (!st->size)
+		return NULL;
+	if (st->size < sizeof(h)) {
+		snprintf(buf, len, "%llu bytes, too short for the quota file header",
+			 (unsigned long long)st->size);
+		return buf;
+	}
+	nv_file_read(&ctx->fs, st, 0, sizeof(h), h);
+	if (le32_to_cpu(h[0]) == NV_PRJQUOTA_MAGIC &&
+	    le32_to_cpu(h[1]) == NV_PRJQUOTA_VERSION)
+		return NULL;
+	snprintf(buf, len, "its header (magic 0x%08x, version %u) is not that of a project quota file (0x%08x, %u)",
+		 le32_to_cpu(h[0]), le32_to_cpu(h[1]), NV_PRJQUOTA_MAGIC,
+		 NV_PRJQUOTA_VERSION);
+	return buf;
+}
+
+/*
+ * The project quota file (reserved inode NOVA_PRJQUOTA_INO), which the
+ * kernel makes at the first mount with prjquota: unusable, it is
+ * cleared, and its blocks are free; the next mount with prjquota makes
+ * a new one.  First of its checks: not a regular file, the problems of
+ * its log would only be noise.
+ */
+static int check_prjquota(struct nova_fsck *ctx, uint64_t ino,
+			  struct nv_inode_state *st)
+{
+	const char *why;
+	char buf[160];
+
+	if (ino != NOVA_PRJQUOTA_INO)
+		return CK_NEXT;
+	why = prjquota_bad(ctx, st, buf, sizeof(buf));
+	if (!why)
+		return CK_NEXT;
+	if (!problem(ctx, PR_PRJQUOTA_BAD, NOVA_PRJQUOTA_INO, why))
+		return CK_DONE;
+	nv_put8(&ctx->fs, st->pi_off + offsetof(struct nova_inode, i_valid),
+		NOVA_INODE_FREE);
+	fixed(ctx, PR_PRJQUOTA_BAD,
+	      "reserved inode %u cleared: the next mount with prjquota makes a new project quota file",
+	      NOVA_PRJQUOTA_INO);
+	return CK_CLEARED;
+}
+
 /* Page tails: the fast GC frees a page when invalid >= num entries */
 static void check_page_tails(struct nova_fsck *ctx, uint64_t ino,
 			     struct nv_inode_state *st)
@@ -646,8 +726,10 @@ static int check_dead(struct nova_fsck *ctx, uint64_t ino,
 static int check_once(struct nova_fsck *ctx, uint64_t ino,
 		      struct nv_inode_state *st)
 {
-	int r = check_chain(ctx, ino, st);
+	int r = check_prjquota(ctx, ino, st);
 
+	if (r == CK_NEXT)
+		r = check_chain(ctx, ino, st);
 	if (r == CK_NEXT)
 		r = check_walk(ctx, ino, st);
 	if (r == CK_NEXT)
@@ -685,6 +767,10 @@ static int check_inode(struct nova_fsck *ctx, uint64_t ino)
 		ctx->n_xattrs += st.nxattrs;
 		if (nv_encryption_context(&st))
 			ctx->n_encrypted++;
+		if (st.projid)
+			ctx->n_projid++;
+		if (ino == NOVA_PRJQUOTA_INO)
+			ctx->prjquota = true;
 		list_xattrs(ctx, &st);
 		for (i = 0; i < st.log.npages; i++)
 			claim(ctx, st.log.pages[i] >> NOVA_BLOCK_SHIFT, K_LOG);
@@ -784,12 +870,45 @@ static void check_encrypt_feature(struct nova_fsck *ctx)
 	      "encrypt feature (NOVA_FEATURE_INCOMPAT_ENCRYPT) set in the super block");
 }
 
+/*
+ * Project IDs other than 0 (in the inodes or their link-change entries)
+ * and the project quota file: a module that predates them would log
+ * project ID 0 and reclaim the quota file, which has no name
+ */
+static void check_project_feature(struct nova_fsck *ctx)
+{
+	struct nv_fs *fs = &ctx->fs;
+	char qf[64] = "";
+
+	if (ctx->n_projid)
+		info(ctx, "%llu inodes with a project ID other than 0",
+		     (unsigned long long)ctx->n_projid);
+	if (ctx->prjquota) {
+		info(ctx, "project quota file: reserved inode %u",
+		     NOVA_PRJQUOTA_INO);
+		snprintf(qf, sizeof(qf),
+			 " and the project quota file (reserved inode %u) exists",
+			 NOVA_PRJQUOTA_INO);
+	}
+	if ((!ctx->n_projid && !ctx->prjquota) ||
+	    (fs->sb.s_feature_ro_compat &
+	     cpu_to_le64(NOVA_FEATURE_RO_COMPAT_PROJECT)) ||
+	    !problem(ctx, PR_PROJECT_FEATURE,
+		     (unsigned long long)ctx->n_projid, qf))
+		return;
+	fs->sb.s_feature_ro_compat |= cpu_to_le64(NOVA_FEATURE_RO_COMPAT_PROJECT);
+	write_super_copies(ctx);
+	fixed(ctx, PR_PROJECT_FEATURE,
+	      "project feature (NOVA_FEATURE_RO_COMPAT_PROJECT) set in the super block");
+}
+
 int pass_inodes(struct nova_fsck *ctx)
 {
 	struct nv_fs *fs = &ctx->fs;
 
 	ctx->n_inodes = ctx->n_xattr_entries = ctx->n_xattrs = 0;
-	ctx->n_encrypted = 0;
+	ctx->n_encrypted = ctx->n_projid = 0;
+	ctx->prjquota = false;
 	if (scan_inodes(ctx, check_inode, true))
 		return -1;
 	replace_journals_itables(ctx);
@@ -808,5 +927,6 @@ int pass_inodes(struct nova_fsck *ctx)
 		      "xattr feature (NOVA_FEATURE_INCOMPAT_XATTR) set in the super block");
 	}
 	check_encrypt_feature(ctx);
+	check_project_feature(ctx);
 	return ctx->stop ? -1 : 0;
 }

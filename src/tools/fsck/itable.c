@@ -63,7 +63,8 @@ static void repair_root(struct nova_fsck *ctx, uint64_t off,
 /*
  * The replica block: only the log pointers may differ (the kernel never
  * refreshes them there), and the clean-unmount snapshot inodes are not
- * replicated at all.
+ * replicated at all, nor the project quota file, which the kernel makes
+ * long after mkfs (the replica serves to restore the root).
  */
 static void check_reserved_replica(struct nova_fsck *ctx, uint64_t b1,
 				   uint64_t rb)
@@ -73,7 +74,8 @@ static void check_reserved_replica(struct nova_fsck *ctx, uint64_t b1,
 	unsigned int i;
 
 	for (i = 0; i < NOVA_RESERVED_INODES; i++) {
-		if (i == NOVA_BLOCKNODE_INO || i == NOVA_INODELIST_INO)
+		if (i == NOVA_BLOCKNODE_INO || i == NOVA_INODELIST_INO ||
+		    i == NOVA_PRJQUOTA_INO)
 			continue;
 		a = *(struct nova_inode *)nv_ptr(fs, b1 + i * sizeof(a));
 		b = *(struct nova_inode *)nv_ptr(fs, rb + i * sizeof(b));

@@ -289,6 +289,11 @@ static uint64_t get_lost_found(struct nova_fsck *ctx, int code)
 	nv_wlog_from_state(&rw, &rs);
 	nv_ifree(&rs);
 	memset(&a, 0, sizeof(a));
+	/* as the kernel's new inodes in a directory with PROJINHERIT */
+	if (rw.flags & NV_PROJINHERIT_FL) {
+		a.projid = rw.projid;
+		a.flags = NV_PROJINHERIT_FL;
+	}
 	a.mode = S_IFDIR | 0700;
 	a.links = 2;
 	a.size = NOVA_BLOCK_SIZE;

@@ -92,6 +92,10 @@ static const struct fsck_problem problems[PR_COUNT] = {
 	  "set NOVA_FEATURE_INCOMPAT_XATTR in both super block copies"),
 	P(PR_ENCRYPT_FEATURE, PR_PREEN_OK,
 	  "set NOVA_FEATURE_INCOMPAT_ENCRYPT in both super block copies"),
+	P(PR_PRJQUOTA_BAD, 0,
+	  "clear the inode (its blocks become free): the next mount with prjquota makes a new one and counts the usage, the limits set are lost"),
+	P(PR_PROJECT_FEATURE, PR_PREEN_OK,
+	  "set NOVA_FEATURE_RO_COMPAT_PROJECT in both super block copies"),
 
 	/* pass 5: names, connectivity, link counts */
 	P(PR_DENTRY_BAD_INO, 0,

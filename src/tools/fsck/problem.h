@@ -135,6 +135,12 @@ enum fsck_problem_code {
 	PR_ENCRYPT_FEATURE,
 #define PR_ENCRYPT_FEATURE_MSG \
 	"%llu inodes have an encryption context, but the super block lacks the encrypt feature"
+	PR_PRJQUOTA_BAD,
+#define PR_PRJQUOTA_BAD_MSG \
+	"reserved inode %u, the project quota file, is unusable: %s"
+	PR_PROJECT_FEATURE,
+#define PR_PROJECT_FEATURE_MSG \
+	"%llu inodes have a project ID other than 0%s, but the super block lacks the project feature"
 
 	/* ---- pass 5: names, connectivity, link counts (namespace.c) ---- */
 	PR_DENTRY_BAD_INO,

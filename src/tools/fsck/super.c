@@ -5,10 +5,14 @@
  * nova_check_super() on both copies, and their agreement; the replica is
  * in the file system's last block, or, when the primary is bad, found as
  * the kernel finds it (nv_load_super(): nova_find_super()).  The state
- * may hold only the clean and error bits.
+ * may hold only the clean, error and project quota bits.
  */
 #include <string.h>
 #include "fsck.h"
+
+/* The s_state bits: clean, errors, project quota usage current */
+#define FSCK_STATE_KNOWN \
+	(NOVA_STATE_CLEAN | NOVA_STATE_ERROR | NOVA_STATE_PRJQUOTA)
 
 void write_super_copies(struct nova_fsck *ctx)
 {
@@ -85,11 +89,10 @@ int pass_super(struct nova_fsck *ctx)
 	else if (use_replica(ctx, &s, which > 0))
 		return -1;
 	state = le32_to_cpu(fs->sb.s_state);
-	if (state & ~(NOVA_STATE_CLEAN | NOVA_STATE_ERROR)) {
+	if (state & ~FSCK_STATE_KNOWN) {
 		ctx->sb_problems = true;
 		if (problem(ctx, PR_SB_STATE_BITS, state)) {
-			fs->sb.s_state = cpu_to_le32(state & (NOVA_STATE_CLEAN |
-							      NOVA_STATE_ERROR));
+			fs->sb.s_state = cpu_to_le32(state & FSCK_STATE_KNOWN);
 			write_super_copies(ctx);
 			fixed(ctx, PR_SB_STATE_BITS, "unknown super block state bits cleared");
 		}

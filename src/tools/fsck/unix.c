@@ -220,6 +220,25 @@ static int run_rounds(struct nova_fsck *ctx)
 	return 0;
 }
 
+/*
+ * A run that repaired something: the project quota file's usage may no
+ * longer match the file system, so the next mount with prjquota counts
+ * it again (NOVA_STATE_PRJQUOTA cleared).  Also when the run stops.
+ */
+static void prjquota_stale(struct nova_fsck *ctx)
+{
+	struct nv_fs *fs = &ctx->fs;
+	uint32_t state = le32_to_cpu(fs->sb.s_state);
+
+	if (ctx->mode == MODE_NO || !ctx->n_fixed ||
+	    !(state & NOVA_STATE_PRJQUOTA))
+		return;
+	fs->sb.s_state = cpu_to_le32(state & ~NOVA_STATE_PRJQUOTA);
+	write_super_copies(ctx);
+	out(ctx, "%s: project quota usage to be counted again: the file system was modified",
+	    ctx->dev);
+}
+
 /* The super block's flags after a repairing run, and the summary */
 static void finish_report(struct nova_fsck *ctx)
 {
@@ -240,6 +259,7 @@ static void finish_report(struct nova_fsck *ctx)
 		out(ctx, "%s: clean flag cleared: the file system was modified",
 		    ctx->dev);
 	}
+	prjquota_stale(ctx);
 	if (ctx->n_fixed && ctx->mode != MODE_PREEN)
 		out(ctx, "\n%s: ***** FILE SYSTEM WAS MODIFIED *****", ctx->dev);
 	if (ctx->n_unfixed && ctx->mode != MODE_PREEN)
@@ -265,8 +285,10 @@ static int check_fs(struct nova_fsck *ctx)
 	}
 	if (state & NOVA_STATE_ERROR)
 		(void)problem(ctx, PR_SB_ERROR_STATE, ctx->dev);
-	if (run_rounds(ctx))
+	if (run_rounds(ctx)) {
+		prjquota_stale(ctx);
 		return ctx->stop;
+	}
 	finish_report(ctx);
 	return FSCK_OK;
 }
