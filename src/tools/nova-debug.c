@@ -1,23 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * nova-debug: look into an unmounted NOVA file system, read-only, for
- * tests and debugging (what debugfs is for ext4): the super block, a
- * directory's entries with their names as stored, an inode's fscrypt
- * context.
+ * tests and debugging (what debugfs is for ext4): the super block, an
+ * inode's attributes, a directory's entries with their names as stored,
+ * an inode's fscrypt context.
  *
  *   nova-debug [-V] DEVICE super
+ *   nova-debug [-V] DEVICE stat INODE
  *   nova-debug [-V] DEVICE ls DIR
  *   nova-debug [-V] DEVICE name DIR INODE
  *   nova-debug [-V] DEVICE context INODE
  *
  * DIR and INODE are inode numbers (N, or <N> as debugfs writes them) or
- * absolute paths.  Names are shown as they are stored: ciphertext in an
- * encrypted directory (any bytes, '/' and NUL too).  "ls" escapes every
- * byte that is not printable ASCII, the space and the backslash as \xHH,
- * so that a line is the inode number, one space and one word; "name"
- * writes one name's bytes as they are, nothing else.  The log is read as
- * the kernel replays it (libnova); a damaged log is read up to the
- * damage, with a warning.
+ * absolute paths; of the reserved inodes, only the root and the project
+ * quota file (6, which has no name) can be read.  Names are shown as they
+ * are stored: ciphertext in an encrypted directory (any bytes, '/' and
+ * NUL too).  "ls" escapes every byte that is not printable ASCII, the
+ * space and the backslash as \xHH, so that a line is the inode number,
+ * one space and one word; "name" writes one name's bytes as they are,
+ * nothing else.  The log is read as the kernel replays it (libnova); a
+ * damaged log is read up to the damage, with a warning.
  *
  * Exit status: 0 done, 1 what was asked for is not there (no such inode,
  * not a directory, no name, no context), 8 operational error (no NOVA
@@ -109,7 +111,7 @@ static int parse_ino(struct nv_fs *fs, const char *arg, uint64_t *ino)
 /* Inode @ino read (its log replayed) into @st: 0, or the exit status */
 static int read_inode(struct nv_fs *fs, uint64_t ino, struct nv_inode_state *st)
 {
-	if (ino != NOVA_ROOT_INO && ino < NOVA_NORMAL_INODE_START) {
+	if (nv_iread_raw(ino)) {
 		warn_msg("inode %llu is a reserved inode", (unsigned long long)ino);
 		return DBG_NOT_FOUND;
 	}
@@ -168,7 +170,7 @@ static void put_feature(const char *key, uint64_t v, const char *const *names)
 /* super: the super block in use, one "key value" a line */
 static int cmd_super(struct nv_fs *fs, char **argv)
 {
-	static const char *const ro_compat[] = { "unwritten", NULL };
+	static const char *const ro_compat[] = { "unwritten", "project", NULL };
 	static const char *const incompat[] = { "xattr", "encrypt", NULL };
 	const struct nova_super_block *sb = &fs->sb;
 	uint32_t ver = le32_to_cpu(sb->s_version);
@@ -186,9 +188,10 @@ static int cmd_super(struct nv_fs *fs, char **argv)
 	printf("stripes %u\n", fs->stripes);
 	printf("itable_block_size %u\n", fs->itbs);
 	printf("journal_pages %u\n", fs->journal_pages);
-	printf("state 0x%x%s%s\n", state,
+	printf("state 0x%x%s%s%s\n", state,
 	       state & NOVA_STATE_CLEAN ? " clean" : "",
-	       state & NOVA_STATE_ERROR ? " error" : "");
+	       state & NOVA_STATE_ERROR ? " error" : "",
+	       state & NOVA_STATE_PRJQUOTA ? " prjquota" : "");
 	printf("mount_count %u\n", le32_to_cpu(sb->s_mount_count));
 	put_feature("feature_compat", le64_to_cpu(sb->s_feature_compat),
 		    (const char *const[]){ NULL });
@@ -196,6 +199,48 @@ static int cmd_super(struct nv_fs *fs, char **argv)
 		    ro_compat);
 	put_feature("feature_incompat", le64_to_cpu(sb->s_feature_incompat),
 		    incompat);
+	return DBG_OK;
+}
+
+/* One word for the file type of @mode */
+static const char *type_word(uint32_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFDIR:	return "directory";
+	case S_IFREG:	return "regular";
+	case S_IFLNK:	return "symlink";
+	case S_IFCHR:	return "chardev";
+	case S_IFBLK:	return "blockdev";
+	case S_IFIFO:	return "fifo";
+	case S_IFSOCK:	return "socket";
+	}
+	return "unknown";
+}
+
+/*
+ * stat INODE: the inode's attributes after the replay of its log, one
+ * "key value" a line
+ */
+static int cmd_stat(struct nv_fs *fs, char **argv)
+{
+	struct nv_inode_state st;
+	int ret = get_inode(fs, argv[0], &st);
+
+	if (ret)
+		return ret;
+	printf("ino %llu\n", (unsigned long long)st.ino);
+	printf("type %s\n", type_word(st.mode));
+	printf("mode 0%o\n", st.mode);
+	printf("uid %u\ngid %u\n", st.uid, st.gid);
+	printf("links %u\n", st.links);
+	printf("size %llu\n", (unsigned long long)st.size);
+	printf("flags 0x%x\n", st.flags);
+	printf("projid %u\n", st.projid);
+	printf("generation %u\n", st.generation);
+	printf("atime %lld\nmtime %lld\nctime %lld\n", (long long)st.atime,
+	       (long long)st.mtime, (long long)st.ctime);
+	printf("xattrs %zu\n", st.nxattrs);
+	nv_ifree(&st);
 	return DBG_OK;
 }
 
@@ -332,6 +377,7 @@ static const struct dbg_cmd {
 	int (*run)(struct nv_fs *fs, char **argv);
 } cmds[] = {
 	{ "super", 0, cmd_super },
+	{ "stat", 1, cmd_stat },
 	{ "ls", 1, cmd_ls },
 	{ "name", 2, cmd_name },
 	{ "context", 1, cmd_context },
@@ -346,6 +392,7 @@ static void print_usage(FILE *f)
 		"\n"
 		"Commands (DIR, INODE: N, <N> or an absolute path):\n"
 		"  super              the super block, \"key value\" lines\n"
+		"  stat INODE         INODE's attributes, \"key value\" lines\n"
 		"  ls DIR             DIR's entries, \"INO NAME\" lines; a name's\n"
 		"                     unprintable bytes, blanks and backslashes as \\xHH\n"
 		"  name DIR INODE     the bytes of INODE's name in DIR, as stored\n"
