@@ -168,7 +168,9 @@ int main(int argc, char **argv)
 	check("root other fields zero", !root->i_deleted && !root->i_blk_type &&
 	      !root->i_pad0 && !root->i_flags && !root->i_pad1 &&
 	      !root->i_generation && !root->i_rdev && !root->i_create_epoch &&
+	      !root->i_pad2 &&
 	      all_bytes(root->i_reserved, sizeof(root->i_reserved), 0));
+	check("root project ID 0", !root->i_projid);
 
 	/* fixed reserved blocks */
 	check("blocks 2-15 zero", all_bytes(img + 2 * NOVA_BLOCK_SIZE,

@@ -564,9 +564,11 @@ static void journal_open(struct nv_fs *fs, uint64_t addr, uint64_t old,
 	nv_put64(fs, nv_journal_ptr_off(0) + 8, jh + sizeof(je));
 }
 
+/* PATH's inode, read; PATH may be an inode number (6: no name) */
 static int inj_state(struct nv_fs *fs, const char *path, struct nv_inode_state *st)
 {
-	uint64_t ino = nv_lookup_path(fs, path);
+	uint64_t ino = path[0] >= '0' && path[0] <= '9' ?
+		       strtoull(path, NULL, 10) : nv_lookup_path(fs, path);
 
 	if (!ino || nv_iread(fs, ino, st, 0, NULL, NULL)) {
 		fprintf(stderr, "inject: %s not found\n", path);
@@ -1442,8 +1444,146 @@ static int create_raw(struct nv_fs *fs, const char *dir, const char *hexname,
 	return 0;
 }
 
+/* ---- project quotas ---- */
+
+/* The super block's read-only compatible feature @bit set or cleared */
+static void set_ro_compat(struct nv_fs *fs, uint64_t bit, bool on)
+{
+	struct nova_super_block sb = *(struct nova_super_block *)nv_ptr(fs, 0);
+
+	if (on)
+		sb.s_feature_ro_compat |= cpu_to_le64(bit);
+	else
+		sb.s_feature_ro_compat &= ~cpu_to_le64(bit);
+	sb.s_sum = cpu_to_le32(nova_sb_csum(&sb));
+	nv_put(fs, 0, &sb, sizeof(sb));
+	nv_put(fs, nv_replica_sb_off(fs), &sb, sizeof(sb));
+}
+
 /*
- * Kinds (PATH arguments name files in the image):
+ * Project ID @projid for PATH, and the project feature: @how "pi" in the
+ * inode (as the kernel gives a new inode its directory's, with
+ * FS_PROJINHERIT_FL), "lc" in a new link-change entry (as
+ * FS_IOC_FSSETXATTR logs it, the older one marked dead), whose flags get
+ * @flags too
+ */
+static int set_projid(struct nv_fs *fs, const char *path, uint32_t projid,
+		      const char *how, uint32_t flags)
+{
+	struct nv_inode_state st;
+	struct nv_wlog w;
+	uint64_t old;
+	int ret = -1;
+
+	if (inj_state(fs, path, &st))
+		return -1;
+	if (!strcmp(how, "pi")) {
+		nv_put32(fs, st.pi_off + offsetof(struct nova_inode, i_projid),
+			 projid);
+		ret = 0;
+	} else if (!strcmp(how, "lc")) {
+		nv_wlog_from_state(&w, &st);
+		old = w.last_lc;
+		w.projid = projid;
+		w.flags |= flags;
+		ret = nv_append_link_change(fs, &w, NULL);
+		if (!ret) {
+			nv_log_commit(fs, &w);
+			if (old)
+				nv_invalidate_entry(fs, old);
+		}
+	}
+	nv_ifree(&st);
+	if (!ret)
+		set_ro_compat(fs, NOVA_FEATURE_RO_COMPAT_PROJECT, true);
+	return ret;
+}
+
+/*
+ * The project quota file as quota.c makes it: the project feature, then
+ * reserved inode NOVA_PRJQUOTA_INO, a regular file with one link and no
+ * name, valid, then @size bytes of data (0: a crash before the first
+ * write), a quota_v2 header of project quotas first, one write entry
+ * per page
+ */
+static int make_prjquota(struct nv_fs *fs, uint64_t size)
+{
+	uint64_t off = nv_inode_off(fs, NOVA_PRJQUOTA_INO), pg, blk, b;
+	int64_t now = nv_now();
+	struct nova_inode pi;
+	struct nv_wlog w;
+	int ret = 0;
+
+	set_ro_compat(fs, NOVA_FEATURE_RO_COMPAT_PROJECT, true);
+	memset(&pi, 0, sizeof(pi));
+	pi.i_mode = cpu_to_le16(S_IFREG | 0600);
+	pi.i_links_count = cpu_to_le32(1);
+	pi.i_atime = pi.i_mtime = pi.i_ctime = pi.i_btime = cpu_to_le64(now);
+	pi.i_ino = cpu_to_le64(NOVA_PRJQUOTA_INO);
+	nv_put(fs, off, &pi, sizeof(pi));
+	nv_set_valid(fs, NOVA_PRJQUOTA_INO);
+	memset(&w, 0, sizeof(w));
+	w.ino = NOVA_PRJQUOTA_INO;
+	w.pi_off = off;
+	w.next_tid = 1;
+	w.links = 1;
+	w.mtime = w.ctime = now;
+	for (pg = 0; !ret && pg << NOVA_BLOCK_SHIFT < size; pg++) {
+		if (!nv_alloc(fs, 1, -1, false, &blk))
+			return -1;
+		b = blk << NOVA_BLOCK_SHIFT;
+		memset(nv_ptr(fs, b), 0x51 + pg, NOVA_BLOCK_SIZE);
+		if (!pg) {
+			nv_put32(fs, b, NV_PRJQUOTA_MAGIC);
+			nv_put32(fs, b + 4, NV_PRJQUOTA_VERSION);
+		}
+		w.size = (pg + 1) << NOVA_BLOCK_SHIFT;
+		if (w.size > size)
+			w.size = size;
+		ret = nv_append_write(fs, &w, pg, 1, b, NULL);
+		if (!ret)
+			nv_log_commit(fs, &w);
+	}
+	return ret;
+}
+
+/*
+ * The project quota file made unusable: KIND mode (no file type), dir
+ * (a directory's mode), links N (link count N), magic (its header's
+ * magic number), ino (its slot holds inode number 7)
+ */
+static int bad_prjquota(struct nv_fs *fs, const char *kind, const char *arg)
+{
+	uint64_t off = nv_inode_off(fs, NOVA_PRJQUOTA_INO), blk;
+	struct nv_inode_state st;
+	uint16_t mode;
+
+	if (!nv_inode_slot_valid(fs, NOVA_PRJQUOTA_INO)) {
+		fprintf(stderr, "inject: no project quota file\n");
+		return -1;
+	}
+	if (!strcmp(kind, "mode") || !strcmp(kind, "dir")) {
+		mode = htole16(kind[0] == 'm' ? 0600 : S_IFDIR | 0700);
+		nv_put(fs, off + offsetof(struct nova_inode, i_mode), &mode, 2);
+	} else if (!strcmp(kind, "links") && arg) {
+		nv_put32(fs, off + offsetof(struct nova_inode, i_links_count),
+			 atoi(arg));
+	} else if (!strcmp(kind, "magic")) {
+		if (nv_iread(fs, NOVA_PRJQUOTA_INO, &st, 0, NULL, NULL) ||
+		    !nv_pmap_get(&st.pages, 0, &blk, NULL))
+			return -1;
+		nv_put32(fs, blk, NV_PRJQUOTA_MAGIC ^ 0x100);
+		nv_ifree(&st);
+	} else if (!strcmp(kind, "ino")) {
+		nv_put64(fs, off + offsetof(struct nova_inode, i_ino), 7);
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Kinds (PATH arguments name files in the image, or are inode numbers):
  *   sb-garbage | replica-garbage | sb-csum
  *   reserved-replica            change the replica of the root inode
  *   itable-next-range | itable-loop           stripe 0's table chain
@@ -1497,9 +1637,11 @@ static int create_raw(struct nv_fs *fs, const char *dir, const char *hexname,
  *                                             user.bad by default), then
  *                                             a link-change entry
  *   xattr-dead PATH NAME                      NAME's live group dead
- *   clear-feature [encrypt]                   super block without
+ *   clear-feature [encrypt|project]           super block without
  *                                             NOVA_FEATURE_INCOMPAT_XATTR
- *                                             (_ENCRYPT)
+ *                                             (_ENCRYPT, _RO_COMPAT_PROJECT)
+ *   prjquota-bad KIND [N]                     the project quota file
+ *                                             unusable (bad_prjquota())
  *   encrypt-bad PATH KIND                     a malformed fscrypt context
  *                                             (put_context()), then a
  *                                             link-change entry
@@ -1522,6 +1664,12 @@ static int create_raw(struct nv_fs *fs, const char *dir, const char *hexname,
  *   create-raw DIR HEXNAME TYPE [enc]         a new inode named by the
  *                                             bytes HEXNAME (create_raw();
  *                                             enc: with a v2 context)
+ *   projid PATH N pi|lc [FLAGS]               project ID N in the inode
+ *                                             or a link-change entry
+ *                                             (with FLAGS), the feature
+ *   prjquota SIZE                             the project quota file, of
+ *                                             SIZE bytes, the feature
+ *   set-prjquota                              NOVA_STATE_PRJQUOTA set
  */
 int inject(int argc, char **argv)
 {
@@ -1881,10 +2029,27 @@ int inject(int argc, char **argv)
 		ret = xdead(&fs, argv[2], argv[3]);
 	} else if (argc >= 3 && !strcmp(kind, "xattr-orphans")) {
 		ret = xorphans(&fs, argv[2]);
+	} else if (argc >= 3 && !strcmp(kind, "clear-feature") &&
+		   !strcmp(argv[2], "project")) {
+		set_ro_compat(&fs, NOVA_FEATURE_RO_COMPAT_PROJECT, false);
 	} else if (!strcmp(kind, "clear-feature")) {
 		set_incompat(&fs, argc >= 3 && !strcmp(argv[2], "encrypt") ?
 			     NOVA_FEATURE_INCOMPAT_ENCRYPT :
 			     NOVA_FEATURE_INCOMPAT_XATTR, false);
+	} else if (argc >= 5 && !strcmp(kind, "projid")) {
+		ret = set_projid(&fs, argv[2], strtoul(argv[3], NULL, 0), argv[4],
+				 argc >= 6 ? strtoul(argv[5], NULL, 0) : 0);
+	} else if (argc >= 3 && !strcmp(kind, "prjquota")) {
+		ret = make_prjquota(&fs, strtoull(argv[2], NULL, 0));
+	} else if (argc >= 3 && !strcmp(kind, "prjquota-bad")) {
+		ret = bad_prjquota(&fs, argv[2], argc >= 4 ? argv[3] : NULL);
+	} else if (!strcmp(kind, "set-prjquota")) {
+		struct nova_super_block sb = *(struct nova_super_block *)nv_ptr(&fs, 0);
+
+		sb.s_state |= cpu_to_le32(NOVA_STATE_PRJQUOTA);
+		sb.s_sum = cpu_to_le32(nova_sb_csum(&sb));
+		nv_put(&fs, 0, &sb, sizeof(sb));
+		nv_put(&fs, nv_replica_sb_off(&fs), &sb, sizeof(sb));
 	} else if (argc >= 4 && !strcmp(kind, "encrypt")) {
 		ret = encrypt(&fs, argv[2], atoi(argv[3]), NULL);
 	} else if (argc >= 4 && !strcmp(kind, "encrypt-bad")) {

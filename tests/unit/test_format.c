@@ -49,6 +49,17 @@ static void test_layout(void)
 	CHECK("inode is 128 bytes", sizeof(struct nova_inode) == 128);
 	CHECK("page tail at 4064", NOVA_LOG_LAST_ENTRY == 4064);
 	CHECK("log_tail offset", offsetof(struct nova_inode, log_tail) == 80);
+	CHECK("i_projid offset", offsetof(struct nova_inode, i_projid) == 104);
+	CHECK("link-change projid offset",
+	      offsetof(struct nova_link_change_entry, projid) == 28 &&
+	      sizeof(struct nova_link_change_entry) == 48);
+	CHECK("project feature is read-only compatible and known",
+	      NOVA_FEATURE_RO_COMPAT_PROJECT == 2 &&
+	      (NOVA_FEATURE_RO_COMPAT_SUPP & NOVA_FEATURE_RO_COMPAT_PROJECT));
+	CHECK("project quota inode is reserved", NOVA_PRJQUOTA_INO == 6 &&
+	      NOVA_PRJQUOTA_INO < NOVA_NORMAL_INODE_START);
+	CHECK("FS_PROJINHERIT_FL kept",
+	      (NOVA_FL_SUPPORTED & 0x20000000U) == 0x20000000U);
 	CHECK("super s_uuid offset", offsetof(struct nova_super_block, s_uuid) == 32);
 	CHECK("dentry name offset", offsetof(struct nova_dentry, name) == NOVA_DENTRY_HEADER);
 	CHECK("dentry len of 1-byte name", NOVA_DENTRY_LEN(1) == 64);
