@@ -286,6 +286,7 @@ static int nova_gc_write_attrs(struct inode *inode, struct nova_new_log *nl,
 		.ctime = cpu_to_le64(nova_ts_to_ns(nova_get_ctime(inode))),
 		.flags = cpu_to_le32(sih->flags),
 		.generation = cpu_to_le32(inode->i_generation),
+		.projid = cpu_to_le32(sih->projid),
 	};
 	int ret;
 

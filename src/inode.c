@@ -305,11 +305,17 @@ static void nova_release_ino(struct super_block *sb, unsigned long ino)
  */
 #define NOVA_FL_KERNEL (FS_APPEND_FL | FS_IMMUTABLE_FL | FS_NOATIME_FL | \
 			FS_SYNC_FL | FS_NODUMP_FL | FS_DIRSYNC_FL | \
-			FS_NOCOW_FL | FS_DAX_FL)
+			FS_NOCOW_FL | FS_DAX_FL | FS_PROJINHERIT_FL)
 static_assert(NOVA_FL_KERNEL == NOVA_FL_SUPPORTED);
-/* FS_NOCOW_FL (chattr +C, as btrfs): inherited by new files and directories */
+/*
+ * FS_NOCOW_FL (chattr +C, as btrfs): inherited by new files and
+ * directories; FS_PROJINHERIT_FL (chattr +P, as ext4) by directories
+ */
 #define NOVA_FL_INHERITED (FS_NOATIME_FL | FS_SYNC_FL | FS_NODUMP_FL | \
-			   FS_DIRSYNC_FL | FS_NOCOW_FL | FS_DAX_FL)
+			   FS_DIRSYNC_FL | FS_NOCOW_FL | FS_DAX_FL | \
+			   FS_PROJINHERIT_FL)
+/* The flags only a directory keeps */
+#define NOVA_FL_DIR_ONLY (FS_DIRSYNC_FL | FS_PROJINHERIT_FL)
 
 /* The inherited flags a new inode of @mode gets from @dir_flags */
 static u32 nova_inherit_flags(u32 dir_flags, umode_t mode)
@@ -317,7 +323,7 @@ static u32 nova_inherit_flags(u32 dir_flags, umode_t mode)
 	u32 f = dir_flags & NOVA_FL_INHERITED;
 
 	if (!S_ISDIR(mode))
-		f &= ~FS_DIRSYNC_FL;
+		f &= ~NOVA_FL_DIR_ONLY;
 	if (!S_ISDIR(mode) && !S_ISREG(mode))
 		f &= ~(FS_DAX_FL | FS_NOCOW_FL);
 	return f;
@@ -418,6 +424,7 @@ static int nova_replay_entry(struct super_block *sb, u64 off,
 		nova_set_ctime(inode, nova_ns_to_ts(le64_to_cpu(e->ctime)));
 		inode->i_generation = le32_to_cpu(e->generation);
 		nova_set_inode_flags(inode, le32_to_cpu(e->flags));
+		sih->projid = le32_to_cpu(e->projid);
 		sih->last_lc = off;
 		break;
 	}
@@ -566,6 +573,7 @@ static int nova_read_inode(struct super_block *sb, struct inode *inode,
 	inode->i_generation = le32_to_cpu(pi.i_generation);
 	inode->i_blocks = 0;
 	nova_set_inode_flags(inode, le32_to_cpu(pi.i_flags));
+	sih->projid = le32_to_cpu(pi.i_projid);
 
 	sih->pi_addr = pi_off;
 	sih->log_head = le64_to_cpu(pi.log_head);
@@ -666,6 +674,58 @@ fail:
 	return ERR_PTR(ret);
 }
 
+static int nova_walk_one(struct super_block *sb, unsigned long ino,
+			 int (*fn)(struct inode *inode, void *arg), void *arg)
+{
+	struct inode *inode = nova_iget(sb, ino);
+	int ret;
+
+	if (IS_ERR(inode)) {
+		if (PTR_ERR(inode) == -ENOMEM)
+			return -ENOMEM;
+		pr_warn("NOVA (%s): inode %lu cannot be read (%ld): not counted\n",
+			sb->s_id, ino, PTR_ERR(inode));
+		return 0;
+	}
+	ret = fn(inode, arg);
+	iput(inode);
+	return ret;
+}
+
+/*
+ * @fn on the root and every inode in use, until it returns non-zero: a
+ * mount-time walk with nothing else running (the project quota count,
+ * quota.c).  An inode that cannot be read is reported and skipped.
+ */
+int nova_for_each_inode(struct super_block *sb,
+			int (*fn)(struct inode *inode, void *arg), void *arg)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned int s;
+	int ret;
+
+	ret = nova_walk_one(sb, NOVA_ROOT_INO, fn, arg);
+	for (s = 0; !ret && s < sbi->layout.stripes; s++) {
+		struct nova_inode_map *map = &sbi->inode_maps[s];
+		unsigned long i = 0, ino;
+
+		while (!ret) {
+			mutex_lock(&map->lock);
+			i = find_next_bit(map->inuse, map->capacity, i);
+			if (i >= map->capacity)
+				i = ULONG_MAX;
+			mutex_unlock(&map->lock);
+			if (i == ULONG_MAX)
+				break;
+			ino = i++ * sbi->layout.stripes + s;
+			if (ino >= NOVA_NORMAL_INODE_START)
+				ret = nova_walk_one(sb, ino, fn, arg);
+			cond_resched();
+		}
+	}
+	return ret;
+}
+
 /* ---- creating inodes ---- */
 
 /* Write the root inode of a new file system (format time, durable) */
@@ -732,6 +792,9 @@ struct inode *nova_new_inode(nova_idmap_t *idmap, struct inode *dir,
 
 	pi_off = nova_inode_off(sb, ino);
 	sih = &NOVA_I(inode)->header;
+	/* as ext4: in a project directory, the directory's project */
+	if (NOVA_I(dir)->header.flags & FS_PROJINHERIT_FL)
+		sih->projid = NOVA_I(dir)->header.projid;
 	sih->pi_addr = pi_off;
 	sih->ino = ino;
 	/* what it allocates is claimed as it goes (balloc.c) */
@@ -746,6 +809,7 @@ struct inode *nova_new_inode(nova_idmap_t *idmap, struct inode *dir,
 	pi->i_links_count = cpu_to_le32(inode->i_nlink);
 	pi->i_size = cpu_to_le64(inode->i_size);
 	pi->i_flags = cpu_to_le32(sih->flags);
+	pi->i_projid = cpu_to_le32(sih->projid);
 	pi->i_atime = cpu_to_le64(now);
 	pi->i_mtime = cpu_to_le64(now);
 	pi->i_ctime = cpu_to_le64(now);
@@ -799,6 +863,7 @@ int nova_append_link_change(struct inode *inode,
 	e.ctime = cpu_to_le64(nova_ts_to_ns(st->ctime));
 	e.flags = cpu_to_le32(sih->flags);
 	e.generation = cpu_to_le32(inode->i_generation);
+	e.projid = cpu_to_le32(sih->projid);
 	e.trans_id = cpu_to_le64(sih->trans_id++);
 	nova_entry_csum(&e, sizeof(e));
 	return nova_log_append(inode->i_sb, inode, &e, sizeof(e), tail,
@@ -1148,6 +1213,7 @@ int nova_fileattr_get(struct dentry *dentry, nova_fileattr_t *fa)
 
 	fileattr_fill_flags(fa, NOVA_I(inode)->header.flags |
 			    (IS_ENCRYPTED(inode) ? FS_ENCRYPT_FL : 0));
+	fa->fsx_projid = NOVA_I(inode)->header.projid;
 	return 0;
 }
 
@@ -1156,21 +1222,38 @@ int nova_fileattr_set(nova_idmap_t *idmap,
 {
 	struct inode *inode = d_inode(dentry);
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
-	u32 old = sih->flags;
+	u32 old = sih->flags, old_projid = sih->projid;
+	bool new_projid = fa->fsx_projid != old_projid;
 	u64 tail;
 	int ret;
 
-	if (fileattr_has_fsx(fa))
+	/*
+	 * FS_IOC_FSSETXATTR: flags and the project ID; XFS's other fields
+	 * and flags are not supported
+	 */
+	if (fa->fsx_valid &&
+	    ((fa->fsx_xflags & ~FS_XFLAG_COMMON) || fa->fsx_extsize ||
+	     fa->fsx_cowextsize))
 		return -EOPNOTSUPP;
 	/* as ext4: encryption is set by a policy, never by the flag */
 	fa->flags &= ~FS_ENCRYPT_FL;
 	if (fa->flags & ~NOVA_FL_SUPPORTED)
+		return -EOPNOTSUPP;
+	if (!S_ISDIR(inode->i_mode) && (fa->flags & FS_PROJINHERIT_FL))
 		return -EOPNOTSUPP;
 	if (!S_ISDIR(inode->i_mode) && (fa->flags & FS_DIRSYNC_FL))
 		return -EINVAL;
 	if (!S_ISDIR(inode->i_mode) && !S_ISREG(inode->i_mode) &&
 	    (fa->flags & (FS_DAX_FL | FS_NOCOW_FL)))
 		return -EINVAL;
+	if (new_projid) {
+		/* as ext4: an immutable inode keeps its project */
+		if (old & fa->flags & FS_IMMUTABLE_FL)
+			return -EPERM;
+		ret = nova_prjquota_transfer(inode, fa->fsx_projid);
+		if (ret)
+			return ret;
+	}
 	/*
 	 * Becoming immutable (as ext4): the writeback write-protects the
 	 * pages mapped writable, so a later store faults and is refused
@@ -1179,22 +1262,29 @@ int nova_fileattr_set(nova_idmap_t *idmap,
 	    !(old & FS_IMMUTABLE_FL)) {
 		ret = filemap_write_and_wait(inode->i_mapping);
 		if (ret)
-			return ret;
+			goto undo;
 	}
 
 	mutex_lock(&sih->log_mutex);
 	tail = sih->log_tail;
 	sih->flags = fa->flags;
+	sih->projid = fa->fsx_projid;
 	nova_set_ctime_current(inode);
 	ret = nova_append_link_change(inode, NULL, &tail);
 	if (ret) {
 		sih->flags = old;
+		sih->projid = old_projid;
 	} else {
 		nova_log_commit(inode->i_sb, inode, tail);
 		nova_link_change_committed(inode);
 		nova_set_inode_flags(inode, fa->flags);
 	}
 	mutex_unlock(&sih->log_mutex);
+undo:
+	/* nothing committed: the usage goes back (not under the log lock) */
+	if (ret && new_projid && nova_prjquota_transfer(inode, old_projid))
+		pr_warn("NOVA (%s): inode %llu: project quota usage not given back\n",
+			inode->i_sb->s_id, nova_ino(inode));
 	return ret;
 }
 

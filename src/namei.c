@@ -559,6 +559,9 @@ static int __nova_link(struct dentry *old_dentry, struct inode *dir,
 	ret = fscrypt_prepare_link(old_dentry, dir, dentry);
 	if (ret)
 		return ret;
+	/* as ext4: a project directory takes only its project's inodes */
+	if (nova_projid_differs(dir, inode))
+		return -EXDEV;
 	ret = nova_fname_new(dir, dentry, &fname);
 	if (ret)
 		return ret;
@@ -692,6 +695,10 @@ static int __nova_rename(nova_idmap_t *idmap,
 				     flags);
 	if (ret)
 		return ret;
+	/* as ext4: a project directory takes only its project's inodes */
+	if (nova_projid_differs(new_dir, old) ||
+	    (exchange && nova_projid_differs(old_dir, new)))
+		return -EXDEV;
 	/* every log this appends to may take a charged page */
 	ret = dquot_initialize(old_dir);
 	if (!ret)

@@ -51,6 +51,7 @@ static inline __u64 nova_div_u64(__u64 a, __u64 b)
 #define NOVA_MOUNT_NORECOVERY		0x0080	/* journals left as found (ro) */
 #define NOVA_MOUNT_USRQUOTA		0x0100	/* quota.c */
 #define NOVA_MOUNT_GRPQUOTA		0x0200
+#define NOVA_MOUNT_PRJQUOTA		0x0400	/* project quotas on (quota.c) */
 #define NOVA_MOUNT_ERRORS_MASK \
 	(NOVA_MOUNT_ERRORS_CONT | NOVA_MOUNT_ERRORS_RO | NOVA_MOUNT_ERRORS_PANIC)
 
@@ -133,6 +134,8 @@ struct nova_sb_info {
 	unsigned long orphans_left;	/* not reclaimed: the device was read-only */
 	bool recovery_skipped;		/* norecovery left journals open */
 	struct mutex quota_write_lock;	/* quota.c */
+	/* the project quota file was written back and closed (or suspended) */
+	bool prj_written;
 };
 
 /*
@@ -211,6 +214,7 @@ struct nova_inode_info_header {
 	unsigned long ino;
 	u64 trans_id;			/* next entry's trans_id */
 	u32 flags;			/* FS_*_FL */
+	u32 projid;			/* project ID (quota.c) */
 	/* latest attribute entries: invalidated when superseded */
 	u64 last_sa;			/* set-attribute entry */
 	bool last_sa_cut;		/* it cut the file: keep it */
@@ -477,6 +481,8 @@ void nova_destroy_inode_cache(void);
 struct inode *nova_alloc_inode(struct super_block *sb);
 void nova_free_inode(struct inode *inode);
 struct inode *nova_iget(struct super_block *sb, unsigned long ino);
+int nova_for_each_inode(struct super_block *sb,
+			int (*fn)(struct inode *inode, void *arg), void *arg);
 int nova_alloc_inode_maps(struct super_block *sb);
 void nova_free_inode_maps(struct super_block *sb);
 int nova_inode_map_add_block(struct super_block *sb, unsigned int stripe,
@@ -671,6 +677,12 @@ void nova_quota_release(struct inode *inode, unsigned long n);
 int nova_quota_log_pages(struct inode *inode, long delta, bool may_fail);
 void nova_quota_settle(struct inode *inode, unsigned long mapped,
 		       unsigned long unmapped, unsigned long *charged);
+int nova_prjquota_enable(struct super_block *sb, bool current_usage);
+void nova_prjquota_disable(struct super_block *sb);
+int nova_prjquota_transfer(struct inode *inode, u32 projid);
+bool nova_projid_differs(struct inode *dir, struct inode *inode);
+struct kstatfs;
+void nova_statfs_project(struct inode *inode, struct kstatfs *buf);
 
 /* stats.c */
 int nova_stats_init(void);

@@ -28,9 +28,20 @@
  * that order, so the writes are serialized by sbi->quota_write_lock
  * instead (as ext2 and ext4 do not take it either; nobody else may
  * write a quota file in use).
+ *
+ * Project quotas are ext4's: an inode's project ID (i_projid, logged in
+ * its link-change entries) is set with FS_IOC_FSSETXATTR, and a new
+ * inode in a directory with FS_PROJINHERIT_FL takes the directory's.
+ * quotacheck and quotaon know no project quota files outside ext4, f2fs
+ * and XFS, so their file is a hidden reserved inode (NOVA_PRJQUOTA_INO)
+ * that the prjquota mount option turns on.  Its usage is current after
+ * a clean unmount with project quotas on (NOVA_STATE_PRJQUOTA); any other
+ * mount with prjquota counts it again from every inode, before the file
+ * system is in use (there is no quotacheck for it).
  */
 #include <linux/quotaops.h>
 #include <linux/namei.h>
+#include <linux/statfs.h>
 #include "nova.h"
 
 nova_dquot_ptr_t *nova_get_dquots(struct inode *inode)
@@ -55,7 +66,8 @@ ssize_t nova_quota_write(struct super_block *sb, int type,
 	mutex_unlock(&NOVA_SB(sb)->quota_write_lock);
 	if (ret >= 0 && ret < len)
 		ret = -ENOSPC;
-	if (ret < 0)
+	/* (after a shutdown every write fails: the next mount counts) */
+	if (ret < 0 && !nova_is_shutdown(sb))
 		pr_warn("NOVA (%s): cannot write the quota file of type %d (%zd)\n",
 			sb->s_id, type, ret);
 	return ret;
@@ -64,15 +76,25 @@ ssize_t nova_quota_write(struct super_block *sb, int type,
 static int nova_quota_on(struct super_block *sb, int type, int format_id,
 			 const struct path *path)
 {
+	/* project quotas: the hidden file, by the mount option only */
+	if (type == PRJQUOTA)
+		return -EINVAL;
 	/* the quota file must be on this file system */
 	if (path->dentry->d_sb != sb)
 		return -EXDEV;
 	return dquot_quota_on(sb, type, format_id, path);
 }
 
+static int nova_quota_off(struct super_block *sb, int type)
+{
+	if (type == PRJQUOTA)
+		return -EINVAL;
+	return dquot_quota_off(sb, type);
+}
+
 static const struct quotactl_ops nova_quotactl_ops = {
 	.quota_on	= nova_quota_on,
-	.quota_off	= dquot_quota_off,
+	.quota_off	= nova_quota_off,
 	.quota_sync	= dquot_quota_sync,
 	.get_state	= dquot_get_state,
 	.set_info	= dquot_set_dqinfo,
@@ -98,22 +120,48 @@ void nova_quota_transfer_back(struct inode *inode, kuid_t uid, kgid_t gid)
 			inode->i_sb->s_id, nova_ino(inode));
 }
 
+static int nova_get_projid(struct inode *inode, kprojid_t *projid)
+{
+	*projid = make_kprojid(&init_user_ns, NOVA_I(inode)->header.projid);
+	return 0;
+}
+
+static const struct dquot_operations nova_dquot_ops = {
+	.write_dquot	= dquot_commit,
+	.acquire_dquot	= dquot_acquire,
+	.release_dquot	= dquot_release,
+	.mark_dirty	= dquot_mark_dquot_dirty,
+	.write_info	= dquot_commit_info,
+	.alloc_dquot	= dquot_alloc,
+	.destroy_dquot	= dquot_destroy,
+	.get_next_id	= dquot_get_next_id,
+	.get_projid	= nova_get_projid,
+};
+
 /* Quotas of a new super block (nova_fill_super()) */
 void nova_quota_setup(struct super_block *sb)
 {
 	mutex_init(&NOVA_SB(sb)->quota_write_lock);
-	sb->dq_op = &dquot_operations;
+	sb->dq_op = &nova_dquot_ops;
 	sb->s_qcop = &nova_quotactl_ops;
-	sb->s_quota_types = QTYPE_MASK_USR | QTYPE_MASK_GRP;
+	sb->s_quota_types = QTYPE_MASK_USR | QTYPE_MASK_GRP | QTYPE_MASK_PRJ;
 }
 
-/* Unmount: write back and close the quota files before the last state */
+/*
+ * Unmount: write back and close the quota files before the last state.
+ * The project quota file is current if it was on and written back.
+ */
 void nova_quota_off_umount(struct super_block *sb)
 {
+	bool prj = sb_has_quota_loaded(sb, PRJQUOTA);
 	int type;
 
-	for (type = 0; type < MAXQUOTAS; type++)
-		dquot_quota_off(sb, type);
+	for (type = 0; type < MAXQUOTAS; type++) {
+		int ret = dquot_quota_off(sb, type);
+
+		if (type == PRJQUOTA)
+			NOVA_SB(sb)->prj_written = prj && !ret;
+	}
 }
 
 /*
@@ -172,4 +220,317 @@ void nova_quota_settle(struct inode *inode, unsigned long mapped,
 		__dquot_alloc_space(inode, (qsize_t)(mapped - pre) << NOVA_BLOCK_SHIFT,
 				    DQUOT_SPACE_NOFAIL);
 	nova_quota_release(inode, unmapped);
+}
+
+/* ---- project quotas ---- */
+
+/* quota_v2's file header and info block (fs/quota/quotaio_v2.h) */
+struct nova_v2_header {
+	__le32 magic;
+	__le32 version;
+	__le32 bgrace;
+	__le32 igrace;
+	__le32 flags;
+	__le32 blocks;		/* 1 KiB blocks: the header and the tree root */
+	__le32 free_blk;
+	__le32 free_entry;
+};
+
+#define NOVA_V2_PRJ_MAGIC	0xd9c03f14	/* V2_INITQMAGICS[PRJQUOTA] */
+#define NOVA_V2_VERSION		1		/* QFMT_VFS_V1 */
+#define NOVA_V2_BLOCK		1024
+#define NOVA_V2_GRACE		(7 * 24 * 3600)	/* quotacheck's default */
+
+/* An empty project quota file: the header, then an empty tree root */
+static int nova_prjquota_format(struct inode *inode)
+{
+	struct nova_v2_header *h;
+	ssize_t ret;
+
+	h = kzalloc(2 * NOVA_V2_BLOCK, GFP_KERNEL);
+	if (!h)
+		return -ENOMEM;
+	h->magic = cpu_to_le32(NOVA_V2_PRJ_MAGIC);
+	h->version = cpu_to_le32(NOVA_V2_VERSION);
+	h->bgrace = cpu_to_le32(NOVA_V2_GRACE);
+	h->igrace = cpu_to_le32(NOVA_V2_GRACE);
+	h->blocks = cpu_to_le32(2);
+	inode_lock(inode);
+	ret = nova_kernel_write(inode, h, 2 * NOVA_V2_BLOCK, 0);
+	inode_unlock(inode);
+	kfree(h);
+	if (ret >= 0 && ret < 2 * NOVA_V2_BLOCK)
+		ret = -ENOSPC;
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * The project quota file, made on first use: the feature first (a module
+ * without it would take the unnamed inode for an orphan), then the
+ * inode, then its content.  *@fresh: it holds no usage yet.
+ */
+static struct inode *nova_prjquota_inode(struct super_block *sb, bool *fresh)
+{
+	struct nova_inode *pi = nova_reserved_inode(sb, NOVA_PRJQUOTA_INO);
+	struct inode *inode;
+	int ret;
+
+	if (pi->i_valid != NOVA_INODE_VALID) {
+		s64 now = nova_now_ns();
+
+		nova_set_feature(sb, &NOVA_SB(sb)->s_super.s_feature_ro_compat,
+				 NOVA_FEATURE_RO_COMPAT_PROJECT);
+		memset(pi, 0, sizeof(*pi));
+		pi->i_mode = cpu_to_le16(S_IFREG | 0600);
+		pi->i_links_count = cpu_to_le32(1);
+		pi->i_atime = cpu_to_le64(now);
+		pi->i_mtime = cpu_to_le64(now);
+		pi->i_ctime = cpu_to_le64(now);
+		pi->i_btime = cpu_to_le64(now);
+		pi->i_ino = cpu_to_le64(NOVA_PRJQUOTA_INO);
+		nova_persist(pi, sizeof(*pi));
+		pi->i_valid = NOVA_INODE_VALID;
+		nova_persist(&pi->i_valid, sizeof(pi->i_valid));
+	}
+	inode = nova_iget(sb, NOVA_PRJQUOTA_INO);
+	if (IS_ERR(inode))
+		return inode;
+	ret = -EUCLEAN;
+	if (!S_ISREG(inode->i_mode))
+		goto fail;
+	*fresh = !inode->i_size;
+	if (!inode->i_size) {
+		ret = nova_prjquota_format(inode);
+		if (ret)
+			goto fail;
+	}
+	return inode;
+fail:
+	iput(inode);
+	return ERR_PTR(ret);
+}
+
+struct nova_prj_usage {
+	qsize_t space;
+	qsize_t inodes;
+};
+
+static int nova_prj_count_inode(struct inode *inode, void *arg)
+{
+	struct xarray *usage = arg;
+	u32 id = NOVA_I(inode)->header.projid;
+	struct nova_prj_usage *u = xa_load(usage, id);
+
+	if (!u) {
+		int ret;
+
+		u = kzalloc(sizeof(*u), GFP_KERNEL);
+		if (!u)
+			return -ENOMEM;
+		ret = xa_err(xa_store(usage, id, u, GFP_KERNEL));
+		if (ret) {
+			kfree(u);
+			return ret;
+		}
+	}
+	u->space += inode_get_bytes(inode);
+	u->inodes++;
+	return 0;
+}
+
+/* Set project @id's usage, as quotacheck does (limits and grace kept) */
+static int nova_prj_set_usage(struct super_block *sb, u32 id,
+			      const struct nova_prj_usage *u)
+{
+	struct mem_dqinfo *info = &sb_dqopt(sb)->info[PRJQUOTA];
+	time64_t now = ktime_get_real_seconds();
+	struct mem_dqblk *d;
+	struct dquot *dq;
+	int ret;
+
+	dq = dqget(sb, make_kqid_projid(make_kprojid(&init_user_ns, id)));
+	if (IS_ERR(dq))
+		return PTR_ERR(dq);
+	spin_lock(&dq->dq_dqb_lock);
+	d = &dq->dq_dqb;
+	d->dqb_curspace = u ? u->space : 0;
+	d->dqb_curinodes = u ? u->inodes : 0;
+	if (!d->dqb_bsoftlimit || d->dqb_curspace <= d->dqb_bsoftlimit)
+		d->dqb_btime = 0;
+	else if (!d->dqb_btime)
+		d->dqb_btime = now + info->dqi_bgrace;
+	if (!d->dqb_isoftlimit || d->dqb_curinodes <= d->dqb_isoftlimit)
+		d->dqb_itime = 0;
+	else if (!d->dqb_itime)
+		d->dqb_itime = now + info->dqi_igrace;
+	spin_unlock(&dq->dq_dqb_lock);
+	ret = sb->dq_op->mark_dirty(dq);
+	dqput(dq);
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * Count every project's usage from the inodes and set it in the quota
+ * file, the projects it names and no inode uses to none.  At mount,
+ * before the file system is in use.
+ */
+static int nova_prjquota_count(struct super_block *sb)
+{
+	struct kqid qid = make_kqid_projid(make_kprojid(&init_user_ns, 0));
+	struct nova_prj_usage *u;
+	struct xarray usage;
+	unsigned long id;
+	u64 t0 = ktime_get_ns();
+	int ret;
+
+	xa_init(&usage);
+	ret = nova_for_each_inode(sb, nova_prj_count_inode, &usage);
+	xa_for_each(&usage, id, u) {
+		if (!ret)
+			ret = nova_prj_set_usage(sb, id, u);
+	}
+	/* the projects the file names that no inode has now */
+	while (!ret) {
+		ret = sb->dq_op->get_next_id(sb, &qid);
+		if (ret == -ENOENT) {
+			ret = 0;
+			break;
+		}
+		if (ret)
+			break;
+		id = from_kprojid(&init_user_ns, qid.projid);
+		if (!xa_load(&usage, id))
+			ret = nova_prj_set_usage(sb, id, NULL);
+		if (id >= U32_MAX - 1)
+			break;
+		qid.projid = make_kprojid(&init_user_ns, id + 1);
+	}
+	xa_for_each(&usage, id, u)
+		kfree(u);
+	xa_destroy(&usage);
+	if (!ret)
+		pr_info("NOVA (%s): project quota usage counted in %llu ms\n",
+			sb->s_id, (ktime_get_ns() - t0) / NSEC_PER_MSEC);
+	return ret;
+}
+
+/*
+ * Turn project quotas on (a read-write mount or remount with prjquota):
+ * @current_usage says the file's usage matches the file system.
+ */
+int nova_prjquota_enable(struct super_block *sb, bool current_usage)
+{
+	bool fresh = false;
+	struct inode *inode;
+	int ret;
+
+	if (sb_has_quota_loaded(sb, PRJQUOTA))
+		return 0;
+	inode = nova_prjquota_inode(sb, &fresh);
+	if (IS_ERR(inode)) {
+		ret = PTR_ERR(inode);
+		goto fail;
+	}
+	ret = dquot_load_quota_inode(inode, PRJQUOTA, QFMT_VFS_V1,
+				     DQUOT_USAGE_ENABLED | DQUOT_LIMITS_ENABLED);
+	iput(inode);
+	if (ret)
+		goto fail;
+	if (fresh || !current_usage) {
+		ret = nova_prjquota_count(sb);
+		if (ret) {
+			dquot_quota_off(sb, PRJQUOTA);
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	pr_err("NOVA (%s): cannot turn project quotas on (%d)%s\n", sb->s_id,
+	       ret, ret == -EUCLEAN ? ": the project quota inode is damaged, run fsck.nova" : "");
+	return ret;
+}
+
+/* A remount without prjquota: written back and closed */
+void nova_prjquota_disable(struct super_block *sb)
+{
+	if (sb_has_quota_loaded(sb, PRJQUOTA))
+		dquot_quota_off(sb, PRJQUOTA);
+}
+
+/*
+ * Before @inode's project ID becomes @projid: its usage moves to the new
+ * project (EDQUOT over its hard limits); the caller logs the new ID and
+ * on failure calls this again with the old one.  The quota files are
+ * not changed this way (EPERM, as ext4).
+ */
+int nova_prjquota_transfer(struct inode *inode, u32 projid)
+{
+	struct super_block *sb = inode->i_sb;
+	struct dquot *to[MAXQUOTAS] = { };
+	int ret;
+
+	if (IS_NOQUOTA(inode))
+		return -EPERM;
+	/* before the ID is logged: a module without it would reset it */
+	if (projid)
+		nova_set_feature(sb, &NOVA_SB(sb)->s_super.s_feature_ro_compat,
+				 NOVA_FEATURE_RO_COMPAT_PROJECT);
+	ret = dquot_initialize(inode);
+	if (ret)
+		return ret;
+	to[PRJQUOTA] = dqget(sb, make_kqid_projid(make_kprojid(&init_user_ns,
+								projid)));
+	if (IS_ERR(to[PRJQUOTA])) {
+		ret = PTR_ERR(to[PRJQUOTA]);
+		/* project quotas off: nothing to move */
+		return ret == -ESRCH ? 0 : ret;
+	}
+	ret = __dquot_transfer(inode, to);
+	dqput(to[PRJQUOTA]);
+	return ret;
+}
+
+/* link and rename: a project directory takes only its project's inodes */
+bool nova_projid_differs(struct inode *dir, struct inode *inode)
+{
+	return inode && (READ_ONCE(NOVA_I(dir)->header.flags) & FS_PROJINHERIT_FL) &&
+	       NOVA_I(dir)->header.projid != NOVA_I(inode)->header.projid;
+}
+
+/*
+ * statfs of a project directory with project limits on: the limits and
+ * the usage of its project, as ext4 (df shows the project's quota)
+ */
+void nova_statfs_project(struct inode *inode, struct kstatfs *buf)
+{
+	struct super_block *sb = inode->i_sb;
+	struct dquot *dq;
+	u64 limit, used;
+
+	if (!(NOVA_I(inode)->header.flags & FS_PROJINHERIT_FL) ||
+	    !sb_has_quota_limits_enabled(sb, PRJQUOTA))
+		return;
+	dq = dqget(sb, make_kqid_projid(make_kprojid(&init_user_ns,
+						     NOVA_I(inode)->header.projid)));
+	if (IS_ERR(dq))
+		return;
+	spin_lock(&dq->dq_dqb_lock);
+	limit = min_not_zero(dq->dq_dqb.dqb_bsoftlimit,
+			     dq->dq_dqb.dqb_bhardlimit) >> NOVA_BLOCK_SHIFT;
+	if (limit) {
+		used = (dq->dq_dqb.dqb_curspace + dq->dq_dqb.dqb_rsvspace) >>
+		       NOVA_BLOCK_SHIFT;
+		buf->f_blocks = min(buf->f_blocks, limit);
+		buf->f_bfree = min(buf->f_bfree, limit > used ? limit - used : 0);
+		buf->f_bavail = min(buf->f_bavail, limit > used ? limit - used : 0);
+	}
+	limit = min_not_zero(dq->dq_dqb.dqb_isoftlimit,
+			     dq->dq_dqb.dqb_ihardlimit);
+	if (limit) {
+		used = dq->dq_dqb.dqb_curinodes;
+		buf->f_files = min(buf->f_files, limit);
+		buf->f_ffree = min(buf->f_ffree, limit > used ? limit - used : 0);
+	}
+	spin_unlock(&dq->dq_dqb_lock);
+	dqput(dq);
 }

@@ -121,6 +121,14 @@ void nova_set_feature(struct super_block *sb, __le64 *f, u64 bit)
 	mutex_unlock(&sbi->s_lock);
 }
 
+/* The project quota file's usage matches the file system (s_lock held) */
+static bool nova_prj_current(struct nova_sb_info *sbi)
+{
+	u32 state = le32_to_cpu(sbi->s_super.s_state);
+
+	return (state & NOVA_STATE_CLEAN) && (state & NOVA_STATE_PRJQUOTA);
+}
+
 /* Features a writer must know (RO_COMPAT) that this module does not */
 static u64 nova_unknown_ro_compat(struct nova_sb_info *sbi)
 {
@@ -132,7 +140,7 @@ static u64 nova_unknown_ro_compat(struct nova_sb_info *sbi)
 enum {
 	Opt_init, Opt_mode, Opt_uid, Opt_gid, Opt_errors, Opt_dbgmask,
 	Opt_dax, Opt_dax_enum, Opt_inplace, Opt_acl, Opt_noacl, Opt_user_xattr,
-	Opt_norecovery, Opt_usrquota, Opt_grpquota, Opt_noquota,
+	Opt_norecovery, Opt_usrquota, Opt_grpquota, Opt_prjquota, Opt_noquota,
 };
 
 enum { Opt_dax_always, Opt_dax_never, Opt_dax_inode };
@@ -169,6 +177,7 @@ static const struct fs_parameter_spec nova_fs_parameters[] = {
 	fsparam_flag("usrquota",	Opt_usrquota),
 	fsparam_flag("quota",		Opt_usrquota),
 	fsparam_flag("grpquota",	Opt_grpquota),
+	fsparam_flag("prjquota",	Opt_prjquota),
 	fsparam_flag("noquota",		Opt_noquota),
 	{}
 };
@@ -190,7 +199,8 @@ struct nova_fs_context {
 #define NOVA_SET_INPLACE	0x20
 #define NOVA_SET_ACL		0x40
 #define NOVA_SET_QUOTA		0x80
-#define NOVA_MOUNT_QUOTA	(NOVA_MOUNT_USRQUOTA | NOVA_MOUNT_GRPQUOTA)
+#define NOVA_MOUNT_QUOTA	(NOVA_MOUNT_USRQUOTA | NOVA_MOUNT_GRPQUOTA | \
+				 NOVA_MOUNT_PRJQUOTA)
 
 static int nova_parse_param(struct fs_context *fc, struct fs_parameter *param)
 {
@@ -259,13 +269,18 @@ static int nova_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		break;
 	case Opt_usrquota:
 	case Opt_grpquota:
+	case Opt_prjquota:
 	case Opt_noquota:
-		/* quotaon turns the quota files on (quota.c) */
+		/*
+		 * quotaon turns the user and group quota files on, the
+		 * mount turns the project quota file on (quota.c)
+		 */
 		if (opt == Opt_noquota)
 			ctx->mount_opt &= ~NOVA_MOUNT_QUOTA;
 		else
-			ctx->mount_opt |= opt == Opt_usrquota ?
-					  NOVA_MOUNT_USRQUOTA : NOVA_MOUNT_GRPQUOTA;
+			ctx->mount_opt |= opt == Opt_usrquota ? NOVA_MOUNT_USRQUOTA :
+					  opt == Opt_grpquota ? NOVA_MOUNT_GRPQUOTA :
+					  NOVA_MOUNT_PRJQUOTA;
 		ctx->set |= NOVA_SET_QUOTA;
 		break;
 	case Opt_dax_enum:
@@ -709,14 +724,22 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 
 	if (!sb_rdonly(sb)) {
 		struct nova_super_block *s = &sbi->s_super;
+		bool prj_current;
 
 		mutex_lock(&sbi->s_lock);
+		prj_current = nova_prj_current(sbi);
 		s->s_state = cpu_to_le32(le32_to_cpu(s->s_state) &
-					 ~NOVA_STATE_CLEAN);
+					 ~(NOVA_STATE_CLEAN | NOVA_STATE_PRJQUOTA));
 		s->s_mount_time = cpu_to_le64(nova_now_ns());
 		le32_add_cpu(&s->s_mount_count, 1);
 		nova_sync_super(sb);
 		mutex_unlock(&sbi->s_lock);
+		/* (put_super unmounts cleanly after a failure here) */
+		if (nova_test_opt(sbi, PRJQUOTA)) {
+			ret = nova_prjquota_enable(sb, prj_current);
+			if (ret)
+				return ret;
+		}
 	}
 	nova_proc_register(sb);
 	pr_info("NOVA (%s): mounted, %llu blocks, %lu free, %u stripes\n",
@@ -739,6 +762,9 @@ static void nova_mark_clean(struct super_block *sb)
 	mutex_lock(&sbi->s_lock);
 	if (!ret)
 		sbi->s_super.s_state |= cpu_to_le32(NOVA_STATE_CLEAN);
+	/* the project quota file was written back: no count at its next use */
+	if (!ret && sbi->prj_written)
+		sbi->s_super.s_state |= cpu_to_le32(NOVA_STATE_PRJQUOTA);
 	nova_sync_super(sb);
 	mutex_unlock(&sbi->s_lock);
 }
@@ -771,6 +797,7 @@ static int nova_statfs(struct dentry *dentry, struct kstatfs *buf)
 	buf->f_files = buf->f_ffree + atomic64_read(&sbi->inodes_used);
 	buf->f_namelen = NOVA_NAME_LEN;
 	buf->f_fsid = u64_to_fsid(id);
+	nova_statfs_project(d_inode(dentry), buf);
 	return 0;
 }
 
@@ -825,6 +852,8 @@ static int nova_show_options(struct seq_file *seq, struct dentry *root)
 		seq_puts(seq, ",usrquota");
 	if (nova_test_opt(sbi, GRPQUOTA))
 		seq_puts(seq, ",grpquota");
+	if (nova_test_opt(sbi, PRJQUOTA))
+		seq_puts(seq, ",prjquota");
 	seq_puts(seq, ",dax");
 	return 0;
 }
@@ -913,18 +942,32 @@ static int nova_reconfigure(struct fs_context *fc)
 		ret = dquot_suspend(sb, -1);
 		if (ret)
 			return ret;
+		sbi->prj_written = sb_has_quota_suspended(sb, PRJQUOTA);
 		nova_mark_clean(sb);
 	} else if (!(fc->sb_flags & SB_RDONLY) && sb_rdonly(sb)) {
+		bool prj_current;
+
 		mutex_lock(&sbi->s_lock);
+		prj_current = nova_prj_current(sbi);
 		if (sbi->s_super.s_state & cpu_to_le32(NOVA_STATE_CLEAN)) {
-			sbi->s_super.s_state &= ~cpu_to_le32(NOVA_STATE_CLEAN);
+			sbi->s_super.s_state &= ~cpu_to_le32(NOVA_STATE_CLEAN |
+							     NOVA_STATE_PRJQUOTA);
 			nova_sync_super(sb);
 			nova_discard_snapshot(sb);
 		}
 		mutex_unlock(&sbi->s_lock);
+		sbi->prj_written = false;
 		/* read-write before the quota files are opened again */
 		sb->s_flags &= ~SB_RDONLY;
 		dquot_resume(sb, -1);
+		if (nova_test_opt(sbi, PRJQUOTA))
+			return nova_prjquota_enable(sb, prj_current);
+		nova_prjquota_disable(sb);
+	} else if (!sb_rdonly(sb)) {
+		/* prjquota turned on (the usage was not kept) or off */
+		if (nova_test_opt(sbi, PRJQUOTA))
+			return nova_prjquota_enable(sb, false);
+		nova_prjquota_disable(sb);
 	}
 	return 0;
 }
