@@ -40,6 +40,12 @@
  *                                     (FS_XFLAG_DAX, STATX_ATTR_DAX); with
  *                                     + or -: set or clear FS_XFLAG_DAX
  *                                     (FS_IOC_FSSETXATTR, as xfs_io chattr)
+ *   nova-fsctl proj PATH [ID [+|-]]   print "projid=N inherit=0|1" (the
+ *                                     project ID and FS_XFLAG_PROJINHERIT);
+ *                                     with ID: set the project ID, and with
+ *                                     + or - also set or clear PROJINHERIT
+ *                                     (FS_IOC_FSSETXATTR, as xfs_io chproj
+ *                                     and chattr +P)
  *   nova-fsctl freeze|thaw PATH       FIFREEZE, FITHAW
  *   nova-fsctl shutdown PATH FLAGS    FS_IOC_SHUTDOWN (0 default, 1 logflush,
  *                                     2 nologflush)
@@ -114,6 +120,37 @@ static int dax_flag(const char *path, const char *how)
 		return fail("statx");
 	printf("xflag=%d statx=%d\n", !!(fa.fsx_xflags & FS_XFLAG_DAX),
 	       !!(stx.stx_attributes & STATX_ATTR_DAX));
+	close(fd);
+	return 0;
+}
+
+/* The project ID of @path; @id: set it, @how "+"/"-": and PROJINHERIT */
+static int proj(const char *path, const char *id, const char *how)
+{
+	struct fsxattr fa;
+	int fd = open(path, O_RDONLY | O_NONBLOCK);
+
+	if (fd < 0)
+		return fail("open");
+	if (ioctl(fd, FS_IOC_FSGETXATTR, &fa))
+		return fail("FS_IOC_FSGETXATTR");
+	if (id) {
+		fa.fsx_projid = strtoul(id, NULL, 0);
+		if (how && !strcmp(how, "+"))
+			fa.fsx_xflags |= FS_XFLAG_PROJINHERIT;
+		else if (how && !strcmp(how, "-"))
+			fa.fsx_xflags &= ~FS_XFLAG_PROJINHERIT;
+		else if (how) {
+			fprintf(stderr, "nova-fsctl proj: + or -, not %s\n", how);
+			return 2;
+		}
+		if (ioctl(fd, FS_IOC_FSSETXATTR, &fa))
+			return fail("FS_IOC_FSSETXATTR");
+		close(fd);
+		return 0;
+	}
+	printf("projid=%u inherit=%d\n", fa.fsx_projid,
+	       !!(fa.fsx_xflags & FS_XFLAG_PROJINHERIT));
 	close(fd);
 	return 0;
 }
@@ -335,6 +372,7 @@ int main(int argc, char **argv)
 			"       nova-fsctl keepsize|punch|zero|collapse|insert PATH OFF LEN\n"
 			"       nova-fsctl dax PATH [+|-]\n"
 			"       nova-fsctl nocow PATH [+|-]\n"
+			"       nova-fsctl proj PATH [ID [+|-]]\n"
 			"       nova-fsctl deaddir DIR MNT\n"
 			"       nova-fsctl linkfull FILE DIR\n"
 			"       nova-fsctl sparsefill FILE N\n"
@@ -365,6 +403,9 @@ int main(int argc, char **argv)
 		return dead_dir(argv[2], argv[3]);
 	if (!strcmp(argv[1], "dax") && (argc == 3 || argc == 4))
 		return dax_flag(argv[2], argc == 4 ? argv[3] : NULL);
+	if (!strcmp(argv[1], "proj") && argc >= 3 && argc <= 5)
+		return proj(argv[2], argc >= 4 ? argv[3] : NULL,
+			    argc == 5 ? argv[4] : NULL);
 	if (!strcmp(argv[1], "nocow") && (argc == 3 || argc == 4))
 		return nocow_flag(argv[2], argc == 4 ? argv[3] : NULL);
 	if ((!strcmp(argv[1], "keepsize") || !strcmp(argv[1], "punch") ||

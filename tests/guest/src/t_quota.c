@@ -2,7 +2,8 @@
 /*
  * Disk quotas for the guest tests, through quotactl(2) (busybox has no
  * quota tools).  A failing call prints the errno's name on stdout and
- * exits 2; usage errors exit 1.  TYPE is user or group.
+ * exits 2; usage errors exit 1.  TYPE is user, group or project (whose
+ * hidden file the prjquota mount option turns on: get, set and state).
  *
  *   t_quota init FILE TYPE          an empty quota file (vfsv1 format, as
  *                                   quotacheck writes one with no usage)
@@ -33,6 +34,8 @@ static int qtype(const char *s)
 		return USRQUOTA;
 	if (!strcmp(s, "group"))
 		return GRPQUOTA;
+	if (!strcmp(s, "project"))
+		return PRJQUOTA;
 	fprintf(stderr, "t_quota: bad type %s\n", s);
 	exit(1);
 }

@@ -1,0 +1,136 @@
+#!/bin/sh
+# Project quotas (prjquota), as ext4's: the project ID and PROJINHERIT
+# through FS_IOC_FSSETXATTR (xfs_io chproj, chattr +P); a new inode in a
+# PROJINHERIT directory takes its project; link and rename into one from
+# another project give EXDEV; a project's usage is the sum of st_blocks of
+# its inodes; a hard limit gives EDQUOT; chproj moves the usage; statfs
+# of a project directory shows its limits; the hidden quota file is on
+# with the mount option only (quotaon and quotaoff refuse it).  The usage
+# survives an unmount, is counted again after a mount without prjquota
+# and after a shutdown (a power cut); fsck.nova clean.
+. "$NOVA_TESTS/lib.sh"
+. "$NOVA_TESTS/nova-lib.inc"
+
+q() { t_quota "$@"; }
+as1000() { t_xattr asuser 1000 1000 "$@"; }
+usage() { q get "$PMEM" project "$1"; }
+# the blocks and inodes of project $1 from st_blocks of the tree
+counted() {
+	_b=0 _n=0
+	for _f in "$MNT" $(find "$MNT" -mindepth 1); do
+		[ "$(nova-fsctl proj "$_f" | sed 's/ .*//')" = "projid=$1" ] || continue
+		_b=$((_b + $(stat -c %b "$_f")))
+		_n=$((_n + 1))
+	done
+	echo "blocks=$((_b / 8)) inodes=$_n"
+}
+expect_usage() {
+	expect_eq "$(usage "$1" | cut -d' ' -f1,2)" "$(counted "$1")" "$2"
+}
+
+nova_format "prjquota"
+grep " $MNT " /proc/mounts | grep -q "prjquota" ||
+	fail "prjquota not shown: $(grep " $MNT " /proc/mounts)"
+expect_eq "$(q state "$PMEM" project)" "on" "project quota on with the mount"
+expect_eq "$(nova-fsctl proj "$MNT")" "projid=0 inherit=0" "the root: project 0"
+
+# a project directory: its new inodes take its project
+mkdir "$MNT/p" "$MNT/other"
+expect_ok nova-fsctl proj "$MNT/p" 42 +
+expect_eq "$(nova-fsctl proj "$MNT/p")" "projid=42 inherit=1" "chproj and chattr +P"
+expect_ok dd if=/dev/zero of="$MNT/p/f" bs=4096 count=10
+mkdir "$MNT/p/sub"
+expect_ok ln -s target "$MNT/p/sub/l"
+expect_eq "$(nova-fsctl proj "$MNT/p/f")" "projid=42 inherit=0" "a new file takes the project"
+expect_eq "$(nova-fsctl proj "$MNT/p/sub")" "projid=42 inherit=1" "a new directory inherits both"
+# (no ioctl reaches a symlink: its project shows in the usage)
+expect_eq "$(usage 42 | cut -d' ' -f2)" "inodes=4" "four inodes in project 42"
+b42=$(usage 42 | sed 's/^blocks=\([0-9]*\).*/\1/')
+expect_ok rm "$MNT/p/sub/l"
+expect_eq "$(usage 42 | cut -d' ' -f1,2)" "blocks=$((b42 - 1)) inodes=3" "the symlink was project 42's"
+expect_usage 42 "project usage is the sum of st_blocks"
+expect_usage 0 "project 0 keeps the rest"
+out=$(nova-fsctl proj "$MNT/p/f" 42 + 2>&1) && fail "PROJINHERIT on a file: $out"
+echo "$out" | grep -q "errno 95" || fail "PROJINHERIT on a file: not EOPNOTSUPP: $out"
+
+# link and rename into the project directory from outside: EXDEV
+echo x >"$MNT/other/g"
+out=$(ln "$MNT/other/g" "$MNT/p/g" 2>&1) && fail "link across projects: $out"
+echo "$out" | grep -qi "cross-device" || fail "link across projects: not EXDEV: $out"
+out=$(nova-fsctl exchange "$MNT/other/g" "$MNT/p/f" 2>&1) &&
+	fail "exchange across projects: $out"
+echo "$out" | grep -q "errno 18" || fail "exchange across projects: not EXDEV: $out"
+# out of it is allowed (the other directory has no PROJINHERIT)
+expect_ok ln "$MNT/p/f" "$MNT/other/f42"
+expect_ok rm "$MNT/other/f42"
+
+# a hard limit: writes fill up to it, then EDQUOT (root ignores limits)
+chmod 777 "$MNT/p"
+used=$(usage 42 | sed 's/^blocks=\([0-9]*\).*/\1/')
+expect_ok q set "$PMEM" project 42 $((used + 5)) 0
+out=$(as1000 dd if=/dev/zero of="$MNT/p/big" bs=4096 count=20 2>&1) &&
+	fail "a write over the project's hard limit: $out"
+echo "$out" | grep -qi "quota" || fail "not EDQUOT: $out"
+expect_eq "$(usage 42)" "blocks=$((used + 5)) inodes=4 bhard=$((used + 5)) ihard=0" \
+	"filled up to the project's limit"
+# statfs of the project directory: its limit and what is left
+expect_eq "$(nova_statfs blocks "$MNT/p")" "$((used + 5))" "statfs: the project's limit"
+expect_eq "$(nova_statfs bfree "$MNT/p")" "0" "statfs: nothing left in the project"
+[ "$(nova_statfs blocks "$MNT")" -gt $((used + 5)) ] || fail "statfs of the root limited"
+
+# chproj moves the usage: root ignores limits, the new project takes it
+expect_ok nova-fsctl proj "$MNT/p/big" 7
+expect_eq "$(usage 7 | cut -d' ' -f1,2)" "blocks=5 inodes=1" "chproj: the new project"
+expect_usage 42 "chproj: the old project"
+expect_ok rm "$MNT/p/big"
+expect_eq "$(usage 7 | cut -d' ' -f1,2)" "blocks=0 inodes=0" "unlink gives it back"
+expect_ok q set "$PMEM" project 42 0 0
+
+# the hidden file is turned on and off by the mount option only
+expect_eq "$(q on "$PMEM" "$MNT/other/g" project)" "EINVAL" "quotaon of a project file"
+expect_eq "$(q off "$PMEM" project)" "EINVAL" "quotaoff of project quotas"
+
+# read-only and back: still on, still counting
+expect_ok mount -o remount,ro "$MNT"
+expect_ok mount -o remount,rw "$MNT"
+expect_eq "$(q state "$PMEM" project)" "on" "on again after remount,rw"
+expect_ok dd if=/dev/zero of="$MNT/p/rw" bs=4096 count=3
+expect_usage 42 "charged after remount,rw"
+
+# an unmount keeps the usage and limits; the next mount does not count
+expect_ok q set "$PMEM" project 42 1000 100
+before=$(usage 42)
+nova_umount
+dmesg_mark
+nova_mount "prjquota"
+expect_eq "$(usage 42)" "$before" "after an unmount"
+expect_no_dmesg "project quota usage counted" "a clean unmount needs no count"
+
+# a mount without prjquota does not count: the next one with it counts
+nova_umount
+nova_mount
+expect_eq "$(q state "$PMEM" project)" "off" "off without the option"
+expect_ok dd if=/dev/zero of="$MNT/p/untracked" bs=4096 count=7
+expect_ok rm "$MNT/p/f"
+nova_umount
+dmesg_mark
+nova_mount "prjquota"
+expect_dmesg "project quota usage counted" "counted after a mount without it"
+expect_usage 42 "the uncounted changes are counted"
+expect_eq "$(usage 42 | cut -d' ' -f3,4)" "bhard=1000 ihard=100" "limits kept by the count"
+
+# a shutdown (as a power cut) loses the usage since the last write-back:
+# the next mount counts it
+expect_ok dd if=/dev/zero of="$MNT/p/cut" bs=4096 count=9
+expect_ok nova-fsctl proj "$MNT/p/rw" 9
+expect_ok nova-fsctl shutdown "$MNT" 2
+nova_umount
+dmesg_mark
+nova_mount "prjquota"
+expect_dmesg "project quota usage counted" "counted after a shutdown"
+expect_usage 42 "project 42 after the shutdown"
+expect_usage 9 "project 9 after the shutdown"
+expect_eq "$(nova-fsctl proj "$MNT/p/rw")" "projid=9 inherit=0" "a logged project ID survives"
+nova_umount
+expect_ok fsck.nova -n -f "$PMEM"
+expect_no_dmesg 'Oops|BUG|WARNING|general protection' "no kernel errors"
