@@ -23,6 +23,10 @@ t() {
 	shift
 	if "$@"; then pass "$name"; else fail "$name"; fi
 }
+# is NAME GOT WANT: one case, GOT must be WANT
+is() {
+	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1 (got '$2', expected '$3')"; fi
+}
 indent() { sed 's/^/    /'; }
 # run CMD...: sets $out (stdout + stderr) and $rc
 run() {
@@ -44,6 +48,8 @@ expect() {	# expect NAME RC [PATTERN]: the last run's exit status and output
 sum() { sha256sum "$1" | cut -d' ' -f1; }
 # le64 IMAGE OFFSET: the little-endian 64-bit word at OFFSET
 le64() { od -An -tu8 --endian=little -j "$2" -N8 "$1" | tr -d ' '; }
+# le32 IMAGE OFFSET: the little-endian 32-bit word at OFFSET
+le32() { od -An -tu4 --endian=little -j "$2" -N4 "$1" | tr -d ' '; }
 
 # unit_done NAME: remove the work directory, print the counts; the status
 # says whether every case passed

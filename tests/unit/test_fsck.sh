@@ -601,6 +601,103 @@ expect "error flag: cleared by fsck -y (exit 1)" 1 'FIXED: error state cleared.*
 run "$fsck" -n "$c"
 t "error flag: gone" [ "$rc" -eq 0 ] && ! grep -q 'marked as having errors' <<<"$out"
 
+# --- a run that stops after repairs: the clean flag and snapshot go ---
+# A cleanly unmounted file system keeps the clean flag and a clean-unmount
+# snapshot (reserved inodes 3 and 4), which the next mount restores
+# instead of scanning (src/super.c).  A run that repairs something and
+# then stops (-p at a problem it may not repair, an operational error)
+# must clear the flag and drop the snapshot as a run that ends does: the
+# snapshot would hand out blocks the repairs allocated, or leak those
+# they freed.
+# sb_states IMAGE: s_state of the primary super block and of its replica
+# (the file system's last block)
+sb_states() {
+	local nb
+	nb=$(le64 "$1" 24)
+	printf '%#x %#x' "$(le32 "$1" 148)" "$(le32 "$1" $(((nb - 1) * 4096 + 148)))"
+}
+# snap_bytes IMAGE: the bytes of reserved inodes 3 and 4 (128 each, in
+# block 1) that are not 0; 0 once the snapshot is dropped
+snap_bytes() {
+	od -An -tx1 -v -j $((4096 + 3 * 128)) -N 256 "$1" | tr -s ' ' '\n' |
+		grep -vc '^\(00\)\{0,1\}$'
+}
+# injected INJECTION...: $c from the base image, then each injection (its
+# arguments one word, split on blanks) in order; false if one fails
+injected() {
+	local i
+	cp --sparse=always "$img" "$c"
+	for i in "$@"; do
+		# shellcheck disable=SC2086 # the arguments of one injection
+		if ! "$helper" inject "$c" $i >"$work/inject.out" 2>&1; then
+			indent <"$work/inject.out"
+			return 1
+		fi
+	done
+}
+name="stop after repairs"
+if injected "file-links /sizes/s100 3" "dup-block /sizes/s4096 /sizes/s4097" snapshot; then
+	run "$fsck" -fnv "$c"
+	t "$name: the image: clean, a consistent snapshot, a wrong link count, a shared block" \
+		[ "$rc/$(sb_states "$c")/$(codes <<<"$out")" = \
+		  "4/0x1 0x1/PR_DATA_BLOCK_SHARED PR_LINK_COUNT" ] &&
+		[ "$(snap_bytes "$c")" -gt 0 ] &&
+		grep -q '^clean-unmount snapshot: .*, consistent$' <<<"$out"
+	# and a file without name or link, which -p frees (16 data blocks)
+	"$helper" inject "$c" orphan0 /sizes/s65536 >/dev/null 2>&1
+	run "$fsck" -fp "$c"
+	expect "$name: fsck -fp stops at the shared block (exit 4, and 1: repairs made)" 5 \
+		'UNEXPECTED INCONSISTENCY; RUN fsck.nova MANUALLY'
+	t "$name: ... after freeing the orphan and logging the link count" \
+		grep -qE 'FIXED: .* \[PR_ORPHAN_UNLINKED\]$' <<<"$out" &&
+		grep -qE 'FIXED: .* \[PR_LINK_COUNT\]$' <<<"$out"
+	t "$name: ... nothing said after the stop" \
+		[ "$(tail -n 1 <<<"$out")" = $'\t(i.e., without -a or -p options)' ]
+	is "$name: ... the clean flag cleared in both super block copies" \
+		"$(sb_states "$c")" "0 0"
+	is "$name: ... the snapshot dropped (non-zero bytes of reserved inodes 3 and 4)" \
+		"$(snap_bytes "$c")" 0
+	run "$fsck" -fn "$c"
+	is "$name: ... fsck -fn: the shared block is all that is left" \
+		"$rc $(codes <<<"$out")" "4 PR_DATA_BLOCK_SHARED"
+	[ "$rc $(codes <<<"$out")" = "4 PR_DATA_BLOCK_SHARED" ] || printf '%s\n' "$out" | indent
+	run "$fsck" -fy "$c"
+	expect "$name: ... fsck -fy copies the shared block (exit 1)" 1 \
+		'FIXED: .* \[PR_DATA_BLOCK_SHARED\]$'
+	run "$fsck" -fn "$c"
+	t "$name: ... then clean" [ "$rc" -eq 0 ] && [ -z "$(codes <<<"$out")" ]
+else
+	fail "$name (injection failed)"
+fi
+# an operational error (out of memory, from an LD_PRELOAD shim) in the
+# second round of -y, after the first repaired a link count: the clean
+# flag cleared and the snapshot dropped, the error flag kept (the check
+# did not end)
+name="operational error after repairs"
+if ! cc -shared -fPIC -O2 -Wall -Wextra -Werror -o "$work/alloc_shim.so" \
+	"$here/alloc_shim.c" 2>"$work/shim.log"; then
+	fail "$name: the calloc shim does not build"
+	indent <"$work/shim.log"
+elif injected set-error "file-links /sizes/s100 3" snapshot; then
+	# blockmap_init()'s calloc(blocks, 1), once a round
+	run env LD_PRELOAD="$work/alloc_shim.so" \
+		NOVA_TEST_CALLOC_FAIL="$(le64 "$c" 24) 1 2" "$fsck" -fy "$c"
+	expect "$name: fsck -fy runs out of memory in its second round (exit 8, and 1)" 9 \
+		'^fsck\.nova: out of memory$'
+	t "$name: ... after the repair of the link count" \
+		grep -qE '^FIXED: .* \[PR_LINK_COUNT\]$' <<<"$out"
+	is "$name: ... the clean flag cleared in both copies, the error flag kept" \
+		"$(sb_states "$c")" "0x2 0x2"
+	is "$name: ... the snapshot dropped" "$(snap_bytes "$c")" 0
+	run "$fsck" -fy "$c"
+	expect "$name: ... fsck -fy clears the error flag (exit 1)" 1 \
+		'^FIXED: error state cleared.* \[PR_SB_ERROR_STATE\]$'
+	run "$fsck" -fn "$c"
+	t "$name: ... then clean" [ "$rc" -eq 0 ] && [ -z "$(codes <<<"$out")" ]
+else
+	fail "$name (injection failed)"
+fi
+
 # --- a device bigger than memory: -n keeps its changes in a private map ---
 # (xfstests found it: fsck.nova -n of a 4 GiB pmem in a 2 GiB guest failed
 # with ENOMEM.) Bigger than RAM plus swap, so that the kernel's heuristic

@@ -11,7 +11,9 @@
  * A run stops early only through fsck_fatal() (an operational error) or
  * when -p meets a problem it may not repair: both set ctx->stop, the exit
  * status to end with, and the passes return -1 up to unix.c, which ends
- * the run (as e2fsck's passes return on E2F_FLAG_ABORT).
+ * the run (as e2fsck's passes return on E2F_FLAG_ABORT).  The repairs
+ * made before stay, and so does what they imply: the clean flag and the
+ * clean-unmount snapshot go, as at the end of a run (fs_modified()).
  *
  * The files, in pass order:
  *   unix.c       options, main(), the passes in order, the end of a run

@@ -223,15 +223,14 @@ static int run_rounds(struct nova_fsck *ctx)
 /*
  * A run that repaired something: the project quota file's usage may no
  * longer match the file system, so the next mount with prjquota counts
- * it again (NOVA_STATE_PRJQUOTA cleared).  Also when the run stops.
+ * it again (NOVA_STATE_PRJQUOTA cleared)
  */
 static void prjquota_stale(struct nova_fsck *ctx)
 {
 	struct nv_fs *fs = &ctx->fs;
 	uint32_t state = le32_to_cpu(fs->sb.s_state);
 
-	if (ctx->mode == MODE_NO || !ctx->n_fixed ||
-	    !(state & NOVA_STATE_PRJQUOTA))
+	if (!(state & NOVA_STATE_PRJQUOTA))
 		return;
 	fs->sb.s_state = cpu_to_le32(state & ~NOVA_STATE_PRJQUOTA);
 	write_super_copies(ctx);
@@ -239,7 +238,34 @@ static void prjquota_stale(struct nova_fsck *ctx)
 	    ctx->dev);
 }
 
-/* The super block's flags after a repairing run, and the summary */
+/*
+ * What any repair leaves stale, also those of a run that stops (-p at a
+ * problem it may not repair, an operational error): a clean-unmount
+ * snapshot no longer describes the blocks, so the clean flag is cleared
+ * and the snapshot dropped, and the next mount scans; the project quota
+ * usage is counted again.  Once the run has stopped nothing is said.
+ */
+static void fs_modified(struct nova_fsck *ctx)
+{
+	struct nv_fs *fs = &ctx->fs;
+	uint32_t state = le32_to_cpu(fs->sb.s_state);
+
+	if (ctx->mode == MODE_NO || !ctx->n_fixed)
+		return;
+	if (state & NOVA_STATE_CLEAN) {
+		fs->sb.s_state = cpu_to_le32(state & ~NOVA_STATE_CLEAN);
+		write_super_copies(ctx);
+		drop_snapshot_inodes(ctx);
+		out(ctx, "%s: clean flag cleared: the file system was modified",
+		    ctx->dev);
+	}
+	prjquota_stale(ctx);
+}
+
+/*
+ * The super block's flags after a run that ended, and the summary; the
+ * error flag is cleared only by a check that ended with nothing left
+ */
 static void finish_report(struct nova_fsck *ctx)
 {
 	struct nv_fs *fs = &ctx->fs;
@@ -250,16 +276,7 @@ static void finish_report(struct nova_fsck *ctx)
 		write_super_copies(ctx);
 		fixed(ctx, PR_SB_ERROR_STATE, "error state cleared in the super block");
 	}
-	state = le32_to_cpu(fs->sb.s_state);
-	if (ctx->mode != MODE_NO && ctx->n_fixed && (state & NOVA_STATE_CLEAN)) {
-		/* a clean-unmount snapshot no longer describes the blocks */
-		fs->sb.s_state = cpu_to_le32(state & ~NOVA_STATE_CLEAN);
-		write_super_copies(ctx);
-		drop_snapshot_inodes(ctx);
-		out(ctx, "%s: clean flag cleared: the file system was modified",
-		    ctx->dev);
-	}
-	prjquota_stale(ctx);
+	fs_modified(ctx);
 	if (ctx->n_fixed && ctx->mode != MODE_PREEN)
 		out(ctx, "\n%s: ***** FILE SYSTEM WAS MODIFIED *****", ctx->dev);
 	if (ctx->n_unfixed && ctx->mode != MODE_PREEN)
@@ -275,7 +292,7 @@ static int check_fs(struct nova_fsck *ctx)
 
 	pass_heading(ctx, "Pass 1: super blocks");
 	if (pass_super(ctx))
-		return ctx->stop;
+		goto stop;
 	state = le32_to_cpu(fs->sb.s_state);
 	if (!ctx->force && !ctx->sb_problems && (state & NOVA_STATE_CLEAN) &&
 	    !(state & NOVA_STATE_ERROR) && journals_quiet(ctx)) {
@@ -285,12 +302,15 @@ static int check_fs(struct nova_fsck *ctx)
 	}
 	if (state & NOVA_STATE_ERROR)
 		(void)problem(ctx, PR_SB_ERROR_STATE, ctx->dev);
-	if (run_rounds(ctx)) {
-		prjquota_stale(ctx);
-		return ctx->stop;
-	}
+	if (run_rounds(ctx))
+		goto stop;
 	finish_report(ctx);
 	return FSCK_OK;
+
+stop:
+	/* the run ends here; its repairs are kept, and what they make stale goes */
+	fs_modified(ctx);
+	return ctx->stop;
 }
 
 /* ----------------------------------------------------------- options */
