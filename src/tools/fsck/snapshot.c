@@ -3,7 +3,7 @@
  * fsck.nova pass 6, last: the clean-unmount snapshot.
  *
  * A cleanly unmounted file system keeps its free block ranges and its
- * in-use inode ranges in reserved inodes 2 and 3 (NOVA_BLOCKNODE_INO,
+ * in-use inode ranges in reserved inodes 3 and 4 (NOVA_BLOCKNODE_INO,
  * NOVA_INODELIST_INO), which the next mount loads instead of scanning.
  * They must be what the kernel accepts (nova_snap_load()) and match the
  * block map the passes built; else the snapshot is dropped and the clean
