@@ -417,23 +417,24 @@ int nova_new_aligned_blocks(struct super_block *sb, unsigned long *blocknr,
 /*
  * Data blocks: up to @want contiguous blocks, fewer if no free range is
  * that long (the longest one then).  Prefers the current CPU's stripe.
+ * The deletion reserve only if @reserve (a quota file's writes).
  * Returns the count (>= 1) or -ENOSPC.  Not zeroed.
  */
 int nova_new_data_blocks(struct super_block *sb, unsigned long *blocknr,
-			 unsigned long want)
+			 unsigned long want, bool reserve)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	unsigned int stripe = raw_smp_processor_id() % sbi->layout.stripes, i;
-	unsigned long free;
+	unsigned long free, keep = reserve ? 0 : sbi->reserved_blocks;
 	long best_len = 0;
 	int best_stripe = -1;
 
 	if (!want)
 		return -EINVAL;
 	free = nova_count_free_blocks(sb);
-	if (free < sbi->reserved_blocks + 1)
+	if (free < keep + 1)
 		return -ENOSPC;		/* nova_in_reserve() */
-	want = min(want, free - sbi->reserved_blocks);
+	want = min(want, free - keep);
 	for (i = 0; i < sbi->layout.stripes; i++) {
 		struct nova_free_list *fl = &sbi->free_lists[(stripe + i) % sbi->layout.stripes];
 		struct rb_node *n;

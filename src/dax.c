@@ -907,7 +907,8 @@ static ssize_t nova_cow_chunk(struct inode *inode, struct iov_iter *from,
 		ret = nova_new_aligned_blocks(sb, &blk,
 					      round_down(want, NOVA_HUGE_BLOCKS));
 	if (ret < 0)
-		ret = nova_new_data_blocks(sb, &blk, want);
+		ret = nova_new_data_blocks(sb, &blk, want,
+					   nova_may_take_reserve(inode));
 	if (ret < 0)
 		return ret;
 	n = ret;
@@ -1355,7 +1356,7 @@ static int nova_cow_zero_page(struct inode *inode, pgoff_t pg, size_t from,
 
 	if (!nova_find_page(inode, pg))
 		return 0;
-	ret = nova_new_data_blocks(sb, &r.blk, 1);
+	ret = nova_new_data_blocks(sb, &r.blk, 1, false);
 	if (ret < 0)
 		return ret;
 	addr = nova_get_block(sb, nova_block_off(r.blk));
@@ -1517,7 +1518,7 @@ static int nova_falloc_fill(struct nova_falloc *f, bool zero)
 			ret = nova_new_aligned_blocks(sb, &r.blk,
 						      round_down(n, NOVA_HUGE_BLOCKS));
 		if (ret < 0)
-			ret = nova_new_data_blocks(sb, &r.blk, n);
+			ret = nova_new_data_blocks(sb, &r.blk, n, false);
 		if (ret < 0)
 			return ret;
 		r.n = ret;

@@ -273,7 +273,9 @@ static long nova_alloc_inode_log_pages(struct inode *inode,
 				       unsigned long want, u64 *first,
 				       u64 *last)
 {
-	bool may_fail = sih->use_reserve != NOVA_RESERVE_ALL;
+	u8 reserve = nova_may_take_reserve(inode) ? NOVA_RESERVE_ALL :
+		     sih->use_reserve;
+	bool may_fail = reserve != NOVA_RESERVE_ALL;
 	long got;
 	int ret;
 
@@ -284,8 +286,7 @@ static long nova_alloc_inode_log_pages(struct inode *inode,
 	}
 	if (ret)
 		return ret;
-	got = nova_alloc_log_pages(inode->i_sb, want, first, last,
-				   sih->use_reserve);
+	got = nova_alloc_log_pages(inode->i_sb, want, first, last, reserve);
 	/* the pages not had are not charged */
 	nova_quota_log_pages(inode, -(long)(want - max(got, 0L)), false);
 	return got;

@@ -447,7 +447,17 @@ int nova_build_free_lists_from_bitmap(struct super_block *sb,
 int nova_new_blocks(struct super_block *sb, unsigned long *blocknr,
 		    unsigned long num, int stripe, bool zero);
 int nova_new_data_blocks(struct super_block *sb, unsigned long *blocknr,
-			 unsigned long want);
+			 unsigned long want, bool reserve);
+
+/*
+ * A quota file in use (S_NOQUOTA) may take the deletion reserve: its
+ * writes are copy-on-write, and one refused on a full device would leave
+ * its tree half-updated
+ */
+static inline bool nova_may_take_reserve(struct inode *inode)
+{
+	return IS_NOQUOTA(inode);
+}
 int nova_new_aligned_blocks(struct super_block *sb, unsigned long *blocknr,
 			    unsigned long num);
 void nova_free_blocks(struct super_block *sb, unsigned long blocknr,

@@ -1,0 +1,55 @@
+#!/bin/sh
+# Quota files on a full device: every write of a quota file is
+# copy-on-write and needs a block, and a refused one leaves the quota
+# tree half-updated ("Illegal reference" from repquota, as generic/270
+# found).  A quota file in use may take the deletion reserve: on a full
+# device new limits (new quota structures, new tree blocks) are still
+# written, for user quotas and the hidden project quota file, and they
+# survive quotaoff, an unmount and quotaon; no quota error in the log.
+. "$NOVA_TESTS/lib.sh"
+. "$NOVA_TESTS/nova-lib.inc"
+
+q() { t_quota "$@"; }
+
+nova_format "usrquota,prjquota"
+expect_ok q init "$MNT/aquota.user" user
+expect_ok q on "$PMEM" "$MNT/aquota.user" user
+mkdir "$MNT/p"
+expect_ok nova-fsctl proj "$MNT/p" 5 +
+
+# fill the device (root cannot take the deletion reserve either)
+dd if=/dev/zero of="$MNT/fill" bs=1M 2>/dev/null
+dd if=/dev/zero of="$MNT/fill2" bs=4096 2>/dev/null
+expect_fail dd if=/dev/zero of="$MNT/more" bs=4096 count=1
+dmesg_mark
+# 300 new ids: new quota structures and tree blocks in both files
+i=1000
+while [ $i -lt 1300 ]; do
+	out=$(q set "$PMEM" user $i $((i + 1)) 7) ||
+		fail "user limits of id $i on a full device: $out"
+	out=$(q set "$PMEM" project $i $((i + 2)) 9) ||
+		fail "project limits of id $i on a full device: $out"
+	i=$((i + 1))
+done
+expect_ok q sync "$PMEM"
+expect_eq "$(q get "$PMEM" user 1299)" "blocks=0 inodes=0 bhard=1300 ihard=7" "user limits set"
+expect_eq "$(q get "$PMEM" project 1299)" "blocks=0 inodes=0 bhard=1301 ihard=9" "project limits set"
+expect_no_dmesg "Quota error|cannot write the quota file" "no quota write failed"
+
+# they were written: off and on, an unmount
+expect_ok q off "$PMEM" user
+expect_ok q on "$PMEM" "$MNT/aquota.user" user
+expect_eq "$(q get "$PMEM" user 1000)" "blocks=0 inodes=0 bhard=1001 ihard=7" "after quotaoff"
+expect_ok rm "$MNT/fill"
+nova_umount
+nova_mount "usrquota,prjquota"
+expect_ok q on "$PMEM" "$MNT/aquota.user" user
+i=1000
+while [ $i -lt 1300 ]; do
+	expect_eq "$(q get "$PMEM" user $i)" "blocks=0 inodes=0 bhard=$((i + 1)) ihard=7" "user $i after an unmount"
+	expect_eq "$(q get "$PMEM" project $i)" "blocks=0 inodes=0 bhard=$((i + 2)) ihard=9" "project $i after an unmount"
+	i=$((i + 37))
+done
+nova_umount
+expect_ok fsck.nova -n -f "$PMEM"
+expect_no_dmesg 'Oops|BUG|WARNING|general protection|Quota error' "no kernel errors"
