@@ -675,7 +675,7 @@ fail:
 }
 
 static int nova_walk_one(struct super_block *sb, unsigned long ino,
-			 int (*fn)(struct inode *inode, void *arg), void *arg)
+			 nova_inode_fn fn, void *arg)
 {
 	struct inode *inode = nova_iget(sb, ino);
 	int ret;
@@ -697,8 +697,7 @@ static int nova_walk_one(struct super_block *sb, unsigned long ino,
  * mount-time walk with nothing else running (the project quota count,
  * quota.c).  An inode that cannot be read is reported and skipped.
  */
-int nova_for_each_inode(struct super_block *sb,
-			int (*fn)(struct inode *inode, void *arg), void *arg)
+int nova_walk_inodes(struct super_block *sb, nova_inode_fn fn, void *arg)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	unsigned int s;

@@ -491,8 +491,8 @@ void nova_destroy_inode_cache(void);
 struct inode *nova_alloc_inode(struct super_block *sb);
 void nova_free_inode(struct inode *inode);
 struct inode *nova_iget(struct super_block *sb, unsigned long ino);
-int nova_for_each_inode(struct super_block *sb,
-			int (*fn)(struct inode *inode, void *arg), void *arg);
+typedef int (*nova_inode_fn)(struct inode *inode, void *arg);
+int nova_walk_inodes(struct super_block *sb, nova_inode_fn fn, void *arg);
 int nova_alloc_inode_maps(struct super_block *sb);
 void nova_free_inode_maps(struct super_block *sb);
 int nova_inode_map_add_block(struct super_block *sb, unsigned int stripe,

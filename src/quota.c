@@ -384,7 +384,7 @@ static int nova_prjquota_count(struct super_block *sb)
 	int ret;
 
 	xa_init(&usage);
-	ret = nova_for_each_inode(sb, nova_prj_count_inode, &usage);
+	ret = nova_walk_inodes(sb, nova_prj_count_inode, &usage);
 	xa_for_each(&usage, id, u) {
 		if (!ret)
 			ret = nova_prj_set_usage(sb, id, u);
