@@ -17,11 +17,7 @@
 rm -rf "$work"
 mkdir -p "$work/tree/enc" "$work/tree/enc2" "$work/tree/plain"
 echo data >"$work/tree/plain/a"
-img=$work/base.img
-c=$work/case.img
-truncate -s 64M "$img"
-run "$mkfs" -q -c 2 -d "$work/tree" "$img"
-expect "encrypt: mkfs.nova -d of the tree" 0
+base_image encrypt
 
 # Ciphertext names (hex): NUL, '/', newline, blank, backslash, 0xff and
 # ASCII, 16 bytes; two directory names that are the same up to their NUL
@@ -30,65 +26,16 @@ D1=6162002f787878787878787878787878
 D2=6162002f797979797979797979797979
 L1=6c6e6b2f6c6e6b2f6c6e6b2f6c6e6b2f
 
-codes() {
-	sed -n 's/.* \[\(PR_[A-Z0-9_]*\)\]$/\1/p' | sort -u | paste -sd' ' -
-}
-# image INJECTION...: the base image, then each injection (its arguments
-# one word, split on blanks) in order; false if one fails
-image() {
-	local i
-	cp --sparse=always "$img" "$c"
-	for i in "$@"; do
-		# shellcheck disable=SC2086 # the arguments of one injection
-		if ! "$helper" inject "$c" $i >"$work/inject.out" 2>&1; then
-			indent <"$work/inject.out"
-			return 1
-		fi
-	done
-}
 # clean NAME INJECTION...: fsck -fn finds the image clean
 clean() {
 	local name=$1
 	shift
-	if ! image "$@"; then
+	if ! injected "$@"; then
 		fail "$name (injection failed)"
 		return
 	fi
 	run "$fsck" -fn "$c"
 	expect "$name: clean" 0
-}
-# reported NAME CODES PATTERN INJECTION...: fsck -n exits 4, reports
-# exactly CODES, prints PATTERN and changes nothing; fsck -y repairs (exit
-# 1); the image is then clean
-reported() {
-	local name=$1 want=$2 pat=$3 n sum0 why=""
-	shift 3
-	if ! image "$@"; then
-		fail "$name (injection failed)"
-		return
-	fi
-	sum0=$(sum "$c")
-	n=$("$fsck" -fn "$c" 2>&1)
-	rc=$?
-	[ "$rc" -eq 4 ] || why="fsck -n exit $rc, expected 4"
-	[ -z "$why" ] && [ "$(codes <<<"$n")" != "$want" ] &&
-		why="fsck -n reports $(codes <<<"$n"), expected $want"
-	[ -z "$why" ] && ! grep -qE -- "$pat" <<<"$n" && why="fsck -n lacks /$pat/"
-	[ -z "$why" ] && [ "$(sum "$c")" != "$sum0" ] && why="fsck -n changed the image"
-	if [ -z "$why" ]; then
-		run "$fsck" -fy "$c"
-		[ "$rc" -eq 1 ] || why="fsck -y exit $rc, expected 1"
-	fi
-	if [ -z "$why" ]; then
-		run "$fsck" -fn "$c"
-		[ "$rc" -eq 0 ] || why="not clean after the repair"
-	fi
-	if [ -z "$why" ]; then
-		pass "$name: reported ($want), repaired"
-	else
-		fail "$name: $why"
-		printf '%s\n' "$n" "--- last run:" "$out" | indent
-	fi
 }
 
 # --- what the kernel writes: clean ---
@@ -108,7 +55,7 @@ clean "encrypt: ... and a crash before the head switch (old log, then the copy)"
 clean "encrypt: an encrypted symlink in a plain directory" \
 	"create-raw /plain 6c6e6b cipher-symlink enc"
 # a repair in an encrypted directory keeps its names as they are
-if image "encrypt /enc 2" "create-raw /enc $N1 file enc" "dir-links /enc 7"; then
+if injected "encrypt /enc 2" "create-raw /enc $N1 file enc" "dir-links /enc 7"; then
 	run "$fsck" -fy "$c"
 	expect "encrypt: a link count repaired in an encrypted directory" 1 \
 		'FIXED: inode [0-9]+: link count set to 2 \[PR_LINK_COUNT\]$'
@@ -143,7 +90,7 @@ reported "encrypt: a bad context after ciphertext names" PR_LOG_ENTRY_REJECTED \
 reported "encrypt: the super block lacks the encrypt feature" PR_ENCRYPT_FEATURE \
 	'1 inodes have an encryption context, but the super block lacks the encrypt feature' \
 	"encrypt /enc 2" "clear-feature encrypt"
-if image "encrypt /enc 2" "clear-feature encrypt"; then
+if injected "encrypt /enc 2" "clear-feature encrypt"; then
 	run "$fsck" -p "$c"
 	expect "encrypt: fsck -p sets the encrypt feature (exit 1)" 1 \
 		'FIXED: encrypt feature.* \[PR_ENCRYPT_FEATURE\]$'

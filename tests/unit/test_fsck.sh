@@ -215,11 +215,7 @@ expect "mkfs -d: source is not a directory" 1 'not a directory'
 
 # --- injected corruptions ---
 # Each problem line of fsck.nova ends with its code, "[PR_...]"
-# (src/tools/fsck/problem.h): the cases are keyed by code.
-# codes: the sorted set of the codes on the problem lines of fsck's output
-codes() {
-	sed -n 's/.* \[\(PR_[A-Z0-9_]*\)\]$/\1/p' | sort -u | paste -sd' ' -
-}
+# (src/tools/fsck/problem.h): the cases are keyed by code (codes, lib.sh).
 # sorted WORDS: the space-separated WORDS, sorted, one space apart
 sorted() { tr -s ' ' '\n' <<<"$1" | sort -u | paste -sd' ' -; }
 
@@ -621,19 +617,6 @@ sb_states() {
 snap_bytes() {
 	od -An -tx1 -v -j $((4096 + 3 * 128)) -N 256 "$1" | tr -s ' ' '\n' |
 		grep -vc '^\(00\)\{0,1\}$'
-}
-# injected INJECTION...: $c from the base image, then each injection (its
-# arguments one word, split on blanks) in order; false if one fails
-injected() {
-	local i
-	cp --sparse=always "$img" "$c"
-	for i in "$@"; do
-		# shellcheck disable=SC2086 # the arguments of one injection
-		if ! "$helper" inject "$c" $i >"$work/inject.out" 2>&1; then
-			indent <"$work/inject.out"
-			return 1
-		fi
-	done
 }
 name="stop after repairs"
 if injected "file-links /sizes/s100 3" "dup-block /sizes/s4096 /sizes/s4097" snapshot; then

@@ -22,28 +22,8 @@ echo more >"$work/tree/d/g"
 echo linked >"$work/tree/p/a"
 ln "$work/tree/p/a" "$work/tree/p/b"
 echo lone >"$work/tree/q/x"
-img=$work/base.img
-c=$work/case.img
-truncate -s 64M "$img"
-run "$mkfs" -q -c 2 -d "$work/tree" "$img"
-expect "project: mkfs.nova -d of the tree" 0
+base_image project
 
-codes() {
-	sed -n 's/.* \[\(PR_[A-Z0-9_]*\)\]$/\1/p' | sort -u | paste -sd' ' -
-}
-# image INJECTION...: the base image, then each injection (its arguments
-# one word, split on blanks) in order; false if one fails
-image() {
-	local i
-	cp --sparse=always "$img" "$c"
-	for i in "$@"; do
-		# shellcheck disable=SC2086 # the arguments of one injection
-		if ! "$helper" inject "$c" $i >"$work/inject.out" 2>&1; then
-			indent <"$work/inject.out"
-			return 1
-		fi
-	done
-}
 # attrs PATH|INO KEY...: values of nova-debug stat, one blank apart
 attrs() {
 	local st k v=()
@@ -62,7 +42,7 @@ used() { "$fsck" -fn "$c" 2>&1 | sed -n 's|.*: [0-9]* inodes, \([0-9]*\)/[0-9]* 
 clean() {
 	local name=$1
 	shift
-	if ! image "$@"; then
+	if ! injected "$@"; then
 		fail "$name (injection failed)"
 		return 1
 	fi
@@ -72,39 +52,6 @@ clean() {
 	else
 		fail "$name: fsck -fn exit $rc, codes '$(codes <<<"$out")', expected 0 and none"
 		printf '%s\n' "$out" | indent
-	fi
-}
-# reported NAME CODES PATTERN INJECTION...: fsck -n exits 4, reports
-# exactly CODES, prints PATTERN and changes nothing; fsck -y repairs (exit
-# 1); the image is then clean
-reported() {
-	local name=$1 want=$2 pat=$3 n sum0 why=""
-	shift 3
-	if ! image "$@"; then
-		fail "$name (injection failed)"
-		return
-	fi
-	sum0=$(sum "$c")
-	n=$("$fsck" -fn "$c" 2>&1)
-	rc=$?
-	[ "$rc" -eq 4 ] || why="fsck -n exit $rc, expected 4"
-	[ -z "$why" ] && [ "$(codes <<<"$n")" != "$want" ] &&
-		why="fsck -n reports $(codes <<<"$n"), expected $want"
-	[ -z "$why" ] && ! grep -qE -- "$pat" <<<"$n" && why="fsck -n lacks /$pat/"
-	[ -z "$why" ] && [ "$(sum "$c")" != "$sum0" ] && why="fsck -n changed the image"
-	if [ -z "$why" ]; then
-		run "$fsck" -fy "$c"
-		[ "$rc" -eq 1 ] || why="fsck -y exit $rc, expected 1"
-	fi
-	if [ -z "$why" ]; then
-		run "$fsck" -fn "$c"
-		[ "$rc" -eq 0 ] || why="not clean after the repair"
-	fi
-	if [ -z "$why" ]; then
-		pass "$name: reported ($want), repaired"
-	else
-		fail "$name: $why"
-		printf '%s\n' "$n" "--- last run:" "$out" | indent
 	fi
 }
 
@@ -124,7 +71,7 @@ if clean "project: IDs in an inode and in link-change entries, PROJINHERIT on a 
 fi
 # the last link-change entry counts, even one of a module before project
 # IDs (0): /p/a's hard link entry comes after the ID put in its inode
-if image "projid /p/a 5 pi"; then
+if injected "projid /p/a 5 pi"; then
 	t "project: a link-change entry's 0 overrides the inode's ID" [ "$(attrs /p/a projid)" = 0 ]
 	t "project: ... an inode without one keeps it" \
 		[ "$("$helper" inject "$c" projid /q/x 5 pi >/dev/null 2>&1; attrs /q/x projid)" = 5 ]
@@ -133,7 +80,7 @@ else
 fi
 
 # --- repairs that log a link-change entry keep the project ID ---
-if image "projid /d/f 42 pi" "projid /d 7 lc 0x20000000" "file-links /d/f 5" \
+if injected "projid /d/f 42 pi" "projid /d 7 lc 0x20000000" "file-links /d/f 5" \
 	"dir-links /d 9"; then
 	run "$fsck" -fy "$c"
 	expect "project: link counts repaired" 1 'FIXED: inode [0-9]+: link count set to 1 \[PR_LINK_COUNT\]$'
@@ -148,7 +95,7 @@ else
 fi
 # an orphan with two links: moved to /lost+found, its count logged as 1;
 # /lost+found made in a root with PROJINHERIT gets the root's ID
-if image "projid /p/a 11 lc" "projid / 3 lc 0x20000000" "orphan /p/a" "orphan /p/b"; then
+if injected "projid /p/a 11 lc" "projid / 3 lc 0x20000000" "orphan /p/a" "orphan /p/b"; then
 	run "$fsck" -fy "$c"
 	expect "project: an orphan moved to /lost+found" 1 \
 		'moved to /lost\+found/#[0-9]+, link count set to 1 \[PR_ORPHAN\]$'
@@ -198,7 +145,7 @@ reported "project: the project quota file's last entry with a bad checksum" \
 	PR_LOG_ENTRY_CSUM 'inode 6: .* bad checksum' "prjquota 9000" "last-csum 6"
 t "project: ... the file kept, its log truncated" \
 	[ "$(attrs 6 type size)" = "regular 8192" ]
-if image "prjquota 9000" "prjquota-bad mode"; then
+if injected "prjquota 9000" "prjquota-bad mode"; then
 	run "$fsck" -fp "$c"
 	expect "project: fsck -p stops at an unusable project quota file (exit 4)" 4 \
 		'UNEXPECTED INCONSISTENCY'
@@ -212,7 +159,7 @@ t "project: ... the bit set" [ "$(($(le64 "$c" 120) & 2))" = 2 ]
 reported "project: the project quota file without the project feature" PR_PROJECT_FEATURE \
 	'0 inodes have a project ID other than 0 and the project quota file \(reserved inode 6\) exists' \
 	"prjquota 9000" "clear-feature project"
-if image "projid /d/f 42 pi" "clear-feature project"; then
+if injected "projid /d/f 42 pi" "clear-feature project"; then
 	run "$fsck" -p "$c"
 	expect "project: fsck -p sets the project feature (exit 1)" 1 \
 		'FIXED: project feature.* \[PR_PROJECT_FEATURE\]$'
@@ -226,7 +173,7 @@ if clean "project: the prjquota state bit alone is known" "prjquota 9000" "set-p
 	t "project: a repairing run with nothing to repair keeps the state and the image" \
 		[ "$rc $(sum "$c") $(state)" = "0 $sum0 0x4 prjquota" ]
 fi
-if image "prjquota 9000" "snapshot" "set-prjquota"; then
+if injected "prjquota 9000" "snapshot" "set-prjquota"; then
 	t "project: a clean unmount with project quotas" [ "$(state)" = "0x5 clean prjquota" ]
 	run "$fsck" -n "$c"
 	t "project: ... fsck -n without -f: clean, nothing changed" \
@@ -243,7 +190,7 @@ else
 fi
 # a repair of -y, and a run that stops after a repair (-p, then a problem
 # it may not repair) clear it too
-if image "set-prjquota" "sb-differ" "last-csum /d/f"; then
+if injected "set-prjquota" "sb-differ" "last-csum /d/f"; then
 	run "$fsck" -fp "$c"
 	expect "project: -p stopped after a repair (exit 5)" 5 \
 		'FIXED: replica super block rewritten from the primary \[PR_SB_DIFFER\]$'
@@ -251,19 +198,19 @@ if image "set-prjquota" "sb-differ" "last-csum /d/f"; then
 else
 	fail "project: -p stopped after a repair (injection failed)"
 fi
-if image "set-prjquota" "prjquota 9000" "prjquota-bad magic"; then
+if injected "set-prjquota" "prjquota 9000" "prjquota-bad magic"; then
 	run "$fsck" -fy "$c"
 	expect "project: -y clears the project quota file" 1 \
 		'^FIXED: reserved inode 6 cleared: .* \[PR_PRJQUOTA_BAD\]$'
 	t "project: ... and the prjquota bit" [ "$(state)" = 0x0 ]
 fi
-if image "set-prjquota" "file-links /d/f 4"; then
+if injected "set-prjquota" "file-links /d/f 4"; then
 	run "$fsck" -fn "$c"
 	t "project: -n leaves the prjquota bit" [ "$rc $(state)" = "4 0x4 prjquota" ]
 fi
 
 # --- nova-debug ---
-if image "prjquota 0"; then
+if injected "prjquota 0"; then
 	run "$dbg" "$c" stat 6
 	expect "project: nova-debug stat 6: the project quota file" 0 '^size 0$'
 	run "$dbg" "$c" stat 5
