@@ -26,12 +26,17 @@ passed=0 failed=0 skipped=0
 pass() { echo "PASS $*"; passed=$((passed + 1)); }
 fail() { echo "FAIL $*"; failed=$((failed + 1)); }
 skip() { echo "SKIP $*"; skipped=$((skipped + 1)); }
-# t NAME CMD...: one case from a command's exit status
+# t NAME CMD...: one case from a command's exit status.  One command: in
+#   t NAME [ A ] && [ B ]
+# the shell runs (t NAME [ A ]) && [ B ], and B decides nothing; give each
+# condition its own t (or is)
 t() {
 	local name=$1
 	shift
 	if "$@"; then pass "$name"; else fail "$name"; fi
 }
+# not CMD...: true if CMD fails (t NAME not grep -q PAT <<<"$out")
+not() { ! "$@"; }
 # is NAME GOT WANT: one case, GOT must be WANT
 is() {
 	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1 (got '$2', expected '$3')"; fi

@@ -153,9 +153,11 @@ if [ -n "$shm" ] && "$helper" setxattr "$shm" user.probe x 2>/dev/null &&
 	expect "mkfs -d, 64 KiB values: fsck clean" 0
 	t "mkfs -d, 64 KiB values: reader check" reader "$work/big64.img" "$shm"
 	# 34 parts each (1981 or 1734 bytes in part 0), two 2032-byte parts a page
-	t "mkfs -d, 64 KiB values: 68 entries over 34 or more log pages" \
-		[ "$(infof "$work/big64.img" /d/f xattr_entries)" = 68 ] &&
-		[ "$(infof "$work/big64.img" /d/f xattr_pages)" -ge 34 ]
+	is "mkfs -d, 64 KiB values: 68 entries" \
+		"$(infof "$work/big64.img" /d/f xattr_entries)" 68
+	pages=$(infof "$work/big64.img" /d/f xattr_pages)
+	t "mkfs -d, 64 KiB values: ... over 34 or more log pages ($pages)" \
+		[ "${pages:-0}" -ge 34 ]
 	t "mkfs -d, 64 KiB values: 64 KiB on the root" [ "$(infof "$work/big64.img" / xattrs)" = 1 ]
 	rm -f "$work/big64.img"
 else
@@ -177,9 +179,9 @@ if cc -shared -fPIC -O2 -Wall -Wextra -Werror -o "$work/xattr_shim.so" \
 	run env LD_PRELOAD="$work/xattr_shim.so" NOVA_TEST_XATTR=enotsup \
 		"$mkfs" -q -f -d "$src/sizes" "$work/shim.img"
 	expect "mkfs -d: a source without xattr support" 0
-	t "mkfs -d: ... copies none, silently" [ -z "$out" ] &&
-		[ "$(infof "$work/shim.img" /s100 xattrs)" = 0 ] &&
-		[ "$(incompat "$work/shim.img")" = 0 ]
+	is "mkfs -d: ... silently" "$out" ""
+	is "mkfs -d: ... copies none" "$(infof "$work/shim.img" /s100 xattrs)" 0
+	is "mkfs -d: ... and sets no feature bit" "$(incompat "$work/shim.img")" 0
 	rm -f "$work/shim.img"
 else
 	fail "the llistxattr shim does not build"
@@ -501,7 +503,9 @@ expect "fs-size: a copy of the replica elsewhere is not taken for it (exit 8)" 8
 	'replica: not in the last block of its file system'
 # the full-size image (made before fs-size existed): the same as ever
 run "$fsck" -fnv "$img"
-t "full-size image: no word of a smaller file system" [ "$rc" -eq 0 ] && ! grep -q 'ends .* before' <<<"$out"
+expect "full-size image: clean (fsck -fnv exit 0)" 0
+t "full-size image: no word of a smaller file system" \
+	not grep -q 'ends .* before' <<<"$out"
 
 # --- states the kernel itself leaves: fsck must find them clean ---
 # accept NAME LOSSLESS INJECT-ARGS...
@@ -595,7 +599,8 @@ expect "error flag: reported" 0 'marked as having errors \[PR_SB_ERROR_STATE\]$'
 run "$fsck" -y "$c"
 expect "error flag: cleared by fsck -y (exit 1)" 1 'FIXED: error state cleared.* \[PR_SB_ERROR_STATE\]$'
 run "$fsck" -n "$c"
-t "error flag: gone" [ "$rc" -eq 0 ] && ! grep -q 'marked as having errors' <<<"$out"
+expect "error flag: ... then clean (fsck -n exit 0)" 0
+t "error flag: gone" not grep -q 'marked as having errors' <<<"$out"
 
 # --- a run that stops after repairs: the clean flag and snapshot go ---
 # A cleanly unmounted file system keeps the clean flag and a clean-unmount
@@ -621,18 +626,21 @@ snap_bytes() {
 name="stop after repairs"
 if injected "file-links /sizes/s100 3" "dup-block /sizes/s4096 /sizes/s4097" snapshot; then
 	run "$fsck" -fnv "$c"
-	t "$name: the image: clean, a consistent snapshot, a wrong link count, a shared block" \
-		[ "$rc/$(sb_states "$c")/$(codes <<<"$out")" = \
-		  "4/0x1 0x1/PR_DATA_BLOCK_SHARED PR_LINK_COUNT" ] &&
-		[ "$(snap_bytes "$c")" -gt 0 ] &&
+	is "$name: the image: clean, a wrong link count, a shared block" \
+		"$rc/$(sb_states "$c")/$(codes <<<"$out")" \
+		"4/0x1 0x1/PR_DATA_BLOCK_SHARED PR_LINK_COUNT"
+	t "$name: the image: a snapshot (non-zero bytes of reserved inodes 3 and 4)" \
+		[ "$(snap_bytes "$c")" -gt 0 ]
+	t "$name: the image: fsck -v finds the snapshot consistent" \
 		grep -q '^clean-unmount snapshot: .*, consistent$' <<<"$out"
 	# and a file without name or link, which -p frees (16 data blocks)
 	"$helper" inject "$c" orphan0 /sizes/s65536 >/dev/null 2>&1
 	run "$fsck" -fp "$c"
 	expect "$name: fsck -fp stops at the shared block (exit 4, and 1: repairs made)" 5 \
 		'UNEXPECTED INCONSISTENCY; RUN fsck.nova MANUALLY'
-	t "$name: ... after freeing the orphan and logging the link count" \
-		grep -qE 'FIXED: .* \[PR_ORPHAN_UNLINKED\]$' <<<"$out" &&
+	t "$name: ... after freeing the orphan" \
+		grep -qE 'FIXED: .* \[PR_ORPHAN_UNLINKED\]$' <<<"$out"
+	t "$name: ... and logging the link count" \
 		grep -qE 'FIXED: .* \[PR_LINK_COUNT\]$' <<<"$out"
 	t "$name: ... nothing said after the stop" \
 		[ "$(tail -n 1 <<<"$out")" = $'\t(i.e., without -a or -p options)' ]
@@ -648,7 +656,8 @@ if injected "file-links /sizes/s100 3" "dup-block /sizes/s4096 /sizes/s4097" sna
 	expect "$name: ... fsck -fy copies the shared block (exit 1)" 1 \
 		'FIXED: .* \[PR_DATA_BLOCK_SHARED\]$'
 	run "$fsck" -fn "$c"
-	t "$name: ... then clean" [ "$rc" -eq 0 ] && [ -z "$(codes <<<"$out")" ]
+	expect "$name: ... then clean (fsck -fn exit 0)" 0
+	is "$name: ... no problem reported" "$(codes <<<"$out")" ""
 else
 	fail "$name (injection failed)"
 fi
@@ -676,7 +685,8 @@ elif injected set-error "file-links /sizes/s100 3" snapshot; then
 	expect "$name: ... fsck -fy clears the error flag (exit 1)" 1 \
 		'^FIXED: error state cleared.* \[PR_SB_ERROR_STATE\]$'
 	run "$fsck" -fn "$c"
-	t "$name: ... then clean" [ "$rc" -eq 0 ] && [ -z "$(codes <<<"$out")" ]
+	expect "$name: ... then clean (fsck -fn exit 0)" 0
+	is "$name: ... no problem reported" "$(codes <<<"$out")" ""
 else
 	fail "$name (injection failed)"
 fi
@@ -739,8 +749,9 @@ fi
 if [ -f "$tools/fsck/problem.h" ]; then
 	hcodes=$(sed -n 's/^\t\(PR_[A-Z0-9_]*\),.*/\1/p' "$tools/fsck/problem.h" | sort)
 	mcodes=$(sed -n 's/^\.BR\{0,1\} \(PR_[A-Z0-9_]*\).*/\1/p' "$tools/man/fsck.nova.8" | sort)
+	t "man page fsck.nova.8: problem.h has problem codes" [ -n "$hcodes" ]
 	t "man page fsck.nova.8 lists the $(wc -w <<<"$hcodes") problem codes of problem.h" \
-		[ -n "$hcodes" ] && [ "$hcodes" = "$mcodes" ]
+		[ "$hcodes" = "$mcodes" ]
 	[ "$hcodes" = "$mcodes" ] || diff <(echo "$hcodes") <(echo "$mcodes") | indent
 fi
 if command -v groff >/dev/null; then
