@@ -194,8 +194,8 @@ check_image -t "fs-size 16384" -l sized -z $M64 "$img"
 for arg in 64M 64m 65536k 65536K 65537k; do
 	mk -q -f "$img" $arg
 	expect "fs-size $arg: mkfs succeeds" 0
-	t "fs-size $arg: 16384 blocks (rounded down to 4 KiB)" \
-		[ "$(le64 "$img" 16)" -eq $M64 ] && [ "$(le64 "$img" 24)" -eq 16384 ]
+	is "fs-size $arg: 64 MiB (rounded down to 4 KiB)" "$(le64 "$img" 16)" $M64
+	is "fs-size $arg: 16384 blocks" "$(le64 "$img" 24)" 16384
 done
 mk -q -f "$img" 1g
 expect "fs-size 1g on 128 MiB refused" 1 'file system size 1g \(262144 blocks\) is larger than .*nova\.img \(134217728 bytes, 32768 blocks\)'
