@@ -727,26 +727,46 @@ int nova_walk_inodes(struct super_block *sb, nova_inode_fn fn, void *arg)
 
 /* ---- creating inodes ---- */
 
-/* Write the root inode of a new file system (format time, durable) */
-void nova_init_root_inode(struct super_block *sb, umode_t mode, kuid_t uid,
-			  kgid_t gid)
+/*
+ * Write reserved inode @ino with no log: @mode, @links links, @size bytes,
+ * owned by @uid and @gid; durable, then valid with a second durable store
+ */
+static void nova_init_reserved_inode(struct super_block *sb, unsigned long ino,
+				     umode_t mode, u32 links, u64 size,
+				     kuid_t uid, kgid_t gid)
 {
-	struct nova_inode *pi = nova_reserved_inode(sb, NOVA_ROOT_INO);
+	struct nova_inode *pi = nova_reserved_inode(sb, ino);
 	s64 now = nova_now_ns();
 
 	memset(pi, 0, sizeof(*pi));
-	pi->i_mode = cpu_to_le16(S_IFDIR | (mode & 07777));
+	pi->i_mode = cpu_to_le16(mode);
 	pi->i_uid = cpu_to_le32(from_kuid(&init_user_ns, uid));
 	pi->i_gid = cpu_to_le32(from_kgid(&init_user_ns, gid));
-	pi->i_links_count = cpu_to_le32(2);
-	pi->i_size = cpu_to_le64(NOVA_BLOCK_SIZE);
+	pi->i_links_count = cpu_to_le32(links);
+	pi->i_size = cpu_to_le64(size);
 	pi->i_atime = cpu_to_le64(now);
 	pi->i_mtime = cpu_to_le64(now);
 	pi->i_ctime = cpu_to_le64(now);
 	pi->i_btime = cpu_to_le64(now);
-	pi->i_ino = cpu_to_le64(NOVA_ROOT_INO);
-	pi->i_valid = NOVA_INODE_VALID;
+	pi->i_ino = cpu_to_le64(ino);
 	nova_persist(pi, sizeof(*pi));
+	pi->i_valid = NOVA_INODE_VALID;
+	nova_persist(&pi->i_valid, sizeof(pi->i_valid));
+}
+
+/* Write the root inode of a new file system (format time, durable) */
+void nova_init_root_inode(struct super_block *sb, umode_t mode, kuid_t uid,
+			  kgid_t gid)
+{
+	nova_init_reserved_inode(sb, NOVA_ROOT_INO, S_IFDIR | (mode & 07777), 2,
+				 NOVA_BLOCK_SIZE, uid, gid);
+}
+
+/* Write the project quota file's inode: a regular file, one link, empty */
+void nova_init_prjquota_inode(struct super_block *sb)
+{
+	nova_init_reserved_inode(sb, NOVA_PRJQUOTA_INO, S_IFREG | 0600, 1, 0,
+				 GLOBAL_ROOT_UID, GLOBAL_ROOT_GID);
 }
 
 /*

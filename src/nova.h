@@ -505,6 +505,7 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 		 struct iattr *attr);
 void nova_init_root_inode(struct super_block *sb, umode_t mode, kuid_t uid,
 			  kgid_t gid);
+void nova_init_prjquota_inode(struct super_block *sb);
 struct inode *nova_new_inode(nova_idmap_t *idmap, struct inode *dir,
 			     umode_t mode, dev_t rdev, u64 *valid_word);
 void nova_evict_inode(struct inode *inode);

@@ -276,21 +276,9 @@ static struct inode *nova_prjquota_inode(struct super_block *sb, bool *fresh)
 	int ret;
 
 	if (pi->i_valid != NOVA_INODE_VALID) {
-		s64 now = nova_now_ns();
-
 		nova_set_feature(sb, &NOVA_SB(sb)->s_super.s_feature_ro_compat,
 				 NOVA_FEATURE_RO_COMPAT_PROJECT);
-		memset(pi, 0, sizeof(*pi));
-		pi->i_mode = cpu_to_le16(S_IFREG | 0600);
-		pi->i_links_count = cpu_to_le32(1);
-		pi->i_atime = cpu_to_le64(now);
-		pi->i_mtime = cpu_to_le64(now);
-		pi->i_ctime = cpu_to_le64(now);
-		pi->i_btime = cpu_to_le64(now);
-		pi->i_ino = cpu_to_le64(NOVA_PRJQUOTA_INO);
-		nova_persist(pi, sizeof(*pi));
-		pi->i_valid = NOVA_INODE_VALID;
-		nova_persist(&pi->i_valid, sizeof(pi->i_valid));
+		nova_init_prjquota_inode(sb);
 	}
 	inode = nova_iget(sb, NOVA_PRJQUOTA_INO);
 	if (IS_ERR(inode))
