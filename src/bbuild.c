@@ -268,7 +268,9 @@ static int nova_scan_inode(struct nova_scan *sc, struct nova_inode *pi,
 	ret = nova_scan_log_pages(sc, pi, ino);
 	if (ret)
 		goto out;
-	sc->inodes++;
+	/* (statfs' inodes: the root and the normal ones, as a snapshot's) */
+	if (ino >= NOVA_NORMAL_INODE_START || ino == NOVA_ROOT_INO)
+		sc->inodes++;
 	if (ino >= NOVA_NORMAL_INODE_START)
 		nova_inode_map_set(sc->sb, ino);
 out:

@@ -908,7 +908,7 @@ static ssize_t nova_cow_chunk(struct inode *inode, struct iov_iter *from,
 					      round_down(want, NOVA_HUGE_BLOCKS));
 	if (ret < 0)
 		ret = nova_new_data_blocks(sb, &blk, want,
-					   nova_may_take_reserve(inode));
+					   nova_may_take_reserve(inode, p + len));
 	if (ret < 0)
 		return ret;
 	n = ret;

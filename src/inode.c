@@ -675,7 +675,7 @@ fail:
 }
 
 static int nova_walk_one(struct super_block *sb, unsigned long ino,
-			 nova_inode_fn fn, void *arg)
+			 nova_inode_fn fn, void *arg, unsigned long *skipped)
 {
 	struct inode *inode = nova_iget(sb, ino);
 	int ret;
@@ -685,6 +685,7 @@ static int nova_walk_one(struct super_block *sb, unsigned long ino,
 			return -ENOMEM;
 		pr_warn("NOVA (%s): inode %lu cannot be read (%ld): not counted\n",
 			sb->s_id, ino, PTR_ERR(inode));
+		(*skipped)++;
 		return 0;
 	}
 	ret = fn(inode, arg);
@@ -695,15 +696,18 @@ static int nova_walk_one(struct super_block *sb, unsigned long ino,
 /*
  * @fn on the root and every inode in use, until it returns non-zero: a
  * mount-time walk with nothing else running (the project quota count,
- * quota.c).  An inode that cannot be read is reported and skipped.
+ * quota.c).  An inode that cannot be read is reported, skipped and
+ * counted in *@skipped.
  */
-int nova_walk_inodes(struct super_block *sb, nova_inode_fn fn, void *arg)
+int nova_walk_inodes(struct super_block *sb, nova_inode_fn fn, void *arg,
+		     unsigned long *skipped)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	unsigned int s;
 	int ret;
 
-	ret = nova_walk_one(sb, NOVA_ROOT_INO, fn, arg);
+	*skipped = 0;
+	ret = nova_walk_one(sb, NOVA_ROOT_INO, fn, arg, skipped);
 	for (s = 0; !ret && s < sbi->layout.stripes; s++) {
 		struct nova_inode_map *map = &sbi->inode_maps[s];
 		unsigned long i = 0, ino;
@@ -718,7 +722,7 @@ int nova_walk_inodes(struct super_block *sb, nova_inode_fn fn, void *arg)
 				break;
 			ino = i++ * sbi->layout.stripes + s;
 			if (ino >= NOVA_NORMAL_INODE_START)
-				ret = nova_walk_one(sb, ino, fn, arg);
+				ret = nova_walk_one(sb, ino, fn, arg, skipped);
 			cond_resched();
 		}
 	}
@@ -1265,6 +1269,11 @@ int nova_fileattr_set(nova_idmap_t *idmap,
 	if (!S_ISDIR(inode->i_mode) && !S_ISREG(inode->i_mode) &&
 	    (fa->flags & (FS_DAX_FL | FS_NOCOW_FL)))
 		return -EINVAL;
+	/* a module without project IDs would drop the flag it does not know */
+	if (fa->flags & FS_PROJINHERIT_FL)
+		nova_set_feature(inode->i_sb,
+				 &NOVA_SB(inode->i_sb)->s_super.s_feature_ro_compat,
+				 NOVA_FEATURE_RO_COMPAT_PROJECT);
 	if (new_projid) {
 		/* as ext4: an immutable inode keeps its project */
 		if (old & fa->flags & FS_IMMUTABLE_FL)

@@ -273,8 +273,8 @@ static long nova_alloc_inode_log_pages(struct inode *inode,
 				       unsigned long want, u64 *first,
 				       u64 *last)
 {
-	u8 reserve = nova_may_take_reserve(inode) ? NOVA_RESERVE_ALL :
-		     sih->use_reserve;
+	/* (a quota file's log: bounded by GC, any write of it) */
+	u8 reserve = IS_NOQUOTA(inode) ? NOVA_RESERVE_ALL : sih->use_reserve;
 	bool may_fail = reserve != NOVA_RESERVE_ALL;
 	long got;
 	int ret;

@@ -136,6 +136,8 @@ struct nova_sb_info {
 	struct mutex quota_write_lock;	/* quota.c */
 	/* the project quota file was written back and closed (or suspended) */
 	bool prj_written;
+	/* since its load: a write of it failed, or its count skipped inodes */
+	bool prj_stale;
 };
 
 /*
@@ -452,11 +454,15 @@ int nova_new_data_blocks(struct super_block *sb, unsigned long *blocknr,
 /*
  * A quota file in use (S_NOQUOTA) may take the deletion reserve: its
  * writes are copy-on-write, and one refused on a full device would leave
- * its tree half-updated
+ * its tree half-updated.  Its growth (a new block in its tree: its
+ * failure is clean) only for CAP_SYS_RESOURCE, as ext4's root reserve:
+ * users who add quota structures (a new project ID) cannot drain it.
  */
-static inline bool nova_may_take_reserve(struct inode *inode)
+static inline bool nova_may_take_reserve(struct inode *inode, loff_t end)
 {
-	return IS_NOQUOTA(inode);
+	return IS_NOQUOTA(inode) &&
+	       (end <= i_size_read(inode) ||
+		has_capability_noaudit(current, CAP_SYS_RESOURCE));
 }
 int nova_new_aligned_blocks(struct super_block *sb, unsigned long *blocknr,
 			    unsigned long num);
@@ -492,7 +498,8 @@ struct inode *nova_alloc_inode(struct super_block *sb);
 void nova_free_inode(struct inode *inode);
 struct inode *nova_iget(struct super_block *sb, unsigned long ino);
 typedef int (*nova_inode_fn)(struct inode *inode, void *arg);
-int nova_walk_inodes(struct super_block *sb, nova_inode_fn fn, void *arg);
+int nova_walk_inodes(struct super_block *sb, nova_inode_fn fn, void *arg,
+		     unsigned long *skipped);
 int nova_alloc_inode_maps(struct super_block *sb);
 void nova_free_inode_maps(struct super_block *sb);
 int nova_inode_map_add_block(struct super_block *sb, unsigned int stripe,

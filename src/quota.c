@@ -66,6 +66,9 @@ ssize_t nova_quota_write(struct super_block *sb, int type,
 	mutex_unlock(&NOVA_SB(sb)->quota_write_lock);
 	if (ret >= 0 && ret < len)
 		ret = -ENOSPC;
+	/* the quota code does not retry: the file no longer matches */
+	if (ret < 0 && type == PRJQUOTA)
+		WRITE_ONCE(NOVA_SB(sb)->prj_stale, true);
 	/* (after a shutdown every write fails: the next mount counts) */
 	if (ret < 0 && !nova_is_shutdown(sb))
 		pr_warn("NOVA (%s): cannot write the quota file of type %d (%zd)\n",
@@ -160,7 +163,8 @@ void nova_quota_off_umount(struct super_block *sb)
 		int ret = dquot_quota_off(sb, type);
 
 		if (type == PRJQUOTA)
-			NOVA_SB(sb)->prj_written = prj && !ret;
+			NOVA_SB(sb)->prj_written = prj && !ret &&
+				!NOVA_SB(sb)->prj_stale;
 	}
 }
 
@@ -303,19 +307,32 @@ struct nova_prj_usage {
 	qsize_t inodes;
 };
 
+struct nova_prj_count {
+	struct xarray usage;		/* project ID -> nova_prj_usage */
+	unsigned long skipped;		/* inodes not counted */
+};
+
 static int nova_prj_count_inode(struct inode *inode, void *arg)
 {
-	struct xarray *usage = arg;
+	struct nova_prj_count *c = arg;
 	u32 id = NOVA_I(inode)->header.projid;
-	struct nova_prj_usage *u = xa_load(usage, id);
+	struct nova_prj_usage *u;
 
+	/* (-1 is no project ID: dqget() refuses it) */
+	if (!projid_valid(make_kprojid(&init_user_ns, id))) {
+		pr_warn("NOVA (%s): inode %llu: invalid project ID %u: not counted\n",
+			inode->i_sb->s_id, nova_ino(inode), id);
+		c->skipped++;
+		return 0;
+	}
+	u = xa_load(&c->usage, id);
 	if (!u) {
 		int ret;
 
 		u = kzalloc(sizeof(*u), GFP_KERNEL);
 		if (!u)
 			return -ENOMEM;
-		ret = xa_err(xa_store(usage, id, u, GFP_KERNEL));
+		ret = xa_err(xa_store(&c->usage, id, u, GFP_KERNEL));
 		if (ret) {
 			kfree(u);
 			return ret;
@@ -365,15 +382,18 @@ static int nova_prj_set_usage(struct super_block *sb, u32 id,
 static int nova_prjquota_count(struct super_block *sb)
 {
 	struct kqid qid = make_kqid_projid(make_kprojid(&init_user_ns, 0));
+	struct nova_prj_count c = { .skipped = 0 };
 	struct nova_prj_usage *u;
-	struct xarray usage;
-	unsigned long id;
+	unsigned long id, unread;
 	u64 t0 = ktime_get_ns();
 	int ret;
 
-	xa_init(&usage);
-	ret = nova_walk_inodes(sb, nova_prj_count_inode, &usage);
-	xa_for_each(&usage, id, u) {
+	xa_init(&c.usage);
+	ret = nova_walk_inodes(sb, nova_prj_count_inode, &c, &unread);
+	/* an inode's error may have made it read-only (errors=remount-ro) */
+	if (!ret && sb_rdonly(sb))
+		ret = -EROFS;
+	xa_for_each(&c.usage, id, u) {
 		if (!ret)
 			ret = nova_prj_set_usage(sb, id, u);
 	}
@@ -387,18 +407,22 @@ static int nova_prjquota_count(struct super_block *sb)
 		if (ret)
 			break;
 		id = from_kprojid(&init_user_ns, qid.projid);
-		if (!xa_load(&usage, id))
+		if (!xa_load(&c.usage, id))
 			ret = nova_prj_set_usage(sb, id, NULL);
 		if (id >= U32_MAX - 1)
 			break;
 		qid.projid = make_kprojid(&init_user_ns, id + 1);
 	}
-	xa_for_each(&usage, id, u)
+	xa_for_each(&c.usage, id, u)
 		kfree(u);
-	xa_destroy(&usage);
+	xa_destroy(&c.usage);
+	/* not all counted: the next mount counts again */
+	if (unread || c.skipped)
+		NOVA_SB(sb)->prj_stale = true;
 	if (!ret)
-		pr_info("NOVA (%s): project quota usage counted in %llu ms\n",
-			sb->s_id, (ktime_get_ns() - t0) / NSEC_PER_MSEC);
+		pr_info("NOVA (%s): project quota usage counted in %llu ms%s\n",
+			sb->s_id, (ktime_get_ns() - t0) / NSEC_PER_MSEC,
+			unread || c.skipped ? " (some inodes not counted)" : "");
 	return ret;
 }
 
@@ -419,6 +443,7 @@ int nova_prjquota_enable(struct super_block *sb, bool current_usage)
 		ret = PTR_ERR(inode);
 		goto fail;
 	}
+	NOVA_SB(sb)->prj_stale = false;
 	ret = dquot_load_quota_inode(inode, PRJQUOTA, QFMT_VFS_V1,
 				     DQUOT_USAGE_ENABLED | DQUOT_LIMITS_ENABLED);
 	iput(inode);

@@ -765,6 +765,8 @@ static void nova_mark_clean(struct super_block *sb)
 	/* the project quota file was written back: no count at its next use */
 	if (!ret && sbi->prj_written)
 		sbi->s_super.s_state |= cpu_to_le32(NOVA_STATE_PRJQUOTA);
+	else
+		sbi->s_super.s_state &= ~cpu_to_le32(NOVA_STATE_PRJQUOTA);
 	nova_sync_super(sb);
 	mutex_unlock(&sbi->s_lock);
 }
@@ -881,6 +883,25 @@ static int nova_get_tree(struct fs_context *fc)
 	return get_tree_bdev(fc, nova_fill_super);
 }
 
+/* Would remount @fc (read-write) turn on project quotas that need a count? */
+static bool nova_remount_needs_prj_count(struct fs_context *fc)
+{
+	struct nova_fs_context *ctx = fc->fs_private;
+	struct super_block *sb = fc->root->d_sb;
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	bool want, current_usage;
+
+	want = ctx->set & NOVA_SET_QUOTA ? ctx->mount_opt & NOVA_MOUNT_PRJQUOTA :
+	       nova_test_opt(sbi, PRJQUOTA);
+	if (!want || sb_has_quota_loaded(sb, PRJQUOTA))
+		return false;
+	/* read-only since a clean unmount that wrote the file back */
+	mutex_lock(&sbi->s_lock);
+	current_usage = sb_rdonly(sb) && nova_prj_current(sbi);
+	mutex_unlock(&sbi->s_lock);
+	return !current_usage;
+}
+
 static int nova_reconfigure(struct fs_context *fc)
 {
 	struct nova_fs_context *ctx = fc->fs_private;
@@ -914,6 +935,13 @@ static int nova_reconfigure(struct fs_context *fc)
 	}
 	if (ctx->set & (NOVA_SET_MODE | NOVA_SET_UID | NOVA_SET_GID))
 		return invalfc(fc, "mode=, uid= and gid= cannot be changed on remount");
+	/*
+	 * Project usage is counted only at a mount, before anything writes:
+	 * a remount may turn project quotas on only if the file is current
+	 */
+	if (!(fc->sb_flags & SB_RDONLY) && nova_remount_needs_prj_count(fc))
+		return invalfc(fc, "%s: project quotas need their usage counted: unmount and mount with prjquota",
+			       sb->s_id);
 
 	sync_filesystem(sb);
 	if (ctx->set & NOVA_SET_ERRORS) {
@@ -942,7 +970,8 @@ static int nova_reconfigure(struct fs_context *fc)
 		ret = dquot_suspend(sb, -1);
 		if (ret)
 			return ret;
-		sbi->prj_written = sb_has_quota_suspended(sb, PRJQUOTA);
+		sbi->prj_written = sb_has_quota_suspended(sb, PRJQUOTA) &&
+				   !sbi->prj_stale;
 		nova_mark_clean(sb);
 	} else if (!(fc->sb_flags & SB_RDONLY) && sb_rdonly(sb)) {
 		bool prj_current;

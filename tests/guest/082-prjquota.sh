@@ -110,6 +110,12 @@ expect_no_dmesg "project quota usage counted" "a clean unmount needs no count"
 nova_umount
 nova_mount
 expect_eq "$(q state "$PMEM" project)" "off" "off without the option"
+# a remount cannot count (the file system is in use): refused
+dmesg_mark
+expect_fail mount -o remount,prjquota "$MNT"
+expect_dmesg "project quotas need their usage counted" "the refusal says why"
+expect_eq "$(q state "$PMEM" project)" "off" "still off after the refused remount"
+grep " $MNT " /proc/mounts | grep -q prjquota && fail "a refused remount shows prjquota"
 expect_ok dd if=/dev/zero of="$MNT/p/untracked" bs=4096 count=7
 expect_ok rm "$MNT/p/f"
 nova_umount
@@ -131,6 +137,23 @@ expect_dmesg "project quota usage counted" "counted after a shutdown"
 expect_usage 42 "project 42 after the shutdown"
 expect_usage 9 "project 9 after the shutdown"
 expect_eq "$(nova-fsctl proj "$MNT/p/rw")" "projid=9 inherit=0" "a logged project ID survives"
+# statfs counts the same inodes after the recovery scan and after a
+# clean unmount (the hidden inode is not one of them)
+files=$(nova_statfs files)
+ffree=$(nova_statfs ffree)
+nova_umount
+nova_mount "prjquota"
+expect_eq "$(($(nova_statfs files) - $(nova_statfs ffree)))" "$((files - ffree))" \
+	"inodes in use: the same after the scan and after a clean unmount"
 nova_umount
 expect_ok fsck.nova -n -f "$PMEM"
+
+# PROJINHERIT alone (project 0) sets RO_COMPAT_PROJECT: a module without
+# it would drop the flag it does not know
+nova_format
+mkdir "$MNT/q"
+expect_ok nova-fsctl proj "$MNT/q" 0 +
+nova_umount
+nova-debug "$PMEM" super | grep "^feature_ro_compat" | grep -q project ||
+	fail "PROJINHERIT without the project feature: $(nova-debug "$PMEM" super | grep feature_ro)"
 expect_no_dmesg 'Oops|BUG|WARNING|general protection' "no kernel errors"
