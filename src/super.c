@@ -974,10 +974,7 @@ static int nova_reconfigure(struct fs_context *fc)
 				   !sbi->prj_stale;
 		nova_mark_clean(sb);
 	} else if (!(fc->sb_flags & SB_RDONLY) && sb_rdonly(sb)) {
-		bool prj_current;
-
 		mutex_lock(&sbi->s_lock);
-		prj_current = nova_prj_current(sbi);
 		if (sbi->s_super.s_state & cpu_to_le32(NOVA_STATE_CLEAN)) {
 			sbi->s_super.s_state &= ~cpu_to_le32(NOVA_STATE_CLEAN |
 							     NOVA_STATE_PRJQUOTA);
@@ -989,13 +986,12 @@ static int nova_reconfigure(struct fs_context *fc)
 		/* read-write before the quota files are opened again */
 		sb->s_flags &= ~SB_RDONLY;
 		dquot_resume(sb, -1);
+		/* (a count was needed: refused above) */
 		if (nova_test_opt(sbi, PRJQUOTA))
-			return nova_prjquota_enable(sb, prj_current);
+			return nova_prjquota_enable(sb, true);
 		nova_prjquota_disable(sb);
-	} else if (!sb_rdonly(sb)) {
-		/* prjquota turned on (the usage was not kept) or off */
-		if (nova_test_opt(sbi, PRJQUOTA))
-			return nova_prjquota_enable(sb, false);
+	} else if (!sb_rdonly(sb) && !nova_test_opt(sbi, PRJQUOTA)) {
+		/* prjquota turned off (turning it on needs a count: refused) */
 		nova_prjquota_disable(sb);
 	}
 	return 0;
