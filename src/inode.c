@@ -1247,6 +1247,7 @@ int nova_fileattr_set(nova_idmap_t *idmap,
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	u32 old = sih->flags, old_projid = sih->projid;
 	bool new_projid = fa->fsx_projid != old_projid;
+	struct dquot *to = NULL;
 	u64 tail;
 	int ret;
 
@@ -1264,6 +1265,9 @@ int nova_fileattr_set(nova_idmap_t *idmap,
 		return -EOPNOTSUPP;
 	if (!S_ISDIR(inode->i_mode) && (fa->flags & FS_PROJINHERIT_FL))
 		return -EOPNOTSUPP;
+	/* a quota file in use keeps its flags and project (as ext4) */
+	if (IS_NOQUOTA(inode))
+		return -EPERM;
 	if (!S_ISDIR(inode->i_mode) && (fa->flags & FS_DIRSYNC_FL))
 		return -EINVAL;
 	if (!S_ISDIR(inode->i_mode) && !S_ISREG(inode->i_mode) &&
@@ -1278,7 +1282,7 @@ int nova_fileattr_set(nova_idmap_t *idmap,
 		/* as ext4: an immutable inode keeps its project */
 		if (old & fa->flags & FS_IMMUTABLE_FL)
 			return -EPERM;
-		ret = nova_prjquota_transfer(inode, fa->fsx_projid);
+		ret = nova_prjquota_get(inode, fa->fsx_projid, &to);
 		if (ret)
 			return ret;
 	}
@@ -1290,7 +1294,7 @@ int nova_fileattr_set(nova_idmap_t *idmap,
 	    !(old & FS_IMMUTABLE_FL)) {
 		ret = filemap_write_and_wait(inode->i_mapping);
 		if (ret)
-			goto undo;
+			goto out;
 	}
 
 	mutex_lock(&sih->log_mutex);
@@ -1299,6 +1303,9 @@ int nova_fileattr_set(nova_idmap_t *idmap,
 	sih->projid = fa->fsx_projid;
 	nova_set_ctime_current(inode);
 	ret = nova_append_link_change(inode, NULL, &tail);
+	/* the usage moves with the ID: after the append, before the commit */
+	if (!ret)
+		ret = nova_prjquota_move(inode, &to);
 	if (ret) {
 		sih->flags = old;
 		sih->projid = old_projid;
@@ -1308,11 +1315,8 @@ int nova_fileattr_set(nova_idmap_t *idmap,
 		nova_set_inode_flags(inode, fa->flags);
 	}
 	mutex_unlock(&sih->log_mutex);
-undo:
-	/* nothing committed: the usage goes back (not under the log lock) */
-	if (ret && new_projid && nova_prjquota_transfer(inode, old_projid))
-		pr_warn("NOVA (%s): inode %llu: project quota usage not given back\n",
-			inode->i_sb->s_id, nova_ino(inode));
+out:
+	nova_prjquota_put(to);
 	return ret;
 }
 

@@ -697,7 +697,9 @@ void nova_quota_settle(struct inode *inode, unsigned long mapped,
 		       unsigned long unmapped, unsigned long *charged);
 int nova_prjquota_enable(struct super_block *sb, bool current_usage);
 void nova_prjquota_disable(struct super_block *sb);
-int nova_prjquota_transfer(struct inode *inode, u32 projid);
+int nova_prjquota_get(struct inode *inode, u32 projid, struct dquot **dq);
+int nova_prjquota_move(struct inode *inode, struct dquot **dq);
+void nova_prjquota_put(struct dquot *dq);
 bool nova_projid_differs(struct inode *dir, struct inode *inode);
 struct kstatfs;
 void nova_statfs_project(struct inode *inode, struct kstatfs *buf);

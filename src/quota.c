@@ -307,6 +307,12 @@ struct nova_prj_usage {
 	qsize_t inodes;
 };
 
+/* The dquot of project @id (dqget()) */
+static struct dquot *nova_prj_dqget(struct super_block *sb, u32 id)
+{
+	return dqget(sb, make_kqid_projid(make_kprojid(&init_user_ns, id)));
+}
+
 struct nova_prj_count {
 	struct xarray usage;		/* project ID -> nova_prj_usage */
 	unsigned long skipped;		/* inodes not counted */
@@ -353,7 +359,7 @@ static int nova_prj_set_usage(struct super_block *sb, u32 id,
 	struct dquot *dq;
 	int ret;
 
-	dq = dqget(sb, make_kqid_projid(make_kprojid(&init_user_ns, id)));
+	dq = nova_prj_dqget(sb, id);
 	if (IS_ERR(dq))
 		return PTR_ERR(dq);
 	spin_lock(&dq->dq_dqb_lock);
@@ -471,19 +477,18 @@ void nova_prjquota_disable(struct super_block *sb)
 }
 
 /*
- * Before @inode's project ID becomes @projid: its usage moves to the new
- * project (EDQUOT over its hard limits); the caller logs the new ID and
- * on failure calls this again with the old one.  The quota files are
- * not changed this way (EPERM, as ext4).
+ * Before @inode's project ID becomes @projid: *@dq gets the new
+ * project's dquot (NULL when project quotas are off), for
+ * nova_prjquota_move() once the new ID is appended to the log, and
+ * nova_prjquota_put() after.
  */
-int nova_prjquota_transfer(struct inode *inode, u32 projid)
+int nova_prjquota_get(struct inode *inode, u32 projid, struct dquot **dq)
 {
 	struct super_block *sb = inode->i_sb;
-	struct dquot *to[MAXQUOTAS] = { };
+	struct dquot *d;
 	int ret;
 
-	if (IS_NOQUOTA(inode))
-		return -EPERM;
+	*dq = NULL;
 	/* before the ID is logged: a module without it would reset it */
 	if (projid)
 		nova_set_feature(sb, &NOVA_SB(sb)->s_super.s_feature_ro_compat,
@@ -491,16 +496,41 @@ int nova_prjquota_transfer(struct inode *inode, u32 projid)
 	ret = dquot_initialize(inode);
 	if (ret)
 		return ret;
-	to[PRJQUOTA] = dqget(sb, make_kqid_projid(make_kprojid(&init_user_ns,
-								projid)));
-	if (IS_ERR(to[PRJQUOTA])) {
-		ret = PTR_ERR(to[PRJQUOTA]);
+	d = nova_prj_dqget(sb, projid);
+	if (IS_ERR(d)) {
+		ret = PTR_ERR(d);
 		/* project quotas off: nothing to move */
 		return ret == -ESRCH ? 0 : ret;
 	}
+	*dq = d;
+	return 0;
+}
+
+/*
+ * Move @inode's usage to the project of *@dq (EDQUOT over its hard
+ * limits), between the append of the entry with the new ID and its
+ * commit, which cannot fail: the usage moves if and only if the ID
+ * does.  It only marks the dquots dirty (no quota file write): this may
+ * run under the inode's log mutex.  On success *@dq is the old project's
+ * dquot, whose reference the inode held (nova_prjquota_put() drops it).
+ */
+int nova_prjquota_move(struct inode *inode, struct dquot **dq)
+{
+	struct dquot *to[MAXQUOTAS] = { };
+	int ret;
+
+	if (!*dq)
+		return 0;
+	to[PRJQUOTA] = *dq;
 	ret = __dquot_transfer(inode, to);
-	dqput(to[PRJQUOTA]);
+	*dq = to[PRJQUOTA];
 	return ret;
+}
+
+void nova_prjquota_put(struct dquot *dq)
+{
+	if (dq)
+		dqput(dq);
 }
 
 /* link and rename: a project directory takes only its project's inodes */
@@ -523,8 +553,7 @@ void nova_statfs_project(struct inode *inode, struct kstatfs *buf)
 	if (!(NOVA_I(inode)->header.flags & FS_PROJINHERIT_FL) ||
 	    !sb_has_quota_limits_enabled(sb, PRJQUOTA))
 		return;
-	dq = dqget(sb, make_kqid_projid(make_kprojid(&init_user_ns,
-						     NOVA_I(inode)->header.projid)));
+	dq = nova_prj_dqget(sb, NOVA_I(inode)->header.projid);
 	if (IS_ERR(dq))
 		return;
 	spin_lock(&dq->dq_dqb_lock);

@@ -87,6 +87,15 @@ expect_eq "$(usage group 1001)" "blocks=11 inodes=1 bhard=0 ihard=0" "a refused 
 expect_ok rm "$MNT/d/f"
 expect_eq "$(usage user 1001)" "blocks=0 inodes=0 bhard=0 ihard=0" "unlink gives usage back"
 
+# a quota file in use keeps its flags and project ID (EPERM, as ext4)
+out=$(nova-fsctl nocow "$MNT/aquota.user" + 2>&1) &&
+	fail "chattr +C of a quota file in use succeeded"
+echo "$out" | grep -q "errno 1)" || fail "chattr +C of a quota file in use: not EPERM: $out"
+out=$(nova-fsctl proj "$MNT/aquota.group" 7 2>&1) &&
+	fail "chproj of a quota file in use succeeded"
+echo "$out" | grep -q "errno 1)" || fail "chproj of a quota file in use: not EPERM: $out"
+expect_eq "$(nova-fsctl nocow "$MNT/aquota.user")" "nocow=0" "the quota file keeps its flags"
+
 # the usage and limits survive quotaoff, an unmount and quotaon
 expect_ok q set "$PMEM" user 1000 100 50
 before=$(usage user 1000)

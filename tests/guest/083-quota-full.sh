@@ -8,7 +8,8 @@
 # survive quotaoff, an unmount and quotaon; no quota error in the log.
 # Growing a quota file takes the reserve only with CAP_SYS_RESOURCE (as
 # ext4's root reserve): a user's chproj to a new project ID that needs a
-# new block gives ENOSPC and leaves the file sound.
+# new block gives ENOSPC and leaves the file sound.  A chproj whose log
+# entry does not fit moves no usage.
 . "$NOVA_TESTS/lib.sh"
 . "$NOVA_TESTS/nova-lib.inc"
 
@@ -51,6 +52,24 @@ expect_eq "$(nova-fsctl proj "$MNT/u/f")" "projid=0 inherit=0" "the refused chpr
 expect_eq "$(nova_statfs bfree)" "$bfree" "the reserve is left as it was"
 expect_eq "$(q get "$PMEM" project 1299)" "blocks=0 inodes=0 bhard=1301 ihard=9" "the project file is sound"
 
+# a project change whose log entry does not fit moves no usage: the usage
+# moves after the entry is appended (it used to move first, and moving it
+# back failed over the old project's limits: a user is held to them)
+expect_ok q set "$PMEM" project 0 0 1
+i=0
+while [ $i -lt 300 ] && as3000 nova-fsctl nocow "$MNT/u/f" + >/dev/null &&
+	as3000 nova-fsctl nocow "$MNT/u/f" - >/dev/null; do
+	i=$((i + 1))
+done
+[ $i -lt 300 ] || fail "300 flag changes on a full device: the log never filled"
+out=$(as3000 nova-fsctl proj "$MNT/u/f" 1299 2>&1) &&
+	fail "a chproj with a full log succeeded: $out"
+echo "$out" | grep -q "errno 28" || fail "a chproj with a full log: not ENOSPC: $out"
+expect_eq "$(nova-fsctl proj "$MNT/u/f")" "projid=0 inherit=0" "the chproj with a full log kept the project"
+expect_eq "$(q get "$PMEM" project 1299)" "blocks=0 inodes=0 bhard=1301 ihard=9" "the chproj with a full log moved no usage"
+expect_no_dmesg "usage not given back" "no usage left behind"
+expect_ok q set "$PMEM" project 0 0 0
+
 # they were written: off and on, an unmount
 expect_ok q off "$PMEM" user
 expect_ok q on "$PMEM" "$MNT/aquota.user" user
@@ -67,4 +86,5 @@ while [ $i -lt 1300 ]; do
 done
 nova_umount
 expect_ok fsck.nova -n -f "$PMEM"
+
 expect_no_dmesg 'Oops|BUG|WARNING|general protection' "no kernel errors"
