@@ -260,6 +260,11 @@ static int nova_prjquota_format(struct inode *inode)
 	h->igrace = cpu_to_le32(NOVA_V2_GRACE);
 	h->blocks = cpu_to_le32(2);
 	inode_lock(inode);
+	/*
+	 * a quota file from its first write: charged to nobody, and it may
+	 * take the reserve (the first mount with prjquota on a full device)
+	 */
+	inode->i_flags |= S_NOQUOTA;
 	ret = nova_kernel_write(inode, h, 2 * NOVA_V2_BLOCK, 0);
 	inode_unlock(inode);
 	kfree(h);

@@ -9,7 +9,8 @@
 # Growing a quota file takes the reserve only with CAP_SYS_RESOURCE (as
 # ext4's root reserve): a user's chproj to a new project ID that needs a
 # new block gives ENOSPC and leaves the file sound.  A chproj whose log
-# entry does not fit moves no usage.
+# entry does not fit moves no usage.  The first mount with prjquota on a
+# full device makes the project quota file.
 . "$NOVA_TESTS/lib.sh"
 . "$NOVA_TESTS/nova-lib.inc"
 
@@ -87,4 +88,22 @@ done
 nova_umount
 expect_ok fsck.nova -n -f "$PMEM"
 
+# the first mount with prjquota on a full device makes the project quota
+# file from the reserve, and counts the usage
+nova_format ""
+expect_ok dd if=/dev/zero of="$MNT/f" bs=4096 count=5
+dd if=/dev/zero of="$MNT/fill" bs=1M 2>/dev/null
+dd if=/dev/zero of="$MNT/fill2" bs=4096 2>/dev/null
+expect_fail dd if=/dev/zero of="$MNT/more" bs=4096 count=1
+nova_umount
+dmesg_mark
+nova_mount "prjquota"
+expect_no_dmesg "cannot turn project quotas on" "the project quota file was made"
+b=0
+for x in "$MNT" $(find "$MNT" -mindepth 1); do
+	b=$((b + $(stat -c %b "$x")))
+done
+expect_eq "$(q get "$PMEM" project 0 | cut -d' ' -f1)" "blocks=$((b / 8))" "project 0 counted"
+nova_umount
+expect_ok fsck.nova -n -f "$PMEM"
 expect_no_dmesg 'Oops|BUG|WARNING|general protection' "no kernel errors"
