@@ -21,6 +21,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2634,5 +2635,708 @@ int nv_create(struct nv_fs *fs, struct nv_wlog *dir, const char *name,
 	nv_set_valid(fs, w.ino);
 	if (child)
 		*child = w;
+	return 0;
+}
+
+/* --------------------------------------------- the project quota file */
+
+static uint16_t qget16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return le16toh(v);
+}
+
+static uint32_t qget32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return le32toh(v);
+}
+
+static uint64_t qget64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return le64toh(v);
+}
+
+static void qput16(uint8_t *p, uint16_t v)
+{
+	v = htole16(v);
+	memcpy(p, &v, 2);
+}
+
+static void qput32(uint8_t *p, uint32_t v)
+{
+	v = htole32(v);
+	memcpy(p, &v, 4);
+}
+
+static void qput64(uint8_t *p, uint64_t v)
+{
+	v = htole64(v);
+	memcpy(p, &v, 8);
+}
+
+/* qtree_entry_unused() */
+static bool qt_unused(const uint8_t *e)
+{
+	size_t i;
+
+	for (i = 0; i < NV_QT_ENTRY; i++)
+		if (e[i])
+			return false;
+	return true;
+}
+
+/* The index of @id in a tree block of level @depth (get_index()) */
+static unsigned int qt_index(uint32_t id, int depth)
+{
+	return (id >> (8 * (NV_QT_DEPTH - 1 - depth))) & (NV_QT_REFS - 1);
+}
+
+/* v2r1_disk2memdqb() */
+static void qt_get_entry(const uint8_t *e, struct nv_dquot *d)
+{
+	d->id = qget32(e);
+	d->ihardlimit = qget64(e + 8);
+	d->isoftlimit = qget64(e + 16);
+	d->curinodes = qget64(e + 24);
+	d->bhardlimit = qget64(e + 32);
+	d->bsoftlimit = qget64(e + 40);
+	d->curspace = qget64(e + 48);
+	d->btime = qget64(e + 56);
+	d->itime = qget64(e + 64);
+	/* the escape of an all-zero entry (ID 0 with nothing set) */
+	if (d->itime == 1 && !d->id && !qget32(e + 4) && !d->ihardlimit &&
+	    !d->isoftlimit && !d->curinodes && !d->bhardlimit &&
+	    !d->bsoftlimit && !d->curspace && !d->btime)
+		d->itime = 0;
+}
+
+/* v2r1_mem2diskdqb() */
+static void qt_put_entry(uint8_t *e, const struct nv_dquot *d)
+{
+	memset(e, 0, NV_QT_ENTRY);
+	qput64(e + 8, d->ihardlimit);
+	qput64(e + 16, d->isoftlimit);
+	qput64(e + 24, d->curinodes);
+	qput64(e + 32, d->bhardlimit);
+	qput64(e + 40, d->bsoftlimit);
+	qput64(e + 48, d->curspace);
+	qput64(e + 56, d->btime);
+	qput64(e + 64, d->itime);
+	qput32(e, d->id);
+	if (qt_unused(e))
+		qput64(e + 64, 1);
+}
+
+/* What the check knows of a block of the file (qwalk.seen) */
+#define QB_TREE		1	/* a tree block of level QB_LEVEL() */
+#define QB_DATA		2
+#define QB_FREE		3	/* on the free-block list */
+#define QB_KIND(s)	((s) & 0xff)
+#define QB_LEVEL(s)	((int)((s) >> 8))
+
+/* A reference of the last level: @id's data block, from @parent[@idx] */
+struct qleaf {
+	uint32_t id, blk, parent, idx;
+	bool found;
+};
+
+/* A data block of the tree */
+struct qdata {
+	uint32_t blk, next, prev;
+	uint16_t entries;
+	bool listed;			/* on the free-entry list */
+};
+
+struct qwalk {
+	const struct nv_fs *fs;
+	const struct nv_inode_state *st;
+	struct nv_quota *q;
+	nv_qerr_fn fn;
+	void *arg;
+	uint32_t lim;			/* references must be below it */
+	struct nv_pmap seen;		/* block -> QB_* | level << 8 */
+	struct qleaf *leaf;
+	size_t nleaf, leaf_cap;
+	struct qdata *data;
+	size_t ndata, data_cap;
+	bool oom;
+	uint8_t buf[NV_QT_DEPTH + 1][NV_QT_BLOCK];
+};
+
+static void __printf(3, 4) qerr(struct qwalk *w, int err, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	w->q->errors++;
+	if (!w->fn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	w->fn(w->arg, err, msg);
+}
+
+/* Block @b of the file, as read_blk() reads it: zeros past the size */
+static void qt_read(const struct qwalk *w, uint32_t b, uint8_t *buf)
+{
+	uint64_t pos = (uint64_t)b << NV_QT_BLOCK_BITS, n = 0;
+
+	if (pos < w->st->size)
+		n = w->st->size - pos < NV_QT_BLOCK ? w->st->size - pos :
+		    NV_QT_BLOCK;
+	nv_file_read(w->fs, w->st, pos, n, buf);
+	memset(buf + n, 0, NV_QT_BLOCK - n);
+}
+
+static uint64_t qt_state(const struct qwalk *w, uint32_t b)
+{
+	uint64_t s;
+
+	return nv_pmap_get(&w->seen, b, &s, NULL) ? s : 0;
+}
+
+static void qt_set_state(struct qwalk *w, uint32_t b, uint64_t s)
+{
+	if (nv_pmap_set(&w->seen, b, s, 0, NULL) < 0)
+		w->oom = true;
+}
+
+/* The header and the info block, as v2_read_file_info() checks them */
+static void qt_info(struct qwalk *w)
+{
+	struct nv_quota *q = w->q;
+	struct nv_qinfo *i = &q->info;
+	uint8_t *b = w->buf[0];
+	uint64_t size = w->st->size;
+
+	q->fblocks = size >> NV_QT_BLOCK_BITS;
+	if (q->fblocks > UINT32_MAX)
+		q->fblocks = UINT32_MAX;
+	w->lim = q->fblocks;
+	if (size < NV_QT_HEADER) {
+		qerr(w, NV_QERR_INFO, "%llu bytes, too short for the header and the info block",
+		     (unsigned long long)size);
+		return;
+	}
+	qt_read(w, 0, b);
+	if (qget32(b) != NV_PRJQUOTA_MAGIC || qget32(b + 4) != NV_PRJQUOTA_VERSION) {
+		qerr(w, NV_QERR_INFO, "its header (magic 0x%08x, version %u) is not that of a project quota file",
+		     qget32(b), qget32(b + 4));
+		return;
+	}
+	b += NV_QT_INFO_OFF;
+	i->bgrace = qget32(b);
+	i->igrace = qget32(b + 4);
+	i->flags = qget32(b + 8);
+	i->blocks = qget32(b + 12);
+	i->free_blk = qget32(b + 16);
+	i->free_entry = qget32(b + 20);
+	q->info_ok = true;
+	if ((uint64_t)i->blocks << NV_QT_BLOCK_BITS > size)
+		qerr(w, NV_QERR_INFO, "the info block counts %u blocks, more than the file's %llu bytes hold",
+		     i->blocks, (unsigned long long)size);
+	else
+		w->lim = i->blocks;
+	if (i->blocks <= NV_QT_TREEOFF)
+		qerr(w, NV_QERR_INFO, "the info block counts %u blocks: none for the tree root",
+		     i->blocks);
+	if (i->free_blk && (i->free_blk <= NV_QT_TREEOFF || i->free_blk >= w->lim))
+		qerr(w, NV_QERR_INFO, "the free-block list starts at block %u, out of range (below %u, or from %u on)",
+		     i->free_blk, NV_QT_TREEOFF + 1, w->lim);
+	if (i->free_entry &&
+	    (i->free_entry <= NV_QT_TREEOFF || i->free_entry >= w->lim))
+		qerr(w, NV_QERR_INFO, "the free-entry list starts at block %u, out of range (below %u, or from %u on)",
+		     i->free_entry, NV_QT_TREEOFF + 1, w->lim);
+}
+
+/* "ID 42", "IDs 256-511": those reference @idx of a level @depth block covers */
+static void qt_ids(char *s, size_t len, int depth, uint32_t first)
+{
+	uint64_t n = 1ULL << (8 * (NV_QT_DEPTH - 1 - depth));
+
+	if (n == 1)
+		snprintf(s, len, "ID %u", first);
+	else
+		snprintf(s, len, "IDs %u-%llu", first,
+			 (unsigned long long)(first + n - 1));
+}
+
+/*
+ * A reference to block @ref from a tree block of level @depth: what is
+ * wrong with it (in @why, @len bytes, or a constant), NULL if nothing;
+ * *@follow: the walk follows it (wrong or not)
+ */
+static const char *qt_bad_ref(struct qwalk *w, uint32_t ref, int depth,
+			      char *why, size_t len, bool *follow)
+{
+	uint64_t s;
+
+	*follow = false;
+	if (ref >= w->q->fblocks) {
+		snprintf(why, len, "past the end of the file (%llu blocks)",
+			 (unsigned long long)w->q->fblocks);
+		return why;
+	}
+	if (ref == NV_QT_TREEOFF)
+		return "the tree root: a cycle";
+	s = qt_state(w, ref);
+	if (depth == NV_QT_DEPTH - 1 && QB_KIND(s) == QB_TREE)
+		return "a tree block, not a data block";
+	if (depth < NV_QT_DEPTH - 1 && QB_KIND(s) == QB_TREE) {
+		snprintf(why, len, "referenced twice (a tree block of level %d already)",
+			 QB_LEVEL(s));
+		return why;
+	}
+	if (depth < NV_QT_DEPTH - 1 && QB_KIND(s) == QB_DATA)
+		return "referenced twice (a data block already)";
+	*follow = true;
+	if (ref >= w->lim) {
+		snprintf(why, len, "past the %u blocks the info block counts",
+			 w->lim);
+		return why;
+	}
+	return NULL;
+}
+
+/* Tree block @blk of level @depth, which leads to the IDs from @first */
+static void qt_tree(struct qwalk *w, uint32_t blk, int depth, uint32_t first)
+{
+	unsigned int shift = 8 * (NV_QT_DEPTH - 1 - depth), i;
+	uint8_t *buf = w->buf[depth];
+
+	qt_read(w, blk, buf);
+	for (i = 0; i < NV_QT_REFS && !w->oom; i++) {
+		uint32_t ref = qget32(buf + 4 * i), id = first | i << shift;
+		const char *bad;
+		struct qleaf *l;
+		char ids[40], why[80];
+		bool follow;
+
+		if (!ref)
+			continue;
+		bad = qt_bad_ref(w, ref, depth, why, sizeof(why), &follow);
+		if (bad) {
+			qt_ids(ids, sizeof(ids), depth, id);
+			qerr(w, NV_QERR_REF, "tree block %u, reference %u (%s) to block %u: %s",
+			     blk, i, ids, ref, bad);
+		}
+		if (!follow)
+			continue;
+		if (depth < NV_QT_DEPTH - 1) {
+			qt_set_state(w, ref, QB_TREE | (uint64_t)(depth + 1) << 8);
+			qt_tree(w, ref, depth + 1, id);
+			continue;
+		}
+		qt_set_state(w, ref, QB_DATA);
+		l = nv_grow(w->leaf, &w->leaf_cap, w->nleaf, sizeof(*l), 64);
+		if (!l) {
+			w->oom = true;
+			return;
+		}
+		w->leaf = l;
+		w->leaf[w->nleaf++] = (struct qleaf){ id, ref, blk, i, false };
+	}
+}
+
+static int cmp_leaf(const void *a, const void *b)
+{
+	const struct qleaf *x = a, *y = b;
+
+	if (x->blk != y->blk)
+		return x->blk < y->blk ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int cmp_dquot(const void *a, const void *b)
+{
+	const struct nv_dquot *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static struct qleaf *qt_leaf_of(struct qleaf *l, size_t n, uint32_t id)
+{
+	struct qleaf key = { .id = id, .blk = l->blk };
+
+	return bsearch(&key, l, n, sizeof(*l), cmp_leaf);
+}
+
+/*
+ * Data block @l->blk, which the @n references of @l lead to: an entry
+ * for each of their IDs, no other (find_block_dqentry()), and a header
+ * that counts them (check_dquot_block_header())
+ */
+static void qt_data_block(struct qwalk *w, struct qleaf *l, size_t n)
+{
+	uint8_t *buf = w->buf[NV_QT_DEPTH];
+	struct nv_quota *q = w->q;
+	unsigned int s, used = 0;
+	struct qdata *d;
+	size_t k;
+
+	d = nv_grow(w->data, &w->data_cap, w->ndata, sizeof(*d), 16);
+	if (!d) {
+		w->oom = true;
+		return;
+	}
+	w->data = d;
+	d = &w->data[w->ndata++];
+	qt_read(w, l->blk, buf);
+	*d = (struct qdata){ l->blk, qget32(buf), qget32(buf + 4),
+			     qget16(buf + 8), false };
+	for (s = 0; s < NV_QT_PER_BLOCK; s++) {
+		const uint8_t *e = buf + NV_QT_DQDH + s * NV_QT_ENTRY;
+		struct qleaf *k;
+		struct nv_dquot *dq;
+		uint32_t id;
+
+		if (qt_unused(e))
+			continue;
+		used++;
+		id = qget32(e);
+		k = qt_leaf_of(l, n, id);
+		if (!k || k->found) {
+			qerr(w, NV_QERR_ENTRY, k ?
+			     "data block %u, entry %u: a second entry for ID %u" :
+			     "data block %u, entry %u: ID %u, which the tree does not lead to this block",
+			     l->blk, s, id);
+			q->lost += !k;
+			continue;
+		}
+		k->found = true;
+		dq = nv_grow(q->dq, &q->dq_cap, q->ndq, sizeof(*dq), 64);
+		if (!dq) {
+			w->oom = true;
+			return;
+		}
+		q->dq = dq;
+		qt_get_entry(e, &q->dq[q->ndq++]);
+	}
+	for (k = 0; k < n; k++)
+		if (!l[k].found)
+			qerr(w, NV_QERR_REF, "tree block %u, reference %u (ID %u) to data block %u: no entry for ID %u there",
+			     l[k].parent, l[k].idx, l[k].id, l[k].blk, l[k].id);
+	if (d->entries > NV_QT_PER_BLOCK)
+		qerr(w, NV_QERR_DATA, "data block %u: its header counts %u entries, more than the %u a block holds",
+		     d->blk, d->entries, NV_QT_PER_BLOCK);
+	else if (d->entries != used)
+		qerr(w, NV_QERR_DATA, "data block %u: its header counts %u entries, it holds %u",
+		     d->blk, d->entries, used);
+}
+
+/* A block on a free list: out of range?  (After @prev, 0: the head.) */
+static bool qt_list_range(struct qwalk *w, int err, const char *list,
+			  uint32_t b, uint32_t prev)
+{
+	if (b > NV_QT_TREEOFF && b < w->lim)
+		return true;
+	qerr(w, err, "the %s list: block %u after block %u is out of range (below %u, or from %u on)",
+	     list, b, prev, NV_QT_TREEOFF + 1, w->lim);
+	return false;
+}
+
+/* The free-block list (get_free_dqblk()): blocks out of the tree */
+static void qt_free_blocks(struct qwalk *w)
+{
+	uint32_t b = w->q->info.free_blk, prev = 0;
+	uint8_t *buf = w->buf[0];
+	uint64_t s;
+
+	/* (a head out of range is the info block's problem) */
+	if (b && (b <= NV_QT_TREEOFF || b >= w->lim))
+		return;
+	while (b && !w->oom) {
+		if (prev && !qt_list_range(w, NV_QERR_FREE_BLK, "free-block", b, prev))
+			return;
+		s = qt_state(w, b);
+		if (s) {
+			qerr(w, NV_QERR_FREE_BLK, QB_KIND(s) == QB_FREE ?
+			     "the free-block list runs in a cycle at block %u" :
+			     QB_KIND(s) == QB_TREE ?
+			     "the free-block list holds block %u, a tree block in use" :
+			     "the free-block list holds block %u, a data block in use",
+			     b);
+			return;
+		}
+		qt_set_state(w, b, QB_FREE);
+		qt_read(w, b, buf);
+		if (qget16(buf + 8) > NV_QT_PER_BLOCK || qget32(buf + 4) >= w->lim)
+			qerr(w, NV_QERR_FREE_BLK, "block %u of the free-block list has a bad header (%u entries, previous block %u)",
+			     b, qget16(buf + 8), qget32(buf + 4));
+		prev = b;
+		b = qget32(buf);
+	}
+}
+
+static struct qdata *qt_data_of(struct qwalk *w, uint32_t b)
+{
+	size_t lo = 0, hi = w->ndata;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (w->data[mid].blk == b)
+			return &w->data[mid];
+		if (w->data[mid].blk < b)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/*
+ * The free-entry list (find_free_dqentry(), remove_free_dqentry()): the
+ * data blocks of the tree that have a free entry, each linked back to
+ * the one before it, and all of those
+ */
+static void qt_free_entries(struct qwalk *w)
+{
+	uint32_t b = w->q->info.free_entry, prev = 0;
+	struct qdata *d;
+	size_t i;
+	uint64_t s;
+
+	if (b && (b <= NV_QT_TREEOFF || b >= w->lim))
+		return;
+	while (b) {
+		if (prev && !qt_list_range(w, NV_QERR_FREE_ENTRY, "free-entry", b, prev))
+			return;
+		d = qt_data_of(w, b);
+		if (!d) {
+			s = qt_state(w, b);
+			qerr(w, NV_QERR_FREE_ENTRY, QB_KIND(s) == QB_FREE ?
+			     "the free-entry list holds block %u, which is on the free-block list" :
+			     QB_KIND(s) == QB_TREE ?
+			     "the free-entry list holds block %u, a tree block" :
+			     "the free-entry list holds block %u, which is not a data block of the tree",
+			     b);
+			return;
+		}
+		if (d->listed) {
+			qerr(w, NV_QERR_FREE_ENTRY, "the free-entry list runs in a cycle at block %u",
+			     b);
+			return;
+		}
+		d->listed = true;
+		if (d->entries >= NV_QT_PER_BLOCK)
+			qerr(w, NV_QERR_FREE_ENTRY, "the free-entry list holds data block %u, which is full",
+			     b);
+		if (d->prev != prev)
+			qerr(w, NV_QERR_FREE_ENTRY, "data block %u of the free-entry list links back to block %u, not %u",
+			     b, d->prev, prev);
+		prev = b;
+		b = d->next;
+	}
+	for (i = 0; i < w->ndata; i++) {
+		d = &w->data[i];
+		if (!d->listed && d->entries < NV_QT_PER_BLOCK)
+			qerr(w, NV_QERR_FREE_ENTRY, "data block %u has a free entry but is not on the free-entry list",
+			     d->blk);
+	}
+}
+
+int nv_quota_read(const struct nv_fs *fs, const struct nv_inode_state *st,
+		  struct nv_quota *q, nv_qerr_fn fn, void *arg)
+{
+	struct qwalk *w = calloc(1, sizeof(*w));
+	size_t i, j;
+	int ret;
+
+	memset(q, 0, sizeof(*q));
+	if (!w)
+		return -1;
+	w->fs = fs;
+	w->st = st;
+	w->q = q;
+	w->fn = fn;
+	w->arg = arg;
+	nv_pmap_init(&w->seen);
+	qt_info(w);
+	qt_set_state(w, NV_QT_TREEOFF, QB_TREE);
+	if (q->fblocks > NV_QT_TREEOFF)
+		qt_tree(w, NV_QT_TREEOFF, 0, 0);
+	if (!w->oom && w->nleaf)
+		qsort(w->leaf, w->nleaf, sizeof(*w->leaf), cmp_leaf);
+	for (i = 0; i < w->nleaf && !w->oom; i = j) {
+		for (j = i + 1; j < w->nleaf && w->leaf[j].blk == w->leaf[i].blk; j++)
+			;
+		qt_data_block(w, &w->leaf[i], j - i);
+	}
+	if (q->info_ok && !w->oom) {
+		qt_free_blocks(w);
+		qt_free_entries(w);
+	}
+	if (!w->oom && q->ndq)
+		qsort(q->dq, q->ndq, sizeof(*q->dq), cmp_dquot);
+	ret = w->oom ? -1 : 0;
+	nv_pmap_free(&w->seen);
+	free(w->leaf);
+	free(w->data);
+	free(w);
+	if (ret)
+		nv_quota_free(q);
+	return ret;
+}
+
+void nv_quota_free(struct nv_quota *q)
+{
+	free(q->dq);
+	q->dq = NULL;
+	q->ndq = q->dq_cap = 0;
+}
+
+struct nv_dquot *nv_quota_find(const struct nv_quota *q, uint32_t id)
+{
+	struct nv_dquot key = { .id = id };
+
+	return q->ndq ? bsearch(&key, q->dq, q->ndq, sizeof(key), cmp_dquot) :
+	       NULL;
+}
+
+/* A quota file being built: @blocks of @cap in @buf */
+struct qbuild {
+	uint8_t *buf;
+	uint32_t blocks, cap, free_entry;
+};
+
+static uint8_t *qb_blk(const struct qbuild *b, uint32_t n)
+{
+	return b->buf + ((size_t)n << NV_QT_BLOCK_BITS);
+}
+
+/* get_free_dqblk() with no free block: a new zeroed block at the end */
+static long qb_new(struct qbuild *b)
+{
+	if (b->blocks == b->cap) {
+		uint8_t *p;
+
+		if (b->cap >= UINT32_MAX / 2)
+			return -ENOMEM;
+		p = realloc(b->buf, (size_t)b->cap * 2 << NV_QT_BLOCK_BITS);
+		if (!p)
+			return -ENOMEM;
+		memset(p + ((size_t)b->cap << NV_QT_BLOCK_BITS), 0,
+		       (size_t)b->cap << NV_QT_BLOCK_BITS);
+		b->buf = p;
+		b->cap *= 2;
+	}
+	return b->blocks++;
+}
+
+/* find_free_dqentry(): @d in the first free entry of the free-entry list */
+static long qb_entry(struct qbuild *b, const struct nv_dquot *d)
+{
+	uint32_t next, prev;
+	unsigned int i;
+	uint8_t *h;
+	long blk;
+
+	if (b->free_entry) {
+		blk = b->free_entry;
+	} else {
+		blk = qb_new(b);
+		if (blk < 0)
+			return blk;
+		b->free_entry = blk;
+	}
+	h = qb_blk(b, blk);
+	if (qget16(h + 8) + 1U >= NV_QT_PER_BLOCK) {
+		/* remove_free_dqentry(): the block will be full */
+		next = qget32(h);
+		prev = qget32(h + 4);
+		if (next)
+			qput32(qb_blk(b, next) + 4, prev);
+		if (prev)
+			qput32(qb_blk(b, prev), next);
+		else
+			b->free_entry = next;
+		qput32(h, 0);
+		qput32(h + 4, 0);
+	}
+	qput16(h + 8, qget16(h + 8) + 1);
+	for (i = 0; i < NV_QT_PER_BLOCK; i++)
+		if (qt_unused(h + NV_QT_DQDH + i * NV_QT_ENTRY))
+			break;
+	if (i == NV_QT_PER_BLOCK)
+		return -EIO;
+	qt_put_entry(h + NV_QT_DQDH + i * NV_QT_ENTRY, d);
+	return blk;
+}
+
+/* do_insert_tree(): @d's path from level @depth, blocks in @blks */
+static long qb_insert(struct qbuild *b, const struct nv_dquot *d,
+		      uint32_t *blks, int depth)
+{
+	unsigned int idx = qt_index(d->id, depth);
+	uint32_t ref;
+	long ret;
+
+	if (!blks[depth]) {
+		ret = qb_new(b);
+		if (ret < 0)
+			return ret;
+		blks[depth] = ret;
+	}
+	ref = qget32(qb_blk(b, blks[depth]) + 4 * idx);
+	if (depth == NV_QT_DEPTH - 1) {
+		if (ref)
+			return -EEXIST;
+		ret = qb_entry(b, d);
+		if (ret < 0)
+			return ret;
+		blks[depth + 1] = ret;
+	} else {
+		blks[depth + 1] = ref;
+		ret = qb_insert(b, d, blks, depth + 1);
+		if (ret < 0)
+			return ret;
+	}
+	if (!ref)
+		qput32(qb_blk(b, blks[depth]) + 4 * idx, blks[depth + 1]);
+	return 0;
+}
+
+int nv_quota_build(const struct nv_qinfo *info, const struct nv_dquot *dq,
+		   size_t n, uint8_t **buf, size_t *len)
+{
+	struct qbuild b = { .blocks = NV_QT_TREEOFF + 1, .cap = 8 };
+	uint8_t *h;
+	size_t i;
+	long ret = 0;
+
+	b.buf = calloc(b.cap, NV_QT_BLOCK);
+	if (!b.buf)
+		return -ENOMEM;
+	for (i = 0; i < n && !ret; i++) {
+		uint32_t blks[NV_QT_DEPTH + 1] = { NV_QT_TREEOFF };
+
+		ret = qb_insert(&b, &dq[i], blks, 0);
+	}
+	if (ret) {
+		free(b.buf);
+		return ret == -EEXIST ? -EEXIST : -ENOMEM;
+	}
+	h = b.buf;
+	qput32(h, NV_PRJQUOTA_MAGIC);
+	qput32(h + 4, NV_PRJQUOTA_VERSION);
+	h += NV_QT_INFO_OFF;
+	qput32(h, info->bgrace);
+	qput32(h + 4, info->igrace);
+	qput32(h + 8, 0);		/* no flags (v2_write_file_info()) */
+	qput32(h + 12, b.blocks);
+	qput32(h + 16, 0);
+	qput32(h + 20, b.free_entry);
+	*buf = b.buf;
+	*len = (size_t)b.blocks << NV_QT_BLOCK_BITS;
 	return 0;
 }

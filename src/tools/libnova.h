@@ -570,6 +570,114 @@ static inline void nv_decode_dev(uint32_t dev, unsigned int *major,
 
 int64_t nv_now(void);
 
+/* ---- the project quota file (quota_v2) ---- */
+/*
+ * The kernel's quota_v2 format (fs/quota/quota_v2.c, quota_tree.c,
+ * quotaio_v2.h; QFMT_VFS_V1), in 1 KiB blocks.  Block 0: struct
+ * v2_disk_dqheader (magic NV_PRJQUOTA_MAGIC, version NV_PRJQUOTA_VERSION)
+ * and at byte 8 struct v2_disk_dqinfo (struct nv_qinfo).  Block 1
+ * (QT_TREEOFF) is the root of a radix tree of NV_QT_DEPTH levels of
+ * tree blocks, each 256 le32 block numbers (0: none), indexed by the
+ * bytes of the ID from the highest; a reference of the last level leads
+ * to the data block that holds the ID's entry.  A data block: struct
+ * qt_disk_dqdbheader (le32 next and previous block of the free-entry
+ * list, le16 entries in use), then NV_QT_PER_BLOCK entries, struct
+ * v2r1_disk_dqblk (struct nv_dquot), free when all zero.  Blocks freed
+ * form the free-block list (from dqi_free_blk, through the next links);
+ * the data blocks that have a free entry, the doubly linked free-entry
+ * list (from dqi_free_entry).  Block numbers below dqi_blocks only;
+ * dqi_blocks KiB must fit in the file's size.
+ */
+#define NV_QT_BLOCK_BITS	10
+#define NV_QT_BLOCK		(1U << NV_QT_BLOCK_BITS)
+#define NV_QT_TREEOFF		1
+#define NV_QT_DEPTH		4		/* qtree_depth() of 1 KiB blocks */
+#define NV_QT_REFS		(NV_QT_BLOCK / 4)
+#define NV_QT_DQDH		16		/* struct qt_disk_dqdbheader */
+#define NV_QT_ENTRY		72		/* struct v2r1_disk_dqblk */
+#define NV_QT_PER_BLOCK		((NV_QT_BLOCK - NV_QT_DQDH) / NV_QT_ENTRY)
+#define NV_QT_INFO_OFF		8		/* V2_DQINFOOFF */
+#define NV_QT_HEADER		32		/* header and info block */
+#define NV_QT_GRACE		(7 * 24 * 3600)	/* quota.c's, quotacheck's */
+
+/* struct v2_disk_dqinfo */
+struct nv_qinfo {
+	uint32_t bgrace, igrace;	/* seconds */
+	uint32_t flags;
+	uint32_t blocks;		/* blocks of the file in use */
+	uint32_t free_blk;		/* head of the free-block list */
+	uint32_t free_entry;		/* head of the free-entry list */
+};
+
+/* struct v2r1_disk_dqblk: one ID's limits and usage */
+struct nv_dquot {
+	uint32_t id;
+	uint64_t ihardlimit, isoftlimit, curinodes;
+	uint64_t bhardlimit, bsoftlimit;	/* 1 KiB blocks */
+	uint64_t curspace;			/* bytes */
+	uint64_t btime, itime;			/* grace ends, seconds */
+};
+
+/* Does @d set a limit?  (Else the kernel drops it when unused.) */
+static inline bool nv_dquot_limited(const struct nv_dquot *d)
+{
+	return d->ihardlimit || d->isoftlimit || d->bhardlimit ||
+	       d->bsoftlimit;
+}
+
+/* What is wrong in a quota file (nv_quota_read()) */
+enum nv_qerr {
+	NV_QERR_INFO,		/* the header or the info block */
+	NV_QERR_REF,		/* a reference of a tree block */
+	NV_QERR_DATA,		/* a data block's header */
+	NV_QERR_ENTRY,		/* an entry the tree does not lead to */
+	NV_QERR_FREE_BLK,	/* the free-block list */
+	NV_QERR_FREE_ENTRY,	/* the free-entry list */
+};
+
+/* A problem of the quota file: @err, and @msg saying where and what */
+typedef void (*nv_qerr_fn)(void *arg, int err, const char *msg);
+
+struct nv_quota {
+	struct nv_qinfo info;
+	bool info_ok;			/* the header is one of project quotas */
+	uint64_t fblocks;		/* whole blocks in the file's size */
+	/* the entries the tree leads to (each in its ID's place), by ID */
+	struct nv_dquot *dq;
+	size_t ndq, dq_cap;
+	unsigned long errors;		/* problems reported */
+	unsigned long lost;		/* entries the tree does not lead to */
+};
+
+/*
+ * Read the quota file @st (a regular file, its data read as the kernel
+ * reads it: holes and what lies past its size as zeros) into @q, and
+ * check all of it as quota_tree.c would find it: the info block
+ * (v2_read_file_info()), every reference (in range, not the root, each
+ * tree block and data block reached once and on one level), the data
+ * blocks (an entry for each ID the tree leads there, in their place,
+ * once; the header's count), the free-block list and the free-entry list
+ * (in range, no cycle, only blocks out of the tree, resp. data blocks of
+ * the tree with a free entry, linked both ways, and all of those).  Each
+ * problem goes to @fn (may be NULL).  Returns 0, or -1 when out of
+ * memory; nv_quota_free() frees @q.
+ */
+int nv_quota_read(const struct nv_fs *fs, const struct nv_inode_state *st,
+		  struct nv_quota *q, nv_qerr_fn fn, void *arg);
+void nv_quota_free(struct nv_quota *q);
+/* The entry of @id in @q, NULL if the tree leads to none */
+struct nv_dquot *nv_quota_find(const struct nv_quota *q, uint32_t id);
+/*
+ * A quota file as the kernel writes it: the empty file of quota.c
+ * (header, info block with @info's grace times, an empty root), then
+ * the @n entries of @dq inserted in that order as quota_tree.c inserts
+ * them (dq_insert_tree(), find_free_dqentry(), v2r1_mem2diskdqb()).
+ * *@buf (malloc()ed) holds its *@len bytes, dqi_blocks KiB.  Returns 0,
+ * -ENOMEM, or -EEXIST if an ID comes twice.
+ */
+int nv_quota_build(const struct nv_qinfo *info, const struct nv_dquot *dq,
+		   size_t n, uint8_t **buf, size_t *len);
+
 /*
  * Room for one more element after the @n of an array of *@cap elements
  * of @size bytes: @arr itself while there is room, else @arr reallocated
