@@ -3,13 +3,14 @@
  * nova-debug: look into an unmounted NOVA file system, read-only, for
  * tests and debugging (what debugfs is for ext4): the super block, an
  * inode's attributes, a directory's entries with their names as stored,
- * an inode's fscrypt context.
+ * an inode's fscrypt context, the project quota file's entries.
  *
  *   nova-debug [-V] DEVICE super
  *   nova-debug [-V] DEVICE stat INODE
  *   nova-debug [-V] DEVICE ls DIR
  *   nova-debug [-V] DEVICE name DIR INODE
  *   nova-debug [-V] DEVICE context INODE
+ *   nova-debug [-V] DEVICE quota
  *
  * DIR and INODE are inode numbers (N, or <N> as debugfs writes them) or
  * absolute paths; of the reserved inodes, only the root and the project
@@ -371,6 +372,76 @@ static int cmd_context(struct nv_fs *fs, char **argv)
 	return DBG_OK;
 }
 
+static void quota_warn(void *arg, int err, const char *msg)
+{
+	(void)arg;
+	(void)err;
+	warn_msg("warning: project quota file: %s", msg);
+}
+
+/*
+ * quota: the project quota file (reserved inode 6) as the kernel reads
+ * it: its info block, "key value" lines, then one line for each ID the
+ * tree leads to, in ID order: "id N space BYTES inodes N bsoft KIB
+ * bhard KIB isoft N ihard N btime T itime T".  What is wrong in the
+ * tree is said on stderr, and its entries are listed as far as it leads.
+ */
+static int cmd_quota(struct nv_fs *fs, char **argv)
+{
+	struct nv_inode_state st;
+	struct nv_quota q;
+	size_t i;
+	int ret;
+
+	(void)argv;
+	if (!nv_inode_slot_valid(fs, NOVA_PRJQUOTA_INO)) {
+		warn_msg("no project quota file (inode %u is not in use)",
+			 NOVA_PRJQUOTA_INO);
+		return DBG_NOT_FOUND;
+	}
+	ret = read_inode(fs, NOVA_PRJQUOTA_INO, &st);
+	if (ret)
+		return ret;
+	nv_ifree(&st);
+	/* with its data this time (read_inode() skips it) */
+	if (nv_iread(fs, NOVA_PRJQUOTA_INO, &st, 0, NULL, NULL)) {
+		warn_msg("out of memory");
+		return DBG_ERROR;
+	}
+	if (!S_ISREG(st.mode) || !st.size) {
+		warn_msg(S_ISREG(st.mode) ? "the project quota file is empty" :
+			 "the project quota file is not a regular file");
+		nv_ifree(&st);
+		return DBG_NOT_FOUND;
+	}
+	if (nv_quota_read(fs, &st, &q, quota_warn, NULL)) {
+		nv_ifree(&st);
+		warn_msg("out of memory");
+		return DBG_ERROR;
+	}
+	printf("size %llu\n", (unsigned long long)st.size);
+	if (q.info_ok)
+		printf("blocks %u\nfree_blk %u\nfree_entry %u\nbgrace %u\nigrace %u\n",
+		       q.info.blocks, q.info.free_blk, q.info.free_entry,
+		       q.info.bgrace, q.info.igrace);
+	for (i = 0; i < q.ndq; i++) {
+		const struct nv_dquot *d = &q.dq[i];
+
+		printf("id %u space %llu inodes %llu bsoft %llu bhard %llu isoft %llu ihard %llu btime %llu itime %llu\n",
+		       d->id, (unsigned long long)d->curspace,
+		       (unsigned long long)d->curinodes,
+		       (unsigned long long)d->bsoftlimit,
+		       (unsigned long long)d->bhardlimit,
+		       (unsigned long long)d->isoftlimit,
+		       (unsigned long long)d->ihardlimit,
+		       (unsigned long long)d->btime,
+		       (unsigned long long)d->itime);
+	}
+	nv_quota_free(&q);
+	nv_ifree(&st);
+	return DBG_OK;
+}
+
 static const struct dbg_cmd {
 	const char *name;
 	int args;
@@ -381,6 +452,7 @@ static const struct dbg_cmd {
 	{ "ls", 1, cmd_ls },
 	{ "name", 2, cmd_name },
 	{ "context", 1, cmd_context },
+	{ "quota", 0, cmd_quota },
 };
 
 /* ------------------------------------------------------------- main */
@@ -397,6 +469,8 @@ static void print_usage(FILE *f)
 		"                     unprintable bytes, blanks and backslashes as \\xHH\n"
 		"  name DIR INODE     the bytes of INODE's name in DIR, as stored\n"
 		"  context INODE      INODE's fscrypt context, \"key value\" lines\n"
+		"  quota              the project quota file: its info block, then\n"
+		"                     \"id N space BYTES inodes N bsoft KIB ...\" lines\n"
 		"\n"
 		"Read-only.  Exit status: 0 done, 1 not found, 8 operational\n"
 		"error, 16 usage error.\n", prog);
