@@ -13,6 +13,9 @@
  *       head, tail, pages, entries, last (offset of the last entry),
  *       links, size, parent, page0 (block of file page 0), dev, xattrs,
  *       xattr_entries, xattr_pages (log pages holding its xattrs).
+ *   nova_image cat IMAGE PATH
+ *       The bytes of the regular file PATH (or an inode number: 6, the
+ *       project quota file), on standard output.
  *   nova_image setxattr FILE NAME VALUE
  *       lsetxattr() on the host: VALUE is "hex:HEX", "fill:N" (N bytes
  *       of a fixed pattern) or the bytes themselves.  Exit 3 if FILE's
@@ -499,11 +502,40 @@ static int host_setxattr(const char *file, const char *name, const char *arg)
 	return errno == ENOTSUP ? 3 : 2;
 }
 
+/* The bytes of the regular file PATH (or inode number), on stdout */
+static int cat(const char *img, const char *path)
+{
+	struct nv_inode_state st;
+	uint8_t buf[NOVA_BLOCK_SIZE];
+	struct nv_fs fs;
+	uint64_t ino, pos, n;
+
+	if (open_fs(&fs, img, NV_OPEN_RO))
+		return 2;
+	ino = path[0] >= '0' && path[0] <= '9' ? strtoull(path, NULL, 10) :
+	      nv_lookup_path(&fs, path);
+	if (!ino || !nv_inode_slot_valid(&fs, ino) ||
+	    nv_iread(&fs, ino, &st, 0, NULL, NULL) || !S_ISREG(st.mode)) {
+		fprintf(stderr, "%s: not found, or not a regular file\n", path);
+		return 1;
+	}
+	for (pos = 0; pos < st.size; pos += n) {
+		n = st.size - pos < sizeof(buf) ? st.size - pos : sizeof(buf);
+		nv_file_read(&fs, &st, pos, n, buf);
+		if (fwrite(buf, 1, n, stdout) != n)
+			return 2;
+	}
+	nv_ifree(&st);
+	nv_close(&fs);
+	return 0;
+}
+
 static int usage(void)
 {
 	fprintf(stderr,
 		"usage: nova_image check-tree IMAGE SRCDIR\n"
 		"       nova_image info IMAGE PATH\n"
+		"       nova_image cat IMAGE PATH\n"
 		"       nova_image metablocks IMAGE\n"
 		"       nova_image setxattr FILE NAME VALUE\n"
 		"       nova_image inject IMAGE KIND [ARGS]\n");
@@ -521,6 +553,8 @@ int main(int argc, char **argv)
 		return metablocks(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "info"))
 		return info(argv[2], argv[3]);
+	if (argc == 4 && !strcmp(argv[1], "cat"))
+		return cat(argv[2], argv[3]);
 	if (argc == 5 && !strcmp(argv[1], "setxattr"))
 		return host_setxattr(argv[2], argv[3], argv[4]);
 	if (argc >= 4 && !strcmp(argv[1], "inject"))
@@ -1500,20 +1534,143 @@ static int set_projid(struct nv_fs *fs, const char *path, uint32_t projid,
 }
 
 /*
+ * Each project's usage as the kernel counts it when it turns project
+ * quotas on (quota.c nova_prjquota_count(), over nova_walk_inodes()):
+ * the root and every inode in use from NOVA_NORMAL_INODE_START (those
+ * without a link the mount frees), not those it cannot read nor those
+ * of project ID -1; the space in whole blocks, as i_blocks: a file's
+ * mapped pages, a symlink's block, a directory's log pages.  Into *@dq,
+ * one entry per project, *@n of them, with no limits.
+ */
+static int count_projects(struct nv_fs *fs, struct nv_dquot **dq, size_t *n)
+{
+	uint64_t ino, max = nv_max_ino(fs), pages;
+	struct nv_inode_state st;
+	size_t cap = 0, i;
+
+	*dq = NULL;
+	*n = 0;
+	for (ino = NOVA_ROOT_INO; ino < max; ino++) {
+		if ((ino > NOVA_ROOT_INO && ino < NOVA_NORMAL_INODE_START) ||
+		    !nv_inode_slot_valid(fs, ino))
+			continue;
+		if (nv_iread(fs, ino, &st, 0, NULL, NULL))
+			return -1;
+		pages = S_ISDIR(st.mode) ? st.log.npages :
+			S_ISREG(st.mode) || S_ISLNK(st.mode) ? st.pages.n : 0;
+		if (st.bad || st.log.err || st.projid == UINT32_MAX ||
+		    (!st.links && ino != NOVA_ROOT_INO)) {
+			nv_ifree(&st);
+			continue;
+		}
+		for (i = 0; i < *n && (*dq)[i].id != st.projid; i++)
+			;
+		if (i == *n) {
+			*dq = nv_grow(*dq, &cap, *n, sizeof(**dq), 16);
+			if (!*dq)
+				return -1;
+			memset(&(*dq)[i], 0, sizeof(**dq));
+			(*dq)[i].id = st.projid;
+			(*n)++;
+		}
+		(*dq)[i].curinodes++;
+		(*dq)[i].curspace += pages << NOVA_BLOCK_SHIFT;
+		nv_ifree(&st);
+	}
+	return 0;
+}
+
+static int cmp_dq(const void *a, const void *b)
+{
+	const struct nv_dquot *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/*
+ * The entries of the project quota file after a clean unmount with
+ * project quotas on: each project's usage counted, then SPEC...: "ID:
+ * BSOFT:BHARD:ISOFT:IHARD" the limits of ID (block limits in KiB, as
+ * setquota's), "-ID" no entry for ID.  Sorted by ID into *@dq.
+ */
+static int prj_entries(struct nv_fs *fs, char **spec, int nspec,
+		       struct nv_dquot **dq, size_t *n)
+{
+	size_t cap, i;
+	int k;
+
+	if (count_projects(fs, dq, n))
+		return -1;
+	cap = *n;
+	for (k = 0; k < nspec; k++) {
+		unsigned long long id, v[4] = { 0 };
+		char *p = spec[k];
+
+		id = strtoull(p + (*p == '-'), &p, 0);
+		for (i = 0; i < *n && (*dq)[i].id != id; i++)
+			;
+		if (spec[k][0] == '-') {
+			if (i < *n)
+				(*dq)[i] = (*dq)[--*n];
+			continue;
+		}
+		if (sscanf(p, ":%llu:%llu:%llu:%llu", &v[0], &v[1], &v[2],
+			   &v[3]) != 4) {
+			fprintf(stderr, "inject: '%s' is not ID:BSOFT:BHARD:ISOFT:IHARD\n",
+				spec[k]);
+			return -1;
+		}
+		if (i == *n) {
+			*dq = nv_grow(*dq, &cap, *n, sizeof(**dq), 16);
+			if (!*dq)
+				return -1;
+			memset(&(*dq)[i], 0, sizeof(**dq));
+			(*dq)[i].id = id;
+			(*n)++;
+		}
+		(*dq)[i].bsoftlimit = v[0];
+		(*dq)[i].bhardlimit = v[1];
+		(*dq)[i].isoftlimit = v[2];
+		(*dq)[i].ihardlimit = v[3];
+	}
+	qsort(*dq, *n, sizeof(**dq), cmp_dq);
+	return 0;
+}
+
+/*
  * The project quota file as quota.c makes it: the project feature, then
  * reserved inode NOVA_PRJQUOTA_INO, a regular file with one link and no
- * name, valid, then @size bytes of data (0: a crash before the first
- * write), a quota_v2 header of project quotas first, one write entry
- * per page
+ * name, valid, then (SIZE 0: a crash before the first write) its data,
+ * SIZE bytes, one write entry per page: the file the kernel leaves at a
+ * clean unmount with project quotas on (prj_entries(): the usage of
+ * every project, the limits SPEC... set; libnova's nv_quota_build(), as
+ * quota_tree.c inserts them), zeros after it
  */
-static int make_prjquota(struct nv_fs *fs, uint64_t size)
+static int make_prjquota(struct nv_fs *fs, uint64_t size, char **spec,
+			 int nspec)
 {
 	uint64_t off = nv_inode_off(fs, NOVA_PRJQUOTA_INO), pg, blk, b;
+	const struct nv_qinfo qi = { .bgrace = NV_QT_GRACE, .igrace = NV_QT_GRACE };
 	int64_t now = nv_now();
+	struct nv_dquot *dq = NULL;
 	struct nova_inode pi;
+	uint8_t *qf = NULL;
 	struct nv_wlog w;
+	size_t n = 0, len = 0, k;
 	int ret = 0;
 
+	if (size && (prj_entries(fs, spec, nspec, &dq, &n) ||
+		     nv_quota_build(&qi, dq, n, &qf, &len))) {
+		free(dq);
+		return -1;
+	}
+	free(dq);
+	if (len > size) {
+		fprintf(stderr, "inject: the project quota file needs %zu bytes\n",
+			len);
+		free(qf);
+		return -1;
+	}
 	set_ro_compat(fs, NOVA_FEATURE_RO_COMPAT_PROJECT, true);
 	memset(&pi, 0, sizeof(pi));
 	pi.i_mode = cpu_to_le16(S_IFREG | 0600);
@@ -1529,14 +1686,16 @@ static int make_prjquota(struct nv_fs *fs, uint64_t size)
 	w.links = 1;
 	w.mtime = w.ctime = now;
 	for (pg = 0; !ret && pg << NOVA_BLOCK_SHIFT < size; pg++) {
-		if (!nv_alloc(fs, 1, -1, false, &blk))
-			return -1;
-		b = blk << NOVA_BLOCK_SHIFT;
-		memset(nv_ptr(fs, b), 0x51 + pg, NOVA_BLOCK_SIZE);
-		if (!pg) {
-			nv_put32(fs, b, NV_PRJQUOTA_MAGIC);
-			nv_put32(fs, b + 4, NV_PRJQUOTA_VERSION);
+		if (!nv_alloc(fs, 1, -1, false, &blk)) {
+			ret = -1;
+			break;
 		}
+		b = blk << NOVA_BLOCK_SHIFT;
+		nv_zero(fs, b, NOVA_BLOCK_SIZE);
+		k = pg << NOVA_BLOCK_SHIFT;
+		if (k < len)
+			nv_put(fs, b, qf + k, len - k < NOVA_BLOCK_SIZE ?
+			       len - k : NOVA_BLOCK_SIZE);
 		w.size = (pg + 1) << NOVA_BLOCK_SHIFT;
 		if (w.size > size)
 			w.size = size;
@@ -1544,6 +1703,223 @@ static int make_prjquota(struct nv_fs *fs, uint64_t size)
 		if (!ret)
 			nv_log_commit(fs, &w);
 	}
+	free(qf);
+	return ret;
+}
+
+/*
+ * A full device: PATH's file grows, page after page past its end, over
+ * every free block (write entries committed one by one, with its size),
+ * until no block is left for its data or its log
+ */
+static int fill(struct nv_fs *fs, const char *path)
+{
+	struct nv_inode_state st;
+	uint64_t pg, blk, got, last = 0, it = 0, p;
+	struct nv_wlog w;
+
+	if (inj_state(fs, path, &st) || !S_ISREG(st.mode))
+		return -1;
+	while (nv_pmap_next(&st.pages, &it, &p, NULL, NULL))
+		last = p + 1 > last ? p + 1 : last;
+	pg = last > (st.size + NOVA_BLOCK_SIZE - 1) >> NOVA_BLOCK_SHIFT ? last :
+	     (st.size + NOVA_BLOCK_SIZE - 1) >> NOVA_BLOCK_SHIFT;
+	nv_wlog_from_state(&w, &st);
+	nv_ifree(&st);
+	while ((got = nv_alloc(fs, 1 << 16, -1, true, &blk))) {
+		nv_zero(fs, blk << NOVA_BLOCK_SHIFT, got << NOVA_BLOCK_SHIFT);
+		w.size = (pg + got) << NOVA_BLOCK_SHIFT;
+		if (nv_append_write(fs, &w, pg, got, blk << NOVA_BLOCK_SHIFT, NULL))
+			break;
+		nv_log_commit(fs, &w);
+		pg += got;
+	}
+	return 0;
+}
+
+/* ---- damage in the project quota file's tree, in place ---- */
+
+/* The image offset of byte @pos of the quota file @st, 0 if not mapped */
+static uint64_t qf_off(const struct nv_inode_state *st, uint64_t pos)
+{
+	uint64_t blk;
+
+	if (pos >= st->size ||
+	    !nv_pmap_get(&st->pages, pos >> NOVA_BLOCK_SHIFT, &blk, NULL))
+		return 0;
+	return blk + (pos & (NOVA_BLOCK_SIZE - 1));
+}
+
+/* Byte @at of 1 KiB block @b of the quota file, 0 if not there */
+static uint64_t qf_at(const struct nv_inode_state *st, uint64_t b,
+		      unsigned int at)
+{
+	return qf_off(st, (b << NV_QT_BLOCK_BITS) + at);
+}
+
+static uint32_t qf_get32(struct nv_fs *fs, const struct nv_inode_state *st,
+			 uint64_t b, unsigned int at)
+{
+	uint64_t o = qf_at(st, b, at);
+
+	return o ? le32toh(*(uint32_t *)nv_ptr(fs, o)) : 0;
+}
+
+/*
+ * The block of level @level (0: the root, NV_QT_DEPTH: the data block)
+ * on @id's path, 0 if the path stops before
+ */
+static uint32_t qf_path(struct nv_fs *fs, const struct nv_inode_state *st,
+			uint32_t id, int level)
+{
+	uint32_t b = NV_QT_TREEOFF;
+	int d;
+
+	for (d = 0; d < level && b; d++)
+		b = qf_get32(fs, st, b, 4 * ((id >> (8 * (NV_QT_DEPTH - 1 - d))) & 0xff));
+	return b;
+}
+
+/* A block number: N, or =ID:LEVEL (qf_path()); 0 if none */
+static uint32_t qf_block(struct nv_fs *fs, const struct nv_inode_state *st,
+			 const char *arg)
+{
+	unsigned int id;
+	int level;
+
+	if (sscanf(arg, "=%u:%d", &id, &level) == 2)
+		return level >= 0 && level <= NV_QT_DEPTH ?
+		       qf_path(fs, st, id, level) : 0;
+	return strtoul(arg, NULL, 0);
+}
+
+/* Store the @width-byte value @v at byte @at of block @b: -1 if not there */
+static int qf_put(struct nv_fs *fs, const struct nv_inode_state *st,
+		  uint64_t b, unsigned int at, int width, uint64_t v)
+{
+	uint64_t o = qf_at(st, b, at);
+
+	if (!o)
+		return -1;
+	if (width == 8)
+		nv_put64(fs, o, v);
+	else if (width == 4)
+		nv_put32(fs, o, v);
+	else
+		nv_put(fs, o, &(uint16_t){ htole16(v) }, 2);
+	return 0;
+}
+
+/* Byte offset and width of field @name in @names (NULL-terminated) */
+struct qf_field {
+	const char *name;
+	unsigned int at;
+	int width;
+};
+
+static const struct qf_field *qf_field(const struct qf_field *f,
+				       const char *name)
+{
+	for (; f->name; f++)
+		if (!strcmp(f->name, name))
+			return f;
+	fprintf(stderr, "inject: unknown field '%s'\n", name);
+	return NULL;
+}
+
+/*
+ * Damage, or a state a crash leaves, in the project quota file's tree,
+ * written in place (KIND ARGS):
+ *   ref ID LEVEL BLOCK        the reference on ID's path in its tree
+ *                             block of LEVEL (0: the root) set to BLOCK
+ *   entry ID FIELD VALUE      a field of ID's entry (id, ihard, isoft,
+ *                             inodes, bhard, bsoft, space, btime, itime)
+ *   info FIELD VALUE          a field of the info block (bgrace, igrace,
+ *                             flags, blocks, free_blk, free_entry)
+ *   dqdh BLOCK FIELD VALUE    a field of a data block's header (next,
+ *                             prev, entries)
+ *   free N [cycle]            N more blocks, after the info block's
+ *                             count, on the free-block list as
+ *                             put_free_dqblk() puts them (cycle: the last
+ *                             one linked back to the first)
+ * A BLOCK or VALUE of the form =ID:LEVEL is the block of LEVEL on ID's
+ * path (NV_QT_DEPTH: its data block).
+ */
+static int prjquota_tree(struct nv_fs *fs, char **argv, int argc)
+{
+	static const struct qf_field entry[] = {
+		{ "id", 0, 4 }, { "ihard", 8, 8 }, { "isoft", 16, 8 },
+		{ "inodes", 24, 8 }, { "bhard", 32, 8 }, { "bsoft", 40, 8 },
+		{ "space", 48, 8 }, { "btime", 56, 8 }, { "itime", 64, 8 },
+		{ NULL, 0, 0 } };
+	static const struct qf_field info[] = {
+		{ "bgrace", 8, 4 }, { "igrace", 12, 4 }, { "flags", 16, 4 },
+		{ "blocks", 20, 4 }, { "free_blk", 24, 4 },
+		{ "free_entry", 28, 4 }, { NULL, 0, 0 } };
+	static const struct qf_field dqdh[] = {
+		{ "next", 0, 4 }, { "prev", 4, 4 }, { "entries", 8, 2 },
+		{ NULL, 0, 0 } };
+	const struct qf_field *f;
+	struct nv_inode_state st;
+	const char *kind = argv[0];
+	uint32_t id, b, blocks, head, k, n;
+	int ret = -1, level;
+
+	if (nv_iread(fs, NOVA_PRJQUOTA_INO, &st, 0, NULL, NULL))
+		return -1;
+	id = argc >= 2 ? strtoul(argv[1], NULL, 0) : 0;
+	if (argc >= 4 && !strcmp(kind, "ref")) {
+		level = atoi(argv[2]);
+		b = level >= 0 && level < NV_QT_DEPTH ? qf_path(fs, &st, id, level) : 0;
+		if (b)
+			ret = qf_put(fs, &st, b,
+				     4 * ((id >> (8 * (NV_QT_DEPTH - 1 - level))) & 0xff),
+				     4, qf_block(fs, &st, argv[3]));
+	} else if (argc >= 4 && !strcmp(kind, "entry") &&
+		   (f = qf_field(entry, argv[2]))) {
+		b = qf_path(fs, &st, id, NV_QT_DEPTH);
+		for (k = 0; b && k < NV_QT_PER_BLOCK; k++) {
+			uint64_t o = qf_at(&st, b, NV_QT_DQDH + k * NV_QT_ENTRY);
+			const uint8_t *e = o ? nv_ptr(fs, o) : NULL;
+			unsigned int i;
+
+			for (i = 0; e && i < NV_QT_ENTRY && !e[i]; i++)
+				;
+			if (e && i < NV_QT_ENTRY && qf_get32(fs, &st, b, NV_QT_DQDH +
+							    k * NV_QT_ENTRY) == id)
+				break;
+		}
+		if (b && k < NV_QT_PER_BLOCK)
+			ret = qf_put(fs, &st, b, NV_QT_DQDH + k * NV_QT_ENTRY + f->at,
+				     f->width, strtoull(argv[3], NULL, 0));
+	} else if (argc >= 3 && !strcmp(kind, "info") &&
+		   (f = qf_field(info, argv[1]))) {
+		ret = qf_put(fs, &st, 0, f->at, f->width, qf_block(fs, &st, argv[2]));
+	} else if (argc >= 4 && !strcmp(kind, "dqdh") &&
+		   (f = qf_field(dqdh, argv[2]))) {
+		b = qf_block(fs, &st, argv[1]);
+		if (b)
+			ret = qf_put(fs, &st, b, f->at, f->width,
+				     qf_block(fs, &st, argv[3]));
+	} else if (argc >= 2 && !strcmp(kind, "free")) {
+		n = id;
+		blocks = qf_get32(fs, &st, 0, 20);
+		head = qf_get32(fs, &st, 0, 24);
+		ret = 0;
+		for (k = 0; k < n && !ret; k++) {
+			b = blocks + k;
+			ret = qf_put(fs, &st, b, 0, 4, head) ||
+			      qf_put(fs, &st, b, 4, 4, 0) ||
+			      qf_put(fs, &st, b, 8, 2, 0);
+			head = b;
+		}
+		if (!ret && n && argc >= 3 && !strcmp(argv[2], "cycle"))
+			ret = qf_put(fs, &st, blocks, 0, 4, head);
+		if (!ret)
+			ret = qf_put(fs, &st, 0, 20, 4, blocks + n) ||
+			      qf_put(fs, &st, 0, 24, 4, head);
+	}
+	nv_ifree(&st);
 	return ret;
 }
 
@@ -1667,9 +2043,15 @@ static int bad_prjquota(struct nv_fs *fs, const char *kind, const char *arg)
  *   projid PATH N pi|lc [FLAGS]               project ID N in the inode
  *                                             or a link-change entry
  *                                             (with FLAGS), the feature
- *   prjquota SIZE                             the project quota file, of
- *                                             SIZE bytes, the feature
+ *   prjquota SIZE [SPEC...]                   the project quota file, of
+ *                                             SIZE bytes, the feature: the
+ *                                             usage counted, the limits
+ *                                             SPEC... (make_prjquota())
+ *   prjquota-tree KIND ARGS                   damage in its tree
+ *                                             (prjquota_tree())
  *   set-prjquota                              NOVA_STATE_PRJQUOTA set
+ *   fill PATH                                 PATH grows over every free
+ *                                             block: a full device
  */
 int inject(int argc, char **argv)
 {
@@ -2040,7 +2422,12 @@ int inject(int argc, char **argv)
 		ret = set_projid(&fs, argv[2], strtoul(argv[3], NULL, 0), argv[4],
 				 argc >= 6 ? strtoul(argv[5], NULL, 0) : 0);
 	} else if (argc >= 3 && !strcmp(kind, "prjquota")) {
-		ret = make_prjquota(&fs, strtoull(argv[2], NULL, 0));
+		ret = make_prjquota(&fs, strtoull(argv[2], NULL, 0), argv + 3,
+				    argc - 3);
+	} else if (argc >= 3 && !strcmp(kind, "fill")) {
+		ret = fill(&fs, argv[2]);
+	} else if (argc >= 3 && !strcmp(kind, "prjquota-tree")) {
+		ret = prjquota_tree(&fs, argv + 2, argc - 2);
 	} else if (argc >= 3 && !strcmp(kind, "prjquota-bad")) {
 		ret = bad_prjquota(&fs, argv[2], argc >= 4 ? argv[3] : NULL);
 	} else if (!strcmp(kind, "set-prjquota")) {
