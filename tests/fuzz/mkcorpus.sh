@@ -7,7 +7,8 @@
 # log, and copies of the populated ones with one corruption each
 # (tests/unit/nova_image inject), each encoded by nova-fuzz-img with -n,
 # -y and -p flags.  The tree has extended attributes where the host keeps
-# them, and some seeds malformed xattr groups.  A few kilobytes per seed.
+# them, and some seeds malformed xattr groups; two hold a project quota
+# file with a quota tree.  A few kilobytes per seed.
 set -euo pipefail
 tools=$1 helper=$2 fzimg=$3 out=$4
 work=$out.work
@@ -129,6 +130,12 @@ if [ "$xattrs" = 1 ]; then
 	inj xfeature clear-feature
 	inj xgc gc-done /dir/two-pages
 fi
+
+# the project quota file: a tree of three projects, two with limits, and
+# a copy whose tree has a block referenced twice
+inj prjquota prjquota 12288 42:100:200:10:20 70000:1:2:3:4
+cp "$work/prjquota.img" "$work/prjtwice.img"
+"$helper" inject "$work/prjtwice.img" prjquota-tree ref 70000 1 =0:2 >/dev/null
 
 for img in "$work"/*.img; do
 	n=$(basename "$img" .img)

@@ -176,6 +176,37 @@ static void copy_shared(struct nova_fsck *ctx, uint64_t ino,
 	}
 }
 
+/*
+ * Inode @ino in its project's usage as the kernel counts it when it
+ * turns project quotas on (quota.c nova_prjquota_count(), over
+ * nova_walk_inodes()): the root and the inodes from
+ * NOVA_NORMAL_INODE_START that have a link (the mount frees the others),
+ * unless it cannot read them, nor those of project ID -1; the space in
+ * whole blocks, as i_blocks: a file's mapped pages, a symlink's block, a
+ * directory's log pages
+ */
+static void count_usage(struct nova_fsck *ctx, uint64_t ino,
+			const struct nv_inode_state *st)
+{
+	uint64_t pages, space = 0, inodes = 0;
+
+	if ((ino != NOVA_ROOT_INO && ino < NOVA_NORMAL_INODE_START) ||
+	    (!st->links && ino != NOVA_ROOT_INO))
+		return;
+	if (st->bad || st->log.err || st->log.chain_err) {
+		ctx->prj_unread++;
+		return;
+	}
+	if (st->projid == UINT32_MAX)
+		return;
+	pages = S_ISDIR(st->mode) ? st->log.npages :
+		S_ISREG(st->mode) || S_ISLNK(st->mode) ? st->pages.n : 0;
+	nv_pmap_get(&ctx->prj_usage, st->projid, &space, &inodes);
+	if (nv_pmap_set(&ctx->prj_usage, st->projid,
+			space + (pages << NOVA_BLOCK_SHIFT), inodes + 1, NULL) < 0)
+		fsck_fatal(ctx, "out of memory");
+}
+
 /* Claim an inode's data blocks; a block used already is copied */
 static int data_inode(struct nova_fsck *ctx, uint64_t ino)
 {
@@ -189,6 +220,7 @@ static int data_inode(struct nova_fsck *ctx, uint64_t ino)
 	if (!nv_inode_slot_valid(fs, ino) ||
 	    nv_iread(fs, ino, &st, iread_raw(ino), NULL, NULL))
 		return 0;
+	count_usage(ctx, ino, &st);
 	if (st.bad || (!st.links && ino != NOVA_ROOT_INO)) {
 		nv_ifree(&st);	/* the kernel would not count its blocks */
 		return 0;
@@ -222,5 +254,7 @@ static int data_inode(struct nova_fsck *ctx, uint64_t ino)
 
 int pass_data(struct nova_fsck *ctx)
 {
+	nv_pmap_free(&ctx->prj_usage);
+	ctx->prj_unread = 0;
 	return scan_inodes(ctx, data_inode, false);
 }

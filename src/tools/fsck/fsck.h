@@ -27,8 +27,9 @@
  *   inode.c      pass 4: inode logs
  *   namespace.c  pass 5: names, connectivity, link counts, ".."
  *   blocks.c     pass 6: the block map (who uses each block) and the
- *                files' data blocks
+ *                files' data blocks; each project's usage
  *   snapshot.c   pass 6: the clean-unmount snapshot
+ *   quota.c      pass 7: the project quota file's tree and usage
  */
 #ifndef NOVA_FSCK_H
 #define NOVA_FSCK_H
@@ -120,6 +121,14 @@ struct nova_fsck {
 	uint64_t n_projid;		/* inodes with a project ID other than 0 */
 	bool prjquota;			/* the project quota file is valid */
 
+	/*
+	 * pass 6: each project's usage as the kernel counts it at mount
+	 * (project ID -> bytes in .blk, inodes in .ent), and the inodes it
+	 * could not count (it cannot read them)
+	 */
+	struct nv_pmap prj_usage;
+	uint64_t prj_unread;
+
 	/* pass 5 */
 	struct fsck_inode_info *ni;
 	uint64_t ni_max;
@@ -197,6 +206,8 @@ int pass_itables(struct nova_fsck *ctx);
 void replace_journals_itables(struct nova_fsck *ctx);
 
 int pass_inodes(struct nova_fsck *ctx);
+const char *prjquota_bad(struct nova_fsck *ctx, const struct nv_inode_state *st,
+			 char *buf, size_t len);
 typedef int (*inode_fn)(struct nova_fsck *ctx, uint64_t ino);
 int scan_inodes(struct nova_fsck *ctx, inode_fn fn, bool check_numbers);
 
@@ -212,5 +223,7 @@ int pass_data(struct nova_fsck *ctx);
 
 int pass_snapshot(struct nova_fsck *ctx);
 void drop_snapshot_inodes(struct nova_fsck *ctx);
+
+int pass_prjquota(struct nova_fsck *ctx);
 
 #endif

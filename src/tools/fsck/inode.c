@@ -540,9 +540,8 @@ static int check_bad(struct nova_fsck *ctx, uint64_t ino,
  * next mount writes the header), must start with the quota_v2 header of
  * project quotas
  */
-static const char *prjquota_bad(struct nova_fsck *ctx,
-				const struct nv_inode_state *st, char *buf,
-				size_t len)
+const char *prjquota_bad(struct nova_fsck *ctx, const struct nv_inode_state *st,
+			 char *buf, size_t len)
 {
 	uint32_t h[2];
 

@@ -124,6 +124,18 @@ static const struct fsck_problem problems[PR_COUNT] = {
 	  "discard the snapshot, as mount would"),
 	P(PR_SNAPSHOT_BAD, PR_PREEN_OK,
 	  "discard the snapshot and clear the clean flag: the next mount scans"),
+
+	/* pass 7: project quotas */
+#define PRJQUOTA_REBUILD \
+	"rebuild the project quota file: a new tree with the limits of every entry the old one leads to and the usage counted (without room for it: PR_PRJQUOTA_BAD)"
+	P(PR_PRJQUOTA_INFO, PR_PREEN_OK, PRJQUOTA_REBUILD),
+	P(PR_PRJQUOTA_REF, PR_PREEN_OK, PRJQUOTA_REBUILD),
+	P(PR_PRJQUOTA_DATA, PR_PREEN_OK, PRJQUOTA_REBUILD),
+	P(PR_PRJQUOTA_ENTRY, PR_PREEN_OK, PRJQUOTA_REBUILD),
+	P(PR_PRJQUOTA_FREE_BLK, PR_PREEN_OK, PRJQUOTA_REBUILD),
+	P(PR_PRJQUOTA_FREE_ENTRY, PR_PREEN_OK, PRJQUOTA_REBUILD),
+	P(PR_PRJQUOTA_USAGE, PR_PREEN_OK, PRJQUOTA_REBUILD),
+	P(PR_PRJQUOTA_MISSING, PR_PREEN_OK, PRJQUOTA_REBUILD),
 };
 
 const struct fsck_problem *problem_get(int code)

@@ -182,6 +182,37 @@ enum fsck_problem_code {
 #define PR_SNAPSHOT_BAD_MSG \
 	"clean-unmount snapshot unusable: %s"
 
+	/* ---- pass 7: project quotas (quota.c) ---- */
+	/*
+	 * What is wrong in the project quota file's quota tree, one code
+	 * per enum nv_qerr (libnova's nv_quota_read(), as quota_tree.c
+	 * reads it); the message says where and what
+	 */
+#define PR_PRJQUOTA_TREE_MSG "project quota file: %s"
+	PR_PRJQUOTA_INFO,		/* NV_QERR_INFO */
+#define PR_PRJQUOTA_INFO_MSG PR_PRJQUOTA_TREE_MSG
+	PR_PRJQUOTA_REF,		/* NV_QERR_REF */
+#define PR_PRJQUOTA_REF_MSG PR_PRJQUOTA_TREE_MSG
+	PR_PRJQUOTA_DATA,		/* NV_QERR_DATA */
+#define PR_PRJQUOTA_DATA_MSG PR_PRJQUOTA_TREE_MSG
+	PR_PRJQUOTA_ENTRY,		/* NV_QERR_ENTRY */
+#define PR_PRJQUOTA_ENTRY_MSG PR_PRJQUOTA_TREE_MSG
+	PR_PRJQUOTA_FREE_BLK,		/* NV_QERR_FREE_BLK */
+#define PR_PRJQUOTA_FREE_BLK_MSG PR_PRJQUOTA_TREE_MSG
+	PR_PRJQUOTA_FREE_ENTRY,		/* NV_QERR_FREE_ENTRY */
+#define PR_PRJQUOTA_FREE_ENTRY_MSG PR_PRJQUOTA_TREE_MSG
+	/*
+	 * A project's usage in the file differs from the count (e2fsck's
+	 * "[QUOTA WARNING] Usage inconsistent for ID": actual is the
+	 * count, expected the file's), or the file has no entry for it
+	 */
+	PR_PRJQUOTA_USAGE,
+#define PR_PRJQUOTA_USAGE_MSG \
+	"project quota: usage inconsistent for ID %u: actual (%llu bytes, %llu inodes) != expected (%llu bytes, %llu inodes)"
+	PR_PRJQUOTA_MISSING,
+#define PR_PRJQUOTA_MISSING_MSG \
+	"project quota: missing quota entry for ID %u (actual %llu bytes, %llu inodes)"
+
 	PR_COUNT
 };
 

@@ -17,6 +17,7 @@
  *   pass 5  directories, connectivity and link counts (namespace.c)
  *   pass 6  block accounting (blocks.c) and the clean-unmount snapshot
  *           (snapshot.c)
+ *   pass 7  the project quota file (quota.c)
  *
  * Each problem found has a code (problem.h), which its lines name; the
  * problem table (problem.c) says which repairs -p makes.  Repairs append
@@ -165,6 +166,7 @@ static const struct fsck_pass {
 	{ NULL, pass_links },
 	{ "Pass 6: block accounting", pass_data },
 	{ NULL, pass_snapshot },
+	{ "Pass 7: project quotas", pass_prjquota },
 };
 
 /* The passes, once; -1 if the run stops */
@@ -424,6 +426,7 @@ static void fsck_free(struct nova_fsck *ctx)
 	free(ctx->bkind);
 	free(ctx->jreset);
 	free(ctx->itreset);
+	nv_pmap_free(&ctx->prj_usage);
 	ns_free(ctx);
 	nv_close(&ctx->fs);
 	free(ctx);
