@@ -209,6 +209,184 @@ if injected "set-prjquota" "file-links /d/f 4"; then
 	t "project: -n leaves the prjquota bit" [ "$rc $(state)" = "4 0x4 prjquota" ]
 fi
 
+# --- the project quota file's tree (pass 7) ---
+# the file a clean unmount with project quotas leaves (nova_image's
+# prjquota: every project's usage, as the kernel writes it): projects 42
+# (a file), 7 (a directory), 9 (a file with two names), 5 (a symlink),
+# 0 (the rest), and 70000 and 5000000, which no inode has, with limits
+qinj=("projid /d/f 42 pi" "projid /d 7 lc" "projid /p/a 9 lc"
+	"create-raw /q 6c6e6b symlink" "projid /q/lnk 5 lc"
+	"prjquota 16384 42:100:200:10:20 9:8:16:1:2 70000:1:2:3:4 5000000:10:0:0:0")
+# the usage and limits of these, as nova-debug quota reads them
+q42="space 4096 inodes 1 bsoft 100 bhard 200 isoft 10 ihard 20 btime 0 itime 0"
+q9="space 4096 inodes 1 bsoft 8 bhard 16 isoft 1 ihard 2 btime 0 itime 0"
+q70000="space 0 inodes 0 bsoft 1 bhard 2 isoft 3 ihard 4 btime 0 itime 0"
+q5000000="space 0 inodes 0 bsoft 10 bhard 0 isoft 0 ihard 0 btime 0 itime 0"
+# quota ID: ID's line of nova-debug quota, without "id ID "
+quota() { "$dbg" "$c" quota 2>/dev/null | sed -n "s/^id $1 //p"; }
+# limits_kept NAME: the IDs that still have an entry of their own have it
+limits_kept() {
+	t "$1: ... ID 9's limits kept" [ "$(quota 9)" = "$q9" ]
+	t "$1: ... ID 5000000's limits kept" [ "$(quota 5000000)" = "$q5000000" ]
+}
+# e2fs_agrees NAME: e2fsprogs' own quota_v2 reader (debugfs lq, on an
+# ext4 image whose project quota inode is a copy of the file) reads the
+# IDs, usage and limits nova-debug quota reads
+e2fs_agrees() {
+	local e=$work/ext4.img ino got want
+	if ! command -v debugfs >/dev/null || ! command -v mke2fs >/dev/null; then
+		skip "$1 (no e2fsprogs)"
+		return
+	fi
+	rm -f "$e"
+	truncate -s 32M "$e"
+	if ! "$helper" cat "$c" 6 >"$work/quota.bin" ||
+		! mke2fs -q -F -t ext4 -O quota,project -E quotatype=prjquota "$e" >/dev/null 2>&1 ||
+		! debugfs -w -R "write $work/quota.bin qf" "$e" >/dev/null 2>&1; then
+		skip "$1 (no ext4 image with project quotas)"
+		return
+	fi
+	ino=$(debugfs -R "stat qf" "$e" 2>/dev/null | sed -n 's/^Inode: \([0-9]*\).*/\1/p')
+	debugfs -w -R "ssv prj_quota_inum $ino" "$e" >/dev/null 2>&1
+	got=$(debugfs -R "lq project" "$e" 2>/dev/null |
+		awk 'NR > 1 { print $1, $2, $3, $4, $5, $6, $7 }' | sort -n)
+	want=$("$dbg" "$c" quota 2>/dev/null |
+		awk '$1 == "id" { print $2, $4, $8, $10, $6, $12, $14 }' | sort -n)
+	if [ -z "$want" ]; then
+		fail "$1 (nova-debug quota lists no ID)"
+		return
+	fi
+	is "$1" "$got" "$want"
+}
+if clean "project: a quota tree of 7 IDs as a clean unmount leaves it" "${qinj[@]}"; then
+	e2fs_agrees "project: ... e2fsprogs reads the same (debugfs lq)"
+	run "$dbg" "$c" quota
+	expect "project: nova-debug quota reads it, with no warning" 0 '^blocks 10$'
+	t "project: ... nothing on stderr" [ -z "$("$dbg" "$c" quota 2>&1 >/dev/null)" ]
+	t "project: ... ID 42: a one-page file, its limits" [ "$(quota 42)" = "$q42" ]
+	t "project: ... ID 7: a directory's log page" \
+		[ "$(quota 7)" = "space 4096 inodes 1 bsoft 0 bhard 0 isoft 0 ihard 0 btime 0 itime 0" ]
+	t "project: ... ID 9: a file with two names, one inode" [ "$(quota 9)" = "$q9" ]
+	t "project: ... ID 5: a symlink's block" \
+		[ "$(quota 5)" = "space 4096 inodes 1 bsoft 0 bhard 0 isoft 0 ihard 0 btime 0 itime 0" ]
+	t "project: ... IDs 70000 and 5000000: limits, no usage" \
+		[ "$(quota 70000)/$(quota 5000000)" = "$q70000/$q5000000" ]
+	run "$fsck" -fnv "$c"
+	expect "project: fsck -v: its IDs" 0 '^project quota file: 7 IDs, 10 blocks of 1 KiB$'
+	t "project: ... the usage not compared without the prjquota bit" \
+		grep -q '^project quota usage not compared: not current' <<<"$out"
+fi
+if clean "project: ... with the prjquota bit of a clean unmount: its usage is fsck's count" \
+	"${qinj[@]}" snapshot set-prjquota; then
+	run "$fsck" -fnv "$c"
+	t "project: ... the usage compared" \
+		[ "$(grep -c '^project quota file: 7 IDs' <<<"$out")/$(grep -c 'usage not compared' <<<"$out")" = 1/0 ]
+fi
+clean "project: ... blocks freed by the kernel on its free-block list" \
+	"${qinj[@]}" "prjquota-tree free 3"
+clean "project: an empty tree, as quota.c formats it (a crash before the count)" \
+	"prjquota 2048 -0"
+
+# damage: reported (fsck -n exit 4), repaired (a new file), then clean
+reported "project: quota tree: a reference to a data block without the ID's entry" \
+	PR_PRJQUOTA_REF 'project quota file: tree block [0-9]+, reference 43 \(ID 43\) to data block [0-9]+: no entry for ID 43 there' \
+	"${qinj[@]}" "prjquota-tree ref 43 3 =42:4"
+t "project: ... the file written anew: ID 42's limits kept" [ "$(quota 42)" = "$q42" ]
+limits_kept "project: quota tree: dangling reference"
+t "project: ... ID 70000's limits kept, the usage as counted" [ "$(quota 70000)" = "$q70000" ]
+t "project: ... no entry for ID 43" [ "$(quota 43)/$(quota 42)" = "/$q42" ]
+reported "project: quota tree: references past the blocks of the info block (not written)" \
+	PR_PRJQUOTA_REF 'to block [0-9]+: past the 8 blocks the info block counts' \
+	"${qinj[@]}" "prjquota-tree info blocks 8"
+t "project: ... ID 5000000, reached through them, keeps its limits" \
+	[ "$(quota 5000000)" = "$q5000000" ]
+reported "project: quota tree: a reference out of the file" \
+	"PR_PRJQUOTA_ENTRY PR_PRJQUOTA_REF" \
+	'reference [0-9]+ \(ID 70000\) to block 999: past the end of the file \(16 blocks\)' \
+	"${qinj[@]}" "prjquota-tree ref 70000 3 999"
+limits_kept "project: quota tree: reference out of range"
+t "project: ... ID 70000's entry, out of the tree, dropped" \
+	[ "$(quota 70000)/$(quota 42)" = "/$q42" ]
+reported "project: quota tree: a tree block referenced twice" \
+	"PR_PRJQUOTA_ENTRY PR_PRJQUOTA_REF" \
+	'reference 1 \(IDs 65536-131071\) to block [0-9]+: referenced twice \(a tree block of level 2 already\)' \
+	"${qinj[@]}" "prjquota-tree ref 70000 1 =0:2"
+t "project: ... ID 42's limits kept" [ "$(quota 42)" = "$q42" ]
+limits_kept "project: quota tree: block referenced twice"
+e2fs_agrees "project: ... e2fsprogs reads the new file as nova-debug (debugfs lq)"
+reported "project: quota tree: a cycle" "PR_PRJQUOTA_ENTRY PR_PRJQUOTA_REF" \
+	'reference 1 \(IDs 65536-131071\) to block [0-9]+: the tree root: a cycle' \
+	"${qinj[@]}" "prjquota-tree ref 70000 1 1"
+reported "project: quota tree: a last-level reference to a tree block" \
+	"PR_PRJQUOTA_ENTRY PR_PRJQUOTA_REF" 'to block [0-9]+: a tree block, not a data block' \
+	"${qinj[@]}" "prjquota-tree ref 42 3 =42:3"
+reported "project: quota tree: an entry with the wrong ID" \
+	"PR_PRJQUOTA_ENTRY PR_PRJQUOTA_REF" \
+	'data block [0-9]+, entry [0-9]+: ID 44, which the tree does not lead to this block' \
+	"${qinj[@]}" "prjquota-tree entry 42 id 44"
+t "project: ... ID 42: the usage counted, its limits lost with its entry" \
+	[ "$(quota 42)" = "space 4096 inodes 1 bsoft 0 bhard 0 isoft 0 ihard 0 btime 0 itime 0" ]
+limits_kept "project: quota tree: entry with the wrong ID"
+reported "project: quota tree: a data block's header counts an entry not written" \
+	PR_PRJQUOTA_DATA 'data block [0-9]+: its header counts 8 entries, it holds 7' \
+	"${qinj[@]}" "prjquota-tree dqdh =42:4 entries 8"
+reported "project: quota tree: the free-block list in a cycle" PR_PRJQUOTA_FREE_BLK \
+	'the free-block list runs in a cycle at block 11' \
+	"${qinj[@]}" "prjquota-tree free 2 cycle"
+reported "project: quota tree: a block in use on the free-block list" PR_PRJQUOTA_FREE_BLK \
+	'the free-block list holds block [0-9]+, a tree block in use' \
+	"${qinj[@]}" "prjquota-tree info free_blk =42:3"
+reported "project: quota tree: a tree block on the free-entry list" PR_PRJQUOTA_FREE_ENTRY \
+	'the free-entry list holds block [0-9]+, a tree block' \
+	"${qinj[@]}" "prjquota-tree info free_entry =42:3"
+reported "project: quota tree: a wrong back link on the free-entry list" PR_PRJQUOTA_FREE_ENTRY \
+	'data block [0-9]+ of the free-entry list links back to block 3, not 0' \
+	"${qinj[@]}" "prjquota-tree dqdh =42:4 prev 3"
+reported "project: quota tree: the info block counts more blocks than the file has" \
+	PR_PRJQUOTA_INFO 'the info block counts 40 blocks, more than the file.s 16384 bytes hold' \
+	"${qinj[@]}" "prjquota-tree info blocks 40"
+limits_kept "project: quota tree: info block"
+if injected "${qinj[@]}" "prjquota-tree ref 70000 1 =0:2"; then
+	run "$fsck" -fp "$c"
+	expect "project: fsck -p writes a damaged project quota file anew (exit 1)" 1 \
+		'FIXED: project quota file written anew: 6 project IDs, the limits of 3 kept, the usage counted; 1 entries the tree did not lead to dropped \[PR_PRJQUOTA_REF\]$'
+fi
+
+# the usage, compared when the prjquota bit says the kernel will not count it
+reported "project: quota usage: an entry's usage not the count (prjquota bit)" PR_PRJQUOTA_USAGE \
+	'^ERROR: project quota: usage inconsistent for ID 42: actual \(4096 bytes, 1 inodes\) != expected \(8192 bytes, 1 inodes\)' \
+	"${qinj[@]}" "prjquota-tree entry 42 space 8192" snapshot set-prjquota
+t "project: ... the usage counted, the limits kept" [ "$(quota 42)" = "$q42" ]
+t "project: ... the prjquota and clean bits cleared" [ "$(state)" = 0x0 ]
+clean "project: ... without the prjquota bit (the next mount counts it)" \
+	"${qinj[@]}" "prjquota-tree entry 42 space 8192" "prjquota-tree entry 42 inodes 3" snapshot
+reported "project: quota usage: a project with usage and no entry (prjquota bit)" \
+	PR_PRJQUOTA_MISSING 'project quota: missing quota entry for ID 9 \(actual 4096 bytes, 1 inodes\)' \
+	"${qinj[@]}" "prjquota 16384 -9 42:100:200:10:20" snapshot set-prjquota
+t "project: ... ID 9 has one now" \
+	[ "$(quota 9)" = "space 4096 inodes 1 bsoft 0 bhard 0 isoft 0 ihard 0 btime 0 itime 0" ]
+reported "project: quota usage: an entry of an ID no inode has (prjquota bit)" PR_PRJQUOTA_USAGE \
+	'usage inconsistent for ID 70000: actual \(0 bytes, 0 inodes\) != expected \(4096 bytes, 2 inodes\)' \
+	"${qinj[@]}" "prjquota-tree entry 70000 space 4096" "prjquota-tree entry 70000 inodes 2" \
+	snapshot set-prjquota
+t "project: ... its limits kept, no usage" [ "$(quota 70000)" = "$q70000" ]
+
+# no room for a new file: the file is cleared (-y), -p stops
+if injected "${qinj[@]}" "prjquota-tree entry 42 id 44" "fill /q/x"; then
+	run "$fsck" -fy "$c"
+	expect "project: no room for a new project quota file: cleared (-y)" 1 \
+		'^FIXED: reserved inode 6 cleared, the limits of 3 project IDs lost: .* \[PR_PRJQUOTA_BAD\]$'
+	t "project: ... no project quota file" [ -z "$(attrs 6 type)" ]
+	run "$fsck" -fn "$c"
+	expect "project: ... then clean" 0
+fi
+if injected "${qinj[@]}" "prjquota-tree entry 42 id 44" "fill /q/x"; then
+	run "$fsck" -fp "$c"
+	expect "project: ... fsck -p stops there (exit 4)" 4 \
+		'there is no room to write it anew .*UNEXPECTED INCONSISTENCY|UNEXPECTED INCONSISTENCY'
+	t "project: ... the file kept" [ "$(attrs 6 type)" = regular ]
+fi
+
 # --- nova-debug ---
 if injected "prjquota 0"; then
 	run "$dbg" "$c" stat 6
@@ -219,6 +397,19 @@ if injected "prjquota 0"; then
 	expect "project: nova-debug stat of a free inode (exit 1)" 1 'inode 99999 is not in use'
 	run "$dbg" "$c" stat
 	expect "project: nova-debug stat without an inode (exit 16)" 16 'stat takes 1 argument$'
+	run "$dbg" "$c" quota
+	expect "project: nova-debug quota of an empty project quota file (exit 1)" 1 \
+		'the project quota file is empty'
+fi
+cp --sparse=always "$img" "$c"
+run "$dbg" "$c" quota
+expect "project: nova-debug quota without a project quota file (exit 1)" 1 \
+	'no project quota file'
+if injected "${qinj[@]}" "prjquota-tree entry 42 id 44"; then
+	run "$dbg" "$c" quota
+	expect "project: nova-debug quota of a damaged tree: what it leads to" 0 '^id 9 '
+	t "project: ... a warning for each problem" \
+		[ "$(grep -c 'warning: project quota file: ' <<<"$out")" = 2 ]
 fi
 
 unit_done project
