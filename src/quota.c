@@ -443,7 +443,7 @@ static int nova_prjquota_count(struct super_block *sb)
  */
 int nova_prjquota_enable(struct super_block *sb, bool current_usage)
 {
-	bool fresh = false;
+	bool fresh = false, damaged = false;
 	struct inode *inode;
 	int ret;
 
@@ -458,6 +458,8 @@ int nova_prjquota_enable(struct super_block *sb, bool current_usage)
 	ret = dquot_load_quota_inode(inode, PRJQUOTA, QFMT_VFS_V1,
 				     DQUOT_USAGE_ENABLED | DQUOT_LIMITS_ENABLED);
 	iput(inode);
+	/* (-EINVAL: its header is not that of a project quota file) */
+	damaged = ret == -EINVAL;
 	if (ret)
 		goto fail;
 	if (fresh || !current_usage) {
@@ -469,8 +471,17 @@ int nova_prjquota_enable(struct super_block *sb, bool current_usage)
 	}
 	return 0;
 fail:
+	/*
+	 * -EUCLEAN and -EIO come from the file's content: its inode, its
+	 * info block or its quota tree (quota_tree.c: a reference out of
+	 * range, a cycle, a reference to a data block without the ID's
+	 * entry), as a power cut in the middle of a tree update leaves it.
+	 * fsck.nova repairs it; it checks a clean file system (a failed
+	 * mount leaves one) only with -f.
+	 */
+	damaged |= ret == -EUCLEAN || ret == -EIO;
 	pr_err("NOVA (%s): cannot turn project quotas on (%d)%s\n", sb->s_id,
-	       ret, ret == -EUCLEAN ? ": the project quota inode is damaged, run fsck.nova" : "");
+	       ret, damaged ? ": the project quota file is damaged, run fsck.nova -f" : "");
 	return ret;
 }
 
