@@ -70,6 +70,8 @@ guest-bin:
 	$(CC) $(CFLAGS_STATIC) -Isrc -o $(GUEST_BIN)/t_gc tests/guest/src/t_gc.c
 	$(CC) $(CFLAGS_STATIC) -Isrc -Isrc/tools -o $(GUEST_BIN)/t_claim \
 		tests/guest/src/t_claim.c src/tools/libnova.c src/tools/nova_tools.c
+	$(CC) $(CFLAGS_STATIC) -Isrc/tools -o $(GUEST_BIN)/nova_image \
+		tests/unit/nova_image.c src/tools/libnova.c src/tools/nova_tools.c
 	$(MAKE) -s -C src/tools static STATIC_OUT=$(CURDIR)/$(GUEST_BIN)
 
 unit: tools

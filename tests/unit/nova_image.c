@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * nova_image: host test helper built on libnova.
+ * nova_image: test helper built on libnova, for the host unit tests and,
+ * statically linked, in the guest payload (make guest-bin), where IMAGE
+ * may be an unmounted block device such as /dev/pmem0 (libnova maps a
+ * block device as it maps an image file).
  *
  *   nova_image check-tree IMAGE SRCDIR
  *       Walk the image from its root and compare every name, type, mode,
