@@ -907,6 +907,8 @@ static int nova_reconfigure(struct fs_context *fc)
 	struct nova_fs_context *ctx = fc->fs_private;
 	struct super_block *sb = fc->root->d_sb;
 	struct nova_sb_info *sbi = NOVA_SB(sb);
+	/* what a failed switch to read-write restores (as ext4) */
+	unsigned long old_opt = sbi->s_mount_opt, old_acl = sb->s_flags & SB_POSIXACL;
 	int ret;
 
 	if (nova_is_shutdown(sb)) {
@@ -974,8 +976,12 @@ static int nova_reconfigure(struct fs_context *fc)
 				   !sbi->prj_stale;
 		nova_mark_clean(sb);
 	} else if (!(fc->sb_flags & SB_RDONLY) && sb_rdonly(sb)) {
+		bool was_clean, was_prj;
+
 		mutex_lock(&sbi->s_lock);
-		if (sbi->s_super.s_state & cpu_to_le32(NOVA_STATE_CLEAN)) {
+		was_clean = sbi->s_super.s_state & cpu_to_le32(NOVA_STATE_CLEAN);
+		was_prj = nova_prj_current(sbi);
+		if (was_clean) {
 			sbi->s_super.s_state &= ~cpu_to_le32(NOVA_STATE_CLEAN |
 							     NOVA_STATE_PRJQUOTA);
 			nova_sync_super(sb);
@@ -987,9 +993,27 @@ static int nova_reconfigure(struct fs_context *fc)
 		sb->s_flags &= ~SB_RDONLY;
 		dquot_resume(sb, -1);
 		/* (a count was needed: refused above) */
-		if (nova_test_opt(sbi, PRJQUOTA))
-			return nova_prjquota_enable(sb, true);
-		nova_prjquota_disable(sb);
+		if (!nova_test_opt(sbi, PRJQUOTA)) {
+			nova_prjquota_disable(sb);
+			return 0;
+		}
+		ret = nova_prjquota_enable(sb, true);
+		if (ret) {
+			/*
+			 * it stays read-only with its old options and state,
+			 * as ext4 (the enable wrote nothing: it needed no count)
+			 */
+			dquot_suspend(sb, -1);
+			sb->s_flags |= SB_RDONLY;
+			sb->s_flags = (sb->s_flags & ~SB_POSIXACL) | old_acl;
+			sbi->s_mount_opt = old_opt;
+			sbi->prj_written = was_prj;
+			if (was_clean)
+				nova_mark_clean(sb);
+			errorfc(fc, "%s: project quotas cannot be turned on: it stays read-only",
+				sb->s_id);
+			return ret;
+		}
 	} else if (!sb_rdonly(sb) && !nova_test_opt(sbi, PRJQUOTA)) {
 		/* prjquota turned off (turning it on needs a count: refused) */
 		nova_prjquota_disable(sb);

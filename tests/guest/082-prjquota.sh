@@ -7,7 +7,8 @@
 # of a project directory shows its limits; the hidden quota file is on
 # with the mount option only (quotaon and quotaoff refuse it).  The usage
 # survives an unmount, is counted again after a mount without prjquota
-# and after a shutdown (a power cut); fsck.nova clean.
+# and after a shutdown (a power cut); fsck.nova clean.  A remount
+# read-write that cannot turn them on stays read-only.
 . "$NOVA_TESTS/lib.sh"
 . "$NOVA_TESTS/nova-lib.inc"
 
@@ -156,4 +157,28 @@ expect_ok nova-fsctl proj "$MNT/q" 0 +
 nova_umount
 nova-debug "$PMEM" super | grep "^feature_ro_compat" | grep -q project ||
 	fail "PROJINHERIT without the project feature: $(nova-debug "$PMEM" super | grep feature_ro)"
+
+# a remount read-write whose project quotas cannot be turned on (here:
+# the quota format module is gone and cannot be loaded) stays read-only
+# with its options, as ext4; it goes read-write once they can
+nova_format "prjquota"
+touch "$MNT/a"
+nova_umount
+nova_mount "ro,prjquota"
+rmmod quota_v2 || fail "quota_v2 cannot be unloaded (built in, or in use)"
+modprobe_path=$(cat /proc/sys/kernel/modprobe)
+echo /bin/false >/proc/sys/kernel/modprobe
+dmesg_mark
+expect_fail mount -o remount,rw "$MNT"
+echo "$modprobe_path" >/proc/sys/kernel/modprobe
+expect_dmesg "cannot turn project quotas on" "the failed remount logs why"
+grep " $MNT " /proc/mounts | grep -q " ro," ||
+	fail "read-write after a failed remount: $(grep " $MNT " /proc/mounts)"
+expect_fail touch "$MNT/b"
+expect_ok modprobe quota_v2
+expect_ok mount -o remount,rw "$MNT"
+expect_eq "$(q state "$PMEM" project)" "on" "on after the remount that could"
+expect_ok touch "$MNT/b"
+nova_umount
+expect_ok fsck.nova -n -f "$PMEM"
 expect_no_dmesg 'Oops|BUG|WARNING|general protection' "no kernel errors"
