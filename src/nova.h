@@ -133,6 +133,10 @@ struct nova_sb_info {
 	bool shutdown;			/* FS_IOC_SHUTDOWN: no more pmem writes */
 	unsigned long orphans_left;	/* not reclaimed: the device was read-only */
 	bool recovery_skipped;		/* norecovery left journals open */
+	/* the super block may record NOVA_STATE_ERROR (nova_record_error()) */
+	bool record_errors;
+	bool errors_seen;		/* before it could: during the mount */
+	struct work_struct error_work;
 	struct mutex quota_write_lock;	/* quota.c */
 	/* the project quota file was written back and closed (or suspended) */
 	bool prj_written;
@@ -435,6 +439,8 @@ void __noreturn nova_crash(int point);
  */
 /* super.c */
 __printf(2, 3) void nova_error(struct super_block *sb, const char *fmt, ...);
+void nova_record_error(struct super_block *sb);
+void nova_set_error_state(struct super_block *sb);
 int nova_sync_super(struct super_block *sb);
 void nova_set_feature(struct super_block *sb, __le64 *f, u64 bit);
 

@@ -476,12 +476,14 @@ fail:
 	 * info block or its quota tree (quota_tree.c: a reference out of
 	 * range, a cycle, a reference to a data block without the ID's
 	 * entry), as a power cut in the middle of a tree update leaves it.
-	 * fsck.nova repairs it; it checks a clean file system (a failed
-	 * mount leaves one) only with -f.
+	 * fsck.nova repairs it: the error state makes it look (also -p at
+	 * boot), else it checks a clean file system only with -f.
 	 */
 	damaged |= ret == -EUCLEAN || ret == -EIO;
 	pr_err("NOVA (%s): cannot turn project quotas on (%d)%s\n", sb->s_id,
 	       ret, damaged ? ": the project quota file is damaged, run fsck.nova -f" : "");
+	if (damaged)
+		nova_set_error_state(sb);
 	return ret;
 }
 

@@ -61,6 +61,50 @@ void __noreturn nova_crash(int point)
 }
 #endif
 
+/*
+ * The super block records that errors were seen, now (process context,
+ * after the mount's own super block writes)
+ */
+void nova_set_error_state(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+
+	mutex_lock(&sbi->s_lock);
+	/* (after a shutdown nothing is written: the next mount recovers) */
+	if (!(sbi->s_super.s_state & cpu_to_le32(NOVA_STATE_ERROR)) &&
+	    !nova_is_shutdown(sb)) {
+		sbi->s_super.s_state |= cpu_to_le32(NOVA_STATE_ERROR);
+		nova_sync_super(sb);
+	}
+	mutex_unlock(&sbi->s_lock);
+}
+
+static void nova_error_work(struct work_struct *work)
+{
+	nova_set_error_state(container_of(work, struct nova_sb_info,
+					  error_work)->sb);
+}
+
+/*
+ * Damage was found: NOVA_STATE_ERROR in the super block, as ext4's error
+ * state, makes the next fsck.nova (-p at boot too) check everything; only
+ * fsck.nova clears it.  Any context: the write is left to a work item.
+ * Errors of a mount are recorded once it has succeeded (its own super
+ * block writes take no lock); none on a read-only device or with
+ * norecovery.
+ */
+void nova_record_error(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+
+	if (!sbi)
+		return;
+	WRITE_ONCE(sbi->errors_seen, true);
+	if (READ_ONCE(sbi->record_errors) &&
+	    !(READ_ONCE(sbi->s_super.s_state) & cpu_to_le32(NOVA_STATE_ERROR)))
+		schedule_work(&sbi->error_work);
+}
+
 void nova_error(struct super_block *sb, const char *fmt, ...)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
@@ -75,6 +119,7 @@ void nova_error(struct super_block *sb, const char *fmt, ...)
 
 	if (!sbi)
 		return;
+	nova_record_error(sb);
 	if (nova_test_opt(sbi, ERRORS_PANIC))
 		panic("NOVA (%s): panic forced after error\n", sb->s_id);
 	if (nova_test_opt(sbi, ERRORS_RO) && !sb_rdonly(sb)) {
@@ -588,6 +633,7 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_fs_info = sbi;
 	sbi->sb = sb;
 	mutex_init(&sbi->s_lock);
+	INIT_WORK(&sbi->error_work, nova_error_work);
 	sbi->s_mount_opt = ctx->mount_opt;
 	if (!(sbi->s_mount_opt & NOVA_MOUNT_ERRORS_MASK))
 		sbi->s_mount_opt |= NOVA_MOUNT_ERRORS_CONT;
@@ -741,6 +787,11 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 				return ret;
 		}
 	}
+	/* mounted: errors are recorded from now on, those seen so far too */
+	WRITE_ONCE(sbi->record_errors, !bdev_read_only(sb->s_bdev) &&
+					 !sbi->recovery_skipped);
+	if (READ_ONCE(sbi->errors_seen))
+		nova_record_error(sb);
 	nova_proc_register(sb);
 	pr_info("NOVA (%s): mounted, %llu blocks, %lu free, %u stripes\n",
 		sb->s_id, sbi->layout.num_blocks, nova_count_free_blocks(sb),
@@ -773,6 +824,8 @@ static void nova_mark_clean(struct super_block *sb)
 
 static void nova_put_super(struct super_block *sb)
 {
+	/* the error state is in the super block before its last write */
+	flush_work(&NOVA_SB(sb)->error_work);
 	/* the quota files' last writes come before the clean state */
 	nova_quota_off_umount(sb);
 	nova_proc_unregister(sb);
@@ -1056,6 +1109,9 @@ static void nova_kill_sb(struct super_block *sb)
 
 	kill_block_super(sb);
 	if (sbi) {
+		/* (a failed mount calls no put_super) */
+		WRITE_ONCE(sbi->record_errors, false);
+		flush_work(&sbi->error_work);
 		nova_free_free_lists(sb);
 		nova_free_inode_maps(sb);
 		nova_journal_free(sb);

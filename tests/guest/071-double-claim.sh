@@ -7,7 +7,8 @@
 # block, a symlink's block that is another file's data - must be refused
 # when the second user is read (EUCLEAN and a log line), and writing the
 # first cannot change the second.  Before that, the file opened and a
-# write to it freed (copy-on-write) the other file's log page.
+# write to it freed (copy-on-write) the other file's log page.  The
+# super block records the errors (NOVA_STATE_ERROR): fsck.nova looks.
 . "$NOVA_TESTS/lib.sh"
 . "$NOVA_TESTS/nova-lib.inc"
 
@@ -101,3 +102,10 @@ expect_ok sh -c "echo x > $MNT/new"
 expect_eq "$(cat "$MNT/new")" "x" "a new file after remount rw"
 expect_no_dmesg "Oops|BUG|WARNING|general protection" "no kernel errors"
 nova_umount
+# the errors are recorded in the super block (as ext4's error state):
+# fsck.nova looks without -f and finds them
+expect_eq "$(nova-debug "$PMEM" super | sed -n 's/^state //p')" "0x3 clean error" \
+	"the super block records the errors"
+rc=0
+fsck.nova -n "$PMEM" >/dev/null 2>&1 || rc=$?
+expect_eq "$rc" 4 "fsck.nova -n without -f checks a file system with errors"

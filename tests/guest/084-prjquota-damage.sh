@@ -5,11 +5,12 @@
 # nova_image damages the tree of the hidden quota file in place on the
 # unmounted $PMEM, and a mount without prjquota and its unmount clear
 # the prjquota state bit, so that the next mount with prjquota counts
-# the usage and dqget()s every project.  That mount fails and the
-# kernel log says to run fsck.nova -f (the failed mount leaves the file
-# system clean: without -f fsck.nova does not look); fsck.nova -n -f
-# names each problem (exit 4) and changes nothing; -fy or -fp writes
-# the file anew (exit 1); then it is clean, and the mount with prjquota
+# the usage and dqget()s every project.  That mount fails, the kernel
+# log says to run fsck.nova -f and the super block records the error
+# state, so that fsck.nova -p (at boot) looks without -f; fsck.nova -n -f
+# names each problem (exit 4) and changes nothing; -fy or -p writes
+# the file anew (exit 1) and clears the error state; then it is clean,
+# and the mount with prjquota
 # works: the limits of the IDs the tree still led to kept, those of the
 # entries it no longer led to lost, each project's usage the sum of
 # st_blocks of its inodes.  Three ways: a reference out of the file and
@@ -23,19 +24,6 @@
 q() { t_quota "$@"; }
 usage() { q get "$PMEM" project "$1"; }
 limits() { usage "$1" | cut -d' ' -f3,4; }
-# the blocks and inodes of project $1 from st_blocks of the tree
-counted() {
-	_b=0 _n=0
-	for _f in "$MNT" $(find "$MNT" -mindepth 1); do
-		[ "$(nova-fsctl proj "$_f" | sed 's/ .*//')" = "projid=$1" ] || continue
-		_b=$((_b + $(stat -c %b "$_f")))
-		_n=$((_n + 1))
-	done
-	echo "blocks=$((_b / 8)) inodes=$_n"
-}
-expect_usage() {
-	expect_eq "$(usage "$1" | cut -d' ' -f1,2)" "$(counted "$1")" "$2"
-}
 sb_state() { nova-debug "$PMEM" super | sed -n 's/^state //p'; }
 
 # Projects 10, 20 and 30, a directory each (PROJINHERIT) with a file of
@@ -53,7 +41,7 @@ populate() {
 	for p in 10 20 30 40; do
 		expect_ok q set "$PMEM" project $p $((p * 10)) $p
 	done
-	expect_usage 20 "project 20 before the damage"
+	prj_expect_usage 20 "project 20 before the damage"
 	nova_umount
 	expect_eq "$(sb_state)" "0x5 clean prjquota" "a clean unmount with project quotas"
 }
@@ -73,11 +61,12 @@ damage() {
 }
 
 # refused ERRNO: the mount with prjquota fails, the log says what to do;
-# the file system is left clean (fsck.nova without -f: nothing to check)
+# the file system is left clean, with the error state (fsck.nova looks
+# without -f)
 refused() {
 	nova_mount_refused "prjquota" \
 		"NOVA \\(pmem0\\): cannot turn project quotas on \\($1\\): the project quota file is damaged, run fsck\\.nova -f"
-	expect_eq "$(sb_state)" "0x1 clean" "the refused mount left it clean"
+	expect_eq "$(sb_state)" "0x3 clean error" "the refused mount recorded the error"
 }
 
 # reported PATTERN CODE...: fsck.nova -n -f finds each problem CODE (a
@@ -108,6 +97,7 @@ repaired() {
 	printf '%s\n' "$_out"
 	expect_eq "$_rc" 1 "fsck.nova $1: exit"
 	printf '%s\n' "$_out" | grep -qE -- "$2" || fail "fsck.nova $1 does not say /$2/"
+	case $(sb_state) in *error*) fail "the error state kept after fsck.nova $1: $(sb_state)" ;; esac
 	expect_ok fsck.nova -n -f "$PMEM"
 }
 
@@ -120,7 +110,7 @@ mounted() {
 	expect_no_dmesg "cannot turn project quotas on|Quota error" "no quota error after the repair"
 	expect_eq "$(q state "$PMEM" project)" "on" "project quotas on after the repair"
 	for p in 0 10 20 30; do
-		expect_usage $p "project $p after the repair"
+		prj_expect_usage $p "project $p after the repair"
 	done
 }
 
@@ -157,7 +147,7 @@ populate
 damage "prjquota-tree ref 43 3 =10:4"
 refused -5
 reported "reference 43 \\(ID 43\\) to data block [0-9]+: no entry for ID 43 there" PR_PRJQUOTA_REF
-repaired -fp "project quota file written anew: 5 project IDs, the limits of 4 kept"
+repaired -p "project quota file written anew: 5 project IDs, the limits of 4 kept"
 mounted
 for p in 10 20 30; do
 	expect_eq "$(limits $p)" "bhard=$((p * 10)) ihard=$p" "project $p's limits kept"
