@@ -15,19 +15,6 @@
 q() { t_quota "$@"; }
 as1000() { t_xattr asuser 1000 1000 "$@"; }
 usage() { q get "$PMEM" project "$1"; }
-# the blocks and inodes of project $1 from st_blocks of the tree
-counted() {
-	_b=0 _n=0
-	for _f in "$MNT" $(find "$MNT" -mindepth 1); do
-		[ "$(nova-fsctl proj "$_f" | sed 's/ .*//')" = "projid=$1" ] || continue
-		_b=$((_b + $(stat -c %b "$_f")))
-		_n=$((_n + 1))
-	done
-	echo "blocks=$((_b / 8)) inodes=$_n"
-}
-expect_usage() {
-	expect_eq "$(usage "$1" | cut -d' ' -f1,2)" "$(counted "$1")" "$2"
-}
 
 nova_format "prjquota"
 grep " $MNT " /proc/mounts | grep -q "prjquota" ||
@@ -49,8 +36,8 @@ expect_eq "$(usage 42 | cut -d' ' -f2)" "inodes=4" "four inodes in project 42"
 b42=$(usage 42 | sed 's/^blocks=\([0-9]*\).*/\1/')
 expect_ok rm "$MNT/p/sub/l"
 expect_eq "$(usage 42 | cut -d' ' -f1,2)" "blocks=$((b42 - 1)) inodes=3" "the symlink was project 42's"
-expect_usage 42 "project usage is the sum of st_blocks"
-expect_usage 0 "project 0 keeps the rest"
+prj_expect_usage 42 "project usage is the sum of st_blocks"
+prj_expect_usage 0 "project 0 keeps the rest"
 out=$(nova-fsctl proj "$MNT/p/f" 42 + 2>&1) && fail "PROJINHERIT on a file: $out"
 echo "$out" | grep -q "errno 95" || fail "PROJINHERIT on a file: not EOPNOTSUPP: $out"
 
@@ -82,7 +69,7 @@ expect_eq "$(nova_statfs bfree "$MNT/p")" "0" "statfs: nothing left in the proje
 # chproj moves the usage: root ignores limits, the new project takes it
 expect_ok nova-fsctl proj "$MNT/p/big" 7
 expect_eq "$(usage 7 | cut -d' ' -f1,2)" "blocks=5 inodes=1" "chproj: the new project"
-expect_usage 42 "chproj: the old project"
+prj_expect_usage 42 "chproj: the old project"
 expect_ok rm "$MNT/p/big"
 expect_eq "$(usage 7 | cut -d' ' -f1,2)" "blocks=0 inodes=0" "unlink gives it back"
 expect_ok q set "$PMEM" project 42 0 0
@@ -96,7 +83,7 @@ expect_ok mount -o remount,ro "$MNT"
 expect_ok mount -o remount,rw "$MNT"
 expect_eq "$(q state "$PMEM" project)" "on" "on again after remount,rw"
 expect_ok dd if=/dev/zero of="$MNT/p/rw" bs=4096 count=3
-expect_usage 42 "charged after remount,rw"
+prj_expect_usage 42 "charged after remount,rw"
 
 # an unmount keeps the usage and limits; the next mount does not count
 expect_ok q set "$PMEM" project 42 1000 100
@@ -123,7 +110,7 @@ nova_umount
 dmesg_mark
 nova_mount "prjquota"
 expect_dmesg "project quota usage counted" "counted after a mount without it"
-expect_usage 42 "the uncounted changes are counted"
+prj_expect_usage 42 "the uncounted changes are counted"
 expect_eq "$(usage 42 | cut -d' ' -f3,4)" "bhard=1000 ihard=100" "limits kept by the count"
 
 # a shutdown (as a power cut) loses the usage since the last write-back:
@@ -135,8 +122,8 @@ nova_umount
 dmesg_mark
 nova_mount "prjquota"
 expect_dmesg "project quota usage counted" "counted after a shutdown"
-expect_usage 42 "project 42 after the shutdown"
-expect_usage 9 "project 9 after the shutdown"
+prj_expect_usage 42 "project 42 after the shutdown"
+prj_expect_usage 9 "project 9 after the shutdown"
 expect_eq "$(nova-fsctl proj "$MNT/p/rw")" "projid=9 inherit=0" "a logged project ID survives"
 # statfs counts the same inodes after the recovery scan and after a
 # clean unmount (the hidden inode is not one of them)

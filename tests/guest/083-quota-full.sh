@@ -99,11 +99,7 @@ nova_umount
 dmesg_mark
 nova_mount "prjquota"
 expect_no_dmesg "cannot turn project quotas on" "the project quota file was made"
-b=0
-for x in "$MNT" $(find "$MNT" -mindepth 1); do
-	b=$((b + $(stat -c %b "$x")))
-done
-expect_eq "$(q get "$PMEM" project 0 | cut -d' ' -f1)" "blocks=$((b / 8))" "project 0 counted"
+prj_expect_usage 0 "project 0 counted"
 nova_umount
 expect_ok fsck.nova -n -f "$PMEM"
 expect_no_dmesg 'Oops|BUG|WARNING|general protection' "no kernel errors"
