@@ -3031,6 +3031,16 @@ static void qt_data_block(struct qwalk *w, struct qleaf *l, size_t n)
 	else if (d->entries != used)
 		qerr(w, NV_QERR_DATA, "data block %u: its header counts %u entries, it holds %u",
 		     d->blk, d->entries, used);
+	/*
+	 * check_dquot_block_header() checks the links of every block the
+	 * kernel frees an entry from, full or not, on the list or not
+	 */
+	if (d->next >= w->lim)
+		qerr(w, NV_QERR_DATA, "data block %u: its header's next free-entry block %u is out of range (from %u on)",
+		     d->blk, d->next, w->lim);
+	if (d->prev >= w->lim)
+		qerr(w, NV_QERR_DATA, "data block %u: its header's previous free-entry block %u is out of range (from %u on)",
+		     d->blk, d->prev, w->lim);
 }
 
 /* A block on a free list: out of range?  (After @prev, 0: the head.) */

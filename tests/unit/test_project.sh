@@ -330,6 +330,21 @@ limits_kept "project: quota tree: entry with the wrong ID"
 reported "project: quota tree: a data block's header counts an entry not written" \
 	PR_PRJQUOTA_DATA 'data block [0-9]+: its header counts 8 entries, it holds 7' \
 	"${qinj[@]}" "prjquota-tree dqdh =42:4 entries 8"
+# a full data block (14 entries of 1 KiB, off the free-entry list): its
+# links checked all the same, as the kernel's check_dquot_block_header()
+# does when it frees an entry in it (-EUCLEAN)
+qfull="prjquota 16384"
+for i in $(seq 100 113); do
+	qfull="$qfull $i:1:2:3:4"
+done
+reported "project: quota tree: a full data block linking back past the blocks" \
+	PR_PRJQUOTA_DATA "data block [0-9]+: its header's previous free-entry block 999 is out of range \\(from 7 on\\)" \
+	"$qfull" "prjquota-tree dqdh =100:4 prev 999"
+t "project: ... ID 100's limits kept" \
+	[ "$(quota 100)" = "space 0 inodes 0 bsoft 1 bhard 2 isoft 3 ihard 4 btime 0 itime 0" ]
+reported "project: quota tree: a full data block linking on past the blocks" \
+	PR_PRJQUOTA_DATA "data block [0-9]+: its header's next free-entry block 5000 is out of range \\(from 7 on\\)" \
+	"$qfull" "prjquota-tree dqdh =100:4 next 5000"
 reported "project: quota tree: the free-block list in a cycle" PR_PRJQUOTA_FREE_BLK \
 	'the free-block list runs in a cycle at block 11' \
 	"${qinj[@]}" "prjquota-tree free 2 cycle"
