@@ -69,6 +69,12 @@ struct nv_fs {
 	uint64_t *alloc_hint;		/* per stripe: no free block below */
 	int cur_stripe;			/* preferred stripe, -1: rotate */
 	unsigned int rr;		/* round-robin counter */
+	/*
+	 * called by nv_alloc() before it looks for blocks (fsck.nova: what
+	 * a block allocation makes stale goes first); NULL: nothing
+	 */
+	void (*alloc_hook)(void *arg);
+	void *alloc_arg;
 	uint32_t next_generation;
 };
 

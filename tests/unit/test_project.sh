@@ -366,6 +366,18 @@ if injected "${qinj[@]}" "prjquota-tree ref 70000 1 =0:2"; then
 	expect "project: fsck -p writes a damaged project quota file anew (exit 1)" 1 \
 		'FIXED: project quota file written anew: 6 project IDs, the limits of 3 kept, the usage counted; 1 entries the tree did not lead to dropped \[PR_PRJQUOTA_REF\]$'
 fi
+# fsck killed right after the rewrite's commit (NOVA_FSCK_TEST_KILL): the
+# clean flag, the snapshot (whose pages the allocator may hand out) and
+# the prjquota flag went before its first block allocation
+if injected "${qinj[@]}" "prjquota-tree ref 70000 1 =0:2" snapshot set-prjquota; then
+	run env NOVA_FSCK_TEST_KILL=prjquota-commit "$fsck" -fy "$c"
+	expect "project: fsck killed after the rewrite's commit (exit 8)" 8
+	t "project: ... the clean and prjquota bits already cleared" [ "$(state)" = 0x0 ]
+	run "$fsck" -fn "$c"
+	expect "project: ... then clean: no stale snapshot, no used block listed as free" 0
+	t "project: ... nothing about the snapshot or free blocks" \
+		[ -z "$(grep -E 'listed as free|PR_SNAPSHOT' <<<"$out")" ]
+fi
 
 # the usage, compared when the prjquota bit says the kernel will not count it
 reported "project: quota usage: an entry's usage not the count (prjquota bit)" PR_PRJQUOTA_USAGE \

@@ -107,6 +107,12 @@ struct nova_fsck {
 	unsigned long n_fixed, n_unfixed;
 	unsigned long run_fixed;	/* repairs in this round */
 	bool sb_problems;		/* pass 1 found something */
+	/*
+	 * the clean flag (and the snapshot with it) and the prjquota flag,
+	 * cleared by fs_stale() (unix.c): before the first block allocation
+	 * of a repair, or at the end of a run that repaired
+	 */
+	bool clean_cleared, prjquota_cleared;
 
 	/* pass 2 and 3: per stripe, a journal or table to replace */
 	struct fsck_reset_state *jreset, *itreset;
@@ -164,6 +170,7 @@ void out(struct nova_fsck *ctx, const char *fmt, ...) __printf(2, 3);
 			out(ctx, __VA_ARGS__);				\
 	} while (0)
 int fsck_fatal(struct nova_fsck *ctx, const char *fmt, ...) __printf(2, 3);
+void test_kill_point(const char *where);
 const char *type_str(uint32_t mode);
 const char *pname(struct nova_fsck *ctx, const char *name, size_t len);
 const char *ipath(struct nova_fsck *ctx, uint64_t ino);

@@ -364,6 +364,7 @@ static int write_qfile(struct nova_fsck *ctx, struct nv_inode_state *st,
 	if (ret)
 		goto fail;
 	nv_log_commit(fs, &w);
+	test_kill_point("prjquota-commit");
 	supersede_old(fs, st);
 	for (i = 0; i < nrun; i++)
 		for (k = 0; k < run[i].n; k++)

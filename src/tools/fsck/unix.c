@@ -227,17 +227,33 @@ static int run_rounds(struct nova_fsck *ctx)
  * longer match the file system, so the next mount with prjquota counts
  * it again (NOVA_STATE_PRJQUOTA cleared)
  */
-static void prjquota_stale(struct nova_fsck *ctx)
+/*
+ * The clean flag cleared, the snapshot dropped, the prjquota flag
+ * cleared, in the super block copies; nothing said (fs_modified() says
+ * it).  Done once, by the first block allocation of a repair
+ * (alloc_hook()) or at the end of a run that repaired: the snapshot's
+ * pages are free blocks to fsck's allocator, and a fsck killed after a
+ * repair committed must not leave a clean flag the next mount trusts.
+ */
+static void fs_stale(struct nova_fsck *ctx)
 {
 	struct nv_fs *fs = &ctx->fs;
 	uint32_t state = le32_to_cpu(fs->sb.s_state);
 
-	if (!(state & NOVA_STATE_PRJQUOTA))
+	if (ctx->mode == MODE_NO || !(state & (NOVA_STATE_CLEAN | NOVA_STATE_PRJQUOTA)))
 		return;
-	fs->sb.s_state = cpu_to_le32(state & ~NOVA_STATE_PRJQUOTA);
+	ctx->clean_cleared |= !!(state & NOVA_STATE_CLEAN);
+	ctx->prjquota_cleared |= !!(state & NOVA_STATE_PRJQUOTA);
+	fs->sb.s_state = cpu_to_le32(state & ~(NOVA_STATE_CLEAN | NOVA_STATE_PRJQUOTA));
 	write_super_copies(ctx);
-	out(ctx, "%s: project quota usage to be counted again: the file system was modified",
-	    ctx->dev);
+	if (state & NOVA_STATE_CLEAN)
+		drop_snapshot_inodes(ctx);
+}
+
+/* nv_alloc()'s hook: a repair takes blocks */
+static void alloc_hook(void *arg)
+{
+	fs_stale(arg);
 }
 
 /*
@@ -249,19 +265,16 @@ static void prjquota_stale(struct nova_fsck *ctx)
  */
 static void fs_modified(struct nova_fsck *ctx)
 {
-	struct nv_fs *fs = &ctx->fs;
-	uint32_t state = le32_to_cpu(fs->sb.s_state);
-
-	if (ctx->mode == MODE_NO || !ctx->n_fixed)
+	if (ctx->mode == MODE_NO)
 		return;
-	if (state & NOVA_STATE_CLEAN) {
-		fs->sb.s_state = cpu_to_le32(state & ~NOVA_STATE_CLEAN);
-		write_super_copies(ctx);
-		drop_snapshot_inodes(ctx);
+	if (ctx->n_fixed)
+		fs_stale(ctx);
+	if (ctx->clean_cleared)
 		out(ctx, "%s: clean flag cleared: the file system was modified",
 		    ctx->dev);
-	}
-	prjquota_stale(ctx);
+	if (ctx->prjquota_cleared)
+		out(ctx, "%s: project quota usage to be counted again: the file system was modified",
+		    ctx->dev);
 }
 
 /*
@@ -417,6 +430,8 @@ static int open_fs(struct nova_fsck *ctx)
 		fprintf(stderr, "%s: %s\n", ctx->prog, msg);
 		return FSCK_ERROR;
 	}
+	ctx->fs.alloc_hook = alloc_hook;
+	ctx->fs.alloc_arg = ctx;
 	return -1;
 }
 

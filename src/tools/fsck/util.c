@@ -7,8 +7,10 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "fsck.h"
 
 /* A line of the report that is not a problem */
@@ -34,6 +36,20 @@ int fsck_fatal(struct nova_fsck *ctx, const char *fmt, ...)
 	va_end(ap);
 	ctx->stop |= FSCK_ERROR;
 	return -1;
+}
+
+/*
+ * For the tests only (tests/unit): NOVA_FSCK_TEST_KILL=@where ends the
+ * process here at once (exit 8, no cleanup), as a fsck killed there
+ */
+void test_kill_point(const char *where)
+{
+	const char *v = getenv("NOVA_FSCK_TEST_KILL");
+
+	if (v && !strcmp(v, where)) {
+		fflush(stdout);
+		_exit(FSCK_ERROR);
+	}
 }
 
 const char *type_str(uint32_t m)
