@@ -439,7 +439,6 @@ void __noreturn nova_crash(int point);
  */
 /* super.c */
 __printf(2, 3) void nova_error(struct super_block *sb, const char *fmt, ...);
-void nova_record_error(struct super_block *sb);
 void nova_set_error_state(struct super_block *sb);
 int nova_sync_super(struct super_block *sb);
 void nova_set_feature(struct super_block *sb, __le64 *f, u64 bit);

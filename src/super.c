@@ -93,7 +93,7 @@ static void nova_error_work(struct work_struct *work)
  * block writes take no lock); none on a read-only device or with
  * norecovery.
  */
-void nova_record_error(struct super_block *sb)
+static void nova_record_error(struct super_block *sb)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 
@@ -117,9 +117,9 @@ void nova_error(struct super_block *sb, const char *fmt, ...)
 	pr_err("NOVA error (%s): %pV\n", sb->s_id, &vaf);
 	va_end(args);
 
+	nova_record_error(sb);
 	if (!sbi)
 		return;
-	nova_record_error(sb);
 	if (nova_test_opt(sbi, ERRORS_PANIC))
 		panic("NOVA (%s): panic forced after error\n", sb->s_id);
 	if (nova_test_opt(sbi, ERRORS_RO) && !sb_rdonly(sb)) {
