@@ -192,7 +192,7 @@ fi
 # it may not repair) clear it too
 if injected "set-prjquota" "sb-differ" "last-csum /d/f"; then
 	run "$fsck" -fp "$c"
-	expect "project: -p stopped after a repair (exit 5)" 5 \
+	expect "project: -p stopped after a repair (exit 4, as e2fsck)" 4 \
 		'FIXED: replica super block rewritten from the primary \[PR_SB_DIFFER\]$'
 	t "project: ... the prjquota bit cleared" [ "$(state)" = 0x0 ]
 else

@@ -458,6 +458,12 @@ static int fsck_end(struct nova_fsck *ctx, int code)
 		code |= FSCK_ERROR;
 	}
 	fflush(stdout);
+	/*
+	 * -p stopped at a problem it may not repair: exit 4 even after
+	 * repairs (kept), as e2fsck's preenhalt()
+	 */
+	if (ctx->stop & FSCK_UNCORRECTED)
+		return (code & FSCK_ERROR) | FSCK_UNCORRECTED;
 	if (ctx->n_fixed)
 		code |= FSCK_NONDESTRUCT;
 	if (ctx->n_unfixed)
