@@ -87,6 +87,20 @@ static bool nova_has_stable_inodes(struct super_block *sb)
 	return true;
 }
 
+#ifndef HAVE_FSCRYPT_HAS_32BIT_INODES
+/*
+ * IV_INO_LBLK_64 and _32 policies put the inode number and the file block
+ * number in 32 bits each: both fit (NOVA_MAX_FILE_SIZE, nova_alloc_ino()).
+ * After 6.6 fscrypt takes the block number's size from s_maxbytes.
+ */
+static void nova_get_ino_and_lblk_bits(struct super_block *sb,
+				       int *ino_bits_ret, int *lblk_bits_ret)
+{
+	*ino_bits_ret = 32;
+	*lblk_bits_ret = 32;
+}
+#endif
+
 static const struct fscrypt_operations nova_cryptops = {
 #ifdef HAVE_FSCRYPT_INODE_INFO_OFFS
 	.inode_info_offs	= (int)offsetof(struct nova_inode_info, i_crypt_info) -
@@ -96,6 +110,11 @@ static const struct fscrypt_operations nova_cryptops = {
 	.set_context		= nova_set_context,
 	.empty_dir		= nova_empty_dir,
 	.has_stable_inodes	= nova_has_stable_inodes,
+#ifdef HAVE_FSCRYPT_HAS_32BIT_INODES
+	.has_32bit_inodes	= 1,
+#else
+	.get_ino_and_lblk_bits	= nova_get_ino_and_lblk_bits,
+#endif
 };
 
 void nova_crypt_init_sb(struct super_block *sb)

@@ -207,6 +207,16 @@ static int nova_extend_inode_table(struct super_block *sb, unsigned int stripe,
 	return 0;
 }
 
+/*
+ * Inode numbers fit in 32 bits, as ext4's (fscrypt's IV_INO_LBLK policies
+ * put them in the IV, crypto.c): stripe @s hands out slots up to this one.
+ * 2^32 inodes are 512 GiB of inode tables.
+ */
+static unsigned long nova_max_slot(struct nova_sb_info *sbi, unsigned int s)
+{
+	return (U32_MAX - s) / sbi->layout.stripes;
+}
+
 static int nova_alloc_ino(struct super_block *sb, unsigned long *ino)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
@@ -216,17 +226,19 @@ static int nova_alloc_ino(struct super_block *sb, unsigned long *ino)
 	for (i = 0; i < sbi->layout.stripes && ret; i++) {
 		unsigned int s = (stripe + i) % sbi->layout.stripes;
 		struct nova_inode_map *map = &sbi->inode_maps[s];
-		unsigned long slot;
+		unsigned long last = nova_max_slot(sbi, s), limit, slot;
 
 		mutex_lock(&map->lock);
-		slot = find_next_zero_bit(map->inuse, map->capacity, map->hint);
-		if (slot >= map->capacity)
-			slot = find_first_zero_bit(map->inuse, map->capacity);
-		if (slot >= map->capacity && !nova_extend_inode_table(sb, s, map))
+		limit = min(map->capacity, last + 1);
+		slot = find_next_zero_bit(map->inuse, limit, map->hint);
+		if (slot >= limit)
+			slot = find_first_zero_bit(map->inuse, limit);
+		if (slot >= limit && map->capacity <= last &&
+		    !nova_extend_inode_table(sb, s, map))
 			slot = find_next_zero_bit(map->inuse, map->capacity,
 						  map->capacity -
 						  nova_slots_per_block(sbi));
-		if (slot < map->capacity) {
+		if (slot < map->capacity && slot <= last) {
 			__set_bit(slot, map->inuse);
 			map->used++;
 			map->hint = slot + 1;

@@ -259,6 +259,13 @@ struct nova_inode_info_header {
 	struct nova_xattr_replay xr;
 };
 
+/*
+ * The largest file: 2^32 - 1 blocks (16 TiB - 4 KiB), ext4's limit.  File
+ * block numbers fit in 32 bits, as fscrypt's IV_INO_LBLK_64 and _32
+ * policies need (crypto.c), and so do inode numbers (nova_alloc_ino()).
+ */
+#define NOVA_MAX_FILE_SIZE	((loff_t)U32_MAX << NOVA_BLOCK_SHIFT)
+
 struct nova_inode_info {
 	struct nova_inode_info_header header;
 	nova_dquot_ptr_t i_dquot[MAXQUOTAS];	/* quota.c */

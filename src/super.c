@@ -734,7 +734,7 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 
 	sb->s_magic = NOVA_SUPER_MAGIC;
 	sb->s_op = &nova_sops;
-	sb->s_maxbytes = MAX_LFS_FILESIZE;
+	sb->s_maxbytes = NOVA_MAX_FILE_SIZE;
 	sb->s_time_gran = 1;
 	/*
 	 * Times are signed 64-bit nanoseconds on pmem.  One second inside

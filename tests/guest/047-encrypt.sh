@@ -7,7 +7,8 @@
 # holes, a write past EOF and punch/zero range keep zeros where they
 # belong (the plaintext past EOF is never trusted); collapse range and
 # mmap are refused; the root cannot be encrypted; the first policy sets
-# INCOMPAT_ENCRYPT; fsck.nova finds the file system clean.
+# INCOMPAT_ENCRYPT; IV_INO_LBLK_64 and _32 policies work (the largest
+# file is 2^32 - 1 blocks, as on ext4); fsck.nova finds it clean.
 . "$NOVA_TESTS/lib.sh"
 . "$NOVA_TESTS/nova-lib.inc"
 
@@ -96,6 +97,35 @@ expect_ok xfs_io -c "falloc 16384 8192" "$d/p"
 expect_eq "$(od -An -v -tx1 -j 16384 -N 8192 "$d/p" | tr -d ' \n' | tr -d 0)" "" "preallocated pages read zeros"
 expect_fail xfs_io -c "fcollapse 0 4096" "$d/p"
 expect_fail xfs_io -c "mmap -r 0 4096" "$d/p"
+
+# IV_INO_LBLK_64 and IV_INO_LBLK_32 policies (AES-256-XTS contents, as
+# fscrypt wants): inode and file block numbers fit in 32 bits
+for f in 8 16; do
+	v=$MNT/iv$f
+	mkdir "$v"
+	expect_ok xfs_io -c "set_encpolicy -c 1 -n 4 -v 2 -f $f $id" "$v"
+	xfs_io -c get_encpolicy "$v" | grep -q "Flags: 0x$(printf %02x $f)" ||
+		fail "get_encpolicy of $v does not show flags $f"
+	expect_ok cp /tmp/plain "$v/file"
+	expect_ok xfs_io -f -c "pwrite -S 0x64 40960 8192" "$v/sparse"
+done
+echo 1 >/proc/sys/vm/drop_caches
+for f in 8 16; do
+	expect_eq "$(sum "$MNT/iv$f/file")" "$(sum /tmp/plain)" "contents with policy flags $f"
+	expect_eq "$(od -An -tx1 -j 45000 -N 1 "$MNT/iv$f/sparse" | tr -d ' ')" "64" \
+		"data past a hole with policy flags $f"
+done
+on_pmem "$secret" && fail "the plaintext is on pmem (IV_INO_LBLK policies)"
+# the largest file: 2^32 - 1 blocks, as ext4's
+expect_ok truncate -s $((4294967295 * 4096)) "$MNT/big"
+expect_fail truncate -s $((4294967296 * 4096)) "$MNT/big"
+expect_ok xfs_io -c "pwrite -S 0x65 $((4294967294 * 4096)) 4096" "$MNT/big"
+xfs_io -c "pwrite 17592186044416 1" "$MNT/big" 2>&1 | grep -q "File too large" ||
+	fail "a write past the largest file does not give EFBIG"
+expect_eq "$(od -An -tx1 -j $((4294967294 * 4096)) -N 1 "$MNT/big" | tr -d ' ')" "65" \
+	"the last block of the largest file"
+expect_ok truncate -s $((4294967296 * 4096 - 4096)) "$MNT/big"
+expect_ok rm "$MNT/big"
 
 # remount: the key is gone
 nova_umount
