@@ -187,6 +187,8 @@ enospc-stress: module guest-bin
 #                  cuts + every crash point with its best workload
 #   crash-cpumove  made on 4 CPUs, cut, recovered on 1 and on 2; made on 1,
 #                  cut, recovered on 4 (tests/crash/run-cpumove.sh)
+#   crash-errors   errors=panic writes the error state before the panic
+#                  (tests/crash/run-errors-panic.sh, two boots)
 #   bench-mount-scan  crash-recovery mount time with the per-stripe parallel
 #                  scan and with it forced serial (serial_scan=1)
 CRASH_ITERS ?= 200
@@ -206,6 +208,9 @@ crash-check:
 
 crash-cpumove:
 	tests/crash/run-cpumove.sh $(CRASH_SEED_ARG)
+
+crash-errors: guest-bin
+	tests/crash/run-errors-panic.sh
 
 # Store-level crash tests (tests/crash/run-crash-stores.sh; results in
 # build/crash-stores/): the crash states of a missing flush or fence, from
@@ -251,7 +256,7 @@ clean:
 	rm -f src/nova_config.h src/nova_config.log
 	rm -rf build $(GUEST_BIN)
 
-.PHONY: crash-test crash-quick crash-check crash-cpumove bench-mount-scan gc-test \
+.PHONY: crash-test crash-quick crash-check crash-cpumove crash-errors bench-mount-scan gc-test \
 	crash-stores crash-stores-full crash-stores-mutants \
 	debug-kernel debug-check enospc-stress
 .PHONY: check-kernels crash-crosskernel xfstests xfstests-baselines xfstests-smoke

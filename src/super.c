@@ -61,6 +61,19 @@ void __noreturn nova_crash(int point)
 }
 #endif
 
+/* Set NOVA_STATE_ERROR in the super block (s_lock held) */
+static void __nova_set_error_state(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+
+	/* (after a shutdown nothing is written: the next mount recovers) */
+	if (!(sbi->s_super.s_state & cpu_to_le32(NOVA_STATE_ERROR)) &&
+	    !nova_is_shutdown(sb)) {
+		sbi->s_super.s_state |= cpu_to_le32(NOVA_STATE_ERROR);
+		nova_sync_super(sb);
+	}
+}
+
 /*
  * The super block records that errors were seen, now (process context,
  * after the mount's own super block writes)
@@ -70,12 +83,7 @@ void nova_set_error_state(struct super_block *sb)
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 
 	mutex_lock(&sbi->s_lock);
-	/* (after a shutdown nothing is written: the next mount recovers) */
-	if (!(sbi->s_super.s_state & cpu_to_le32(NOVA_STATE_ERROR)) &&
-	    !nova_is_shutdown(sb)) {
-		sbi->s_super.s_state |= cpu_to_le32(NOVA_STATE_ERROR);
-		nova_sync_super(sb);
-	}
+	__nova_set_error_state(sb);
 	mutex_unlock(&sbi->s_lock);
 }
 
@@ -120,8 +128,20 @@ void nova_error(struct super_block *sb, const char *fmt, ...)
 	nova_record_error(sb);
 	if (!sbi)
 		return;
-	if (nova_test_opt(sbi, ERRORS_PANIC))
+	if (nova_test_opt(sbi, ERRORS_PANIC)) {
+		/*
+		 * The work item would never run: write the state first, as
+		 * ext4 commits its super block before the panic.  Only if
+		 * s_lock is free: its holder (maybe this task) may be half
+		 * way through a change of the DRAM copy.
+		 */
+		if (READ_ONCE(sbi->record_errors) && in_task() &&
+		    mutex_trylock(&sbi->s_lock)) {
+			__nova_set_error_state(sb);
+			mutex_unlock(&sbi->s_lock);
+		}
 		panic("NOVA (%s): panic forced after error\n", sb->s_id);
+	}
 	if (nova_test_opt(sbi, ERRORS_RO) && !sb_rdonly(sb)) {
 		pr_crit("NOVA (%s): remounting file system read-only\n",
 			sb->s_id);
