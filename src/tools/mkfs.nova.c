@@ -987,11 +987,13 @@ int main(int argc, char **argv)
 		printf("Inode table block size: %u bytes\n", l.itable_block_size);
 		printf("Root directory:         mode 0%o, owner %u:%u\n",
 		       o.root_mode, o.root_uid, o.root_gid);
-		if (o.casefold)
-			printf("Filesystem features:    casefold\n"
-			       "Character encoding:     utf8-12.1%s\n",
-			       o.enc_flags & NOVA_ENC_STRICT_MODE_FL ?
-			       " (strict)" : "");
+		if (o.casefold) {
+			bool strict = o.enc_flags & NOVA_ENC_STRICT_MODE_FL;
+
+			printf("Filesystem features:    casefold\n");
+			printf("Character encoding:     utf8-12.1%s\n",
+			       strict ? " (strict)" : "");
+		}
 	}
 	if (o.dry_run) {
 		close(fd);
