@@ -23,6 +23,7 @@
 #include <linux/posix_acl.h>
 #include <linux/posix_acl_xattr.h>
 #include <linux/fscrypt.h>
+#include <linux/unicode.h>
 
 #include "nova_config.h"
 
@@ -397,6 +398,79 @@ static inline void nova_set_lookup_d_ops(struct dentry *dentry)
 {
 #ifndef HAVE_GENERIC_SET_SB_D_OPS
 	generic_set_encrypted_ci_d_ops(dentry);
+#endif
+}
+
+/*
+ * Case-insensitive directories (casefold.c).  Their d_hash and d_compare
+ * come with the same helpers: generic_set_sb_d_ops() picks the casefold
+ * operations (with fscrypt's d_revalidate) when sb->s_encoding is set,
+ * so the encoding is loaded before nova_crypt_init_sb(); on 6.1 they are
+ * set per dentry at lookup, and on the root here, after d_make_root().
+ */
+static inline void nova_set_root_d_ops(struct super_block *sb)
+{
+#ifndef HAVE_GENERIC_SET_SB_D_OPS
+	generic_set_encrypted_ci_d_ops(sb->s_root);
+#endif
+}
+
+/* The super block's encoding: NULL without one, or without CONFIG_UNICODE */
+static inline struct unicode_map *nova_sb_encoding(const struct super_block *sb)
+{
+#ifdef HAVE_SB_ENCODING
+	return sb_encoding(sb);
+#elif IS_ENABLED(CONFIG_UNICODE)
+	return sb->s_encoding;
+#else
+	return NULL;
+#endif
+}
+
+/*
+ * May @name be created in @dir?  Not when @dir is casefolded, the
+ * encoding strict and @name not valid in it (as ext4: EINVAL).
+ */
+static inline bool nova_ci_name_ok(struct inode *dir, const struct qstr *name)
+{
+#ifdef HAVE_GENERIC_CI_VALIDATE_STRICT_NAME
+	return generic_ci_validate_strict_name(dir, name);
+#elif IS_ENABLED(CONFIG_UNICODE)
+	if (!IS_CASEFOLDED(dir) || !sb_has_strict_encoding(dir->i_sb) ||
+	    !dir->i_sb->s_encoding)
+		return true;
+	return !utf8_validate(dir->i_sb->s_encoding, name);
+#else
+	return true;
+#endif
+}
+
+/*
+ * Does the stored name @de (@len bytes) match @name in the casefolded
+ * directory @dir?  The exact bytes first, then the folded forms; a name
+ * that is not valid in the encoding matches only exactly (with a strict
+ * encoding such a stored name is damage: it matches nothing but itself).
+ */
+static inline bool nova_ci_match(const struct inode *dir,
+				 const struct qstr *name, const u8 *de, u32 len)
+{
+#ifdef HAVE_GENERIC_CI_MATCH
+	const struct qstr nofold = QSTR_INIT(NULL, 0);
+
+	return generic_ci_match(dir, name, &nofold, de, len) > 0;
+#else
+	if (name->len == len && !memcmp(name->name, de, len))
+		return true;
+#if IS_ENABLED(CONFIG_UNICODE)
+	{
+		const struct qstr entry = QSTR_INIT((const char *)de, len);
+
+		return dir->i_sb->s_encoding &&
+		       !utf8_strncasecmp(dir->i_sb->s_encoding, name, &entry);
+	}
+#else
+	return false;
+#endif
 #endif
 }
 

@@ -62,6 +62,9 @@ static int nova_set_context(struct inode *inode, const void *ctx, size_t len,
 	 */
 	if (inode->i_ino == NOVA_ROOT_INO)
 		return -EPERM;
+	/* no encrypted case-insensitive directories (casefold.c) */
+	if (IS_CASEFOLDED(inode))
+		return -EOPNOTSUPP;
 	nova_set_feature(sb, &NOVA_SB(sb)->s_super.s_feature_incompat,
 			 NOVA_FEATURE_INCOMPAT_ENCRYPT);
 	if (fs_data)
@@ -413,8 +416,10 @@ long nova_crypt_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 
 #else /* !CONFIG_FS_ENCRYPTION */
 
+/* the dentry operations of case-insensitive directories (casefold.c) */
 void nova_crypt_init_sb(struct super_block *sb)
 {
+	nova_set_sb_d_ops(sb);
 }
 
 void nova_crypt_load(struct inode *inode)

@@ -12,14 +12,26 @@
  * a position is cookie + 2, so positions are stable while entries come
  * and go, and entries added during a readdir come after the ones before
  * (and after the end of that directory stream: nova_readdir()).
+ *
+ * A case-insensitive directory (casefold.c) keys its tree by the hash of
+ * the casefolded name (sih->dir_ci): a lookup by any case walks the
+ * names of that hash and compares them with nova_ci_match().  The log
+ * and the nodes keep the names as created; every entry that re-points
+ * or removes a name logs the name as stored, so the log replay, GC and
+ * the re-pointing after GC find their node by its exact bytes
+ * (nova_dir_find_exact()).  The flag can only change on an empty
+ * directory, but a replay may apply it after the names (a thorough GC
+ * logs the attributes last): nova_dir_set_ci() then keys the tree again.
  */
 #include <linux/slab.h>
 #include <linux/stringhash.h>
 #include <linux/quotaops.h>
 #include "nova.h"
 
-static u32 nova_name_hash(const char *name, int len)
+static u32 nova_name_hash(struct inode *dir, const char *name, int len)
 {
+	if (NOVA_I(dir)->header.dir_ci)
+		return nova_ci_hash(dir->i_sb, name, len);
 	return full_name_hash(NULL, name, len);
 }
 
@@ -33,11 +45,12 @@ static int nova_dir_cmp(u32 hash, const char *name, int len,
 	return memcmp(name, dn->name, len);
 }
 
-struct nova_dir_node *nova_dir_find(struct inode *dir, const char *name,
-				    int len)
+/* The node of exactly @name (its bytes as stored) */
+struct nova_dir_node *nova_dir_find_exact(struct inode *dir, const char *name,
+					  int len)
 {
 	struct rb_node *n = NOVA_I(dir)->header.dir_tree.rb_node;
-	u32 hash = nova_name_hash(name, len);
+	u32 hash = nova_name_hash(dir, name, len);
 
 	while (n) {
 		struct nova_dir_node *dn = rb_entry(n, struct nova_dir_node, node);
@@ -46,6 +59,44 @@ struct nova_dir_node *nova_dir_find(struct inode *dir, const char *name,
 		if (!c)
 			return dn;
 		n = c < 0 ? n->rb_left : n->rb_right;
+	}
+	return NULL;
+}
+
+/*
+ * The node that @name names: its exact bytes, or in a case-insensitive
+ * directory, the first name of the same casefolded hash that matches
+ */
+struct nova_dir_node *nova_dir_find(struct inode *dir, const char *name,
+				    int len)
+{
+	struct rb_node *n = NOVA_I(dir)->header.dir_tree.rb_node;
+	struct nova_dir_node *first = NULL;
+	const struct qstr q = QSTR_INIT(name, len);
+	u32 hash;
+
+	if (!NOVA_I(dir)->header.dir_ci)
+		return nova_dir_find_exact(dir, name, len);
+	hash = nova_name_hash(dir, name, len);
+	/* the leftmost node of @hash */
+	while (n) {
+		struct nova_dir_node *dn = rb_entry(n, struct nova_dir_node, node);
+
+		if (dn->hash >= hash) {
+			if (dn->hash == hash)
+				first = dn;
+			n = n->rb_left;
+		} else {
+			n = n->rb_right;
+		}
+	}
+	for (n = first ? &first->node : NULL; n; n = rb_next(n)) {
+		struct nova_dir_node *dn = rb_entry(n, struct nova_dir_node, node);
+
+		if (dn->hash != hash)
+			break;
+		if (nova_ci_match(dir, &q, (const u8 *)dn->name, dn->name_len))
+			return dn;
 	}
 	return NULL;
 }
@@ -83,11 +134,9 @@ void nova_dir_index_remove(struct inode *dir, struct nova_dir_node *dn)
 	kfree(dn);
 }
 
-/* Put a new node into the name tree */
-static void nova_dir_link(struct nova_inode_info_header *sih,
-			  struct nova_dir_node *dn)
+static void nova_dir_insert(struct rb_root *root, struct nova_dir_node *dn)
 {
-	struct rb_node **p = &sih->dir_tree.rb_node, *parent = NULL;
+	struct rb_node **p = &root->rb_node, *parent = NULL;
 
 	while (*p) {
 		parent = *p;
@@ -96,9 +145,38 @@ static void nova_dir_link(struct nova_inode_info_header *sih,
 		    &parent->rb_left : &parent->rb_right;
 	}
 	rb_link_node(&dn->node, parent, p);
-	rb_insert_color(&dn->node, &sih->dir_tree);
+	rb_insert_color(&dn->node, root);
+}
+
+/* Put a new node into the name tree */
+static void nova_dir_link(struct nova_inode_info_header *sih,
+			  struct nova_dir_node *dn)
+{
+	nova_dir_insert(&sih->dir_tree, dn);
 	sih->dir_entries++;
 	sih->dir_name_bytes += NOVA_DENTRY_LEN(dn->name_len);
+}
+
+/*
+ * Key @dir's index as its casefold flag says (nova_set_inode_flags()):
+ * on a change, every node gets its new hash and goes into a new tree.
+ * Nothing is allocated; the cookies do not change.
+ */
+void nova_dir_set_ci(struct inode *dir)
+{
+	struct nova_inode_info_header *sih = &NOVA_I(dir)->header;
+	bool ci = IS_CASEFOLDED(dir) && nova_sb_encoding(dir->i_sb);
+	struct rb_root old = sih->dir_tree;
+	struct nova_dir_node *dn, *next;
+
+	if (sih->dir_ci == ci)
+		return;
+	sih->dir_ci = ci;
+	sih->dir_tree = RB_ROOT;
+	rbtree_postorder_for_each_entry_safe(dn, next, &old, node) {
+		dn->hash = nova_name_hash(dir, dn->name, dn->name_len);
+		nova_dir_insert(&sih->dir_tree, dn);
+	}
 }
 
 /*
@@ -117,7 +195,7 @@ int nova_dir_index_prepare(struct inode *dir, const char *name, int len,
 	*c = (struct nova_dir_change){
 		.dir = dir, .ino = ino, .ftype = ftype, .cookie = cookie,
 		.de_off = de_off,
-		.dn = nova_dir_find(dir, name, len),
+		.dn = nova_dir_find_exact(dir, name, len),
 	};
 	/* same name again with its cookie: a GC'd log repeats cookies */
 	if (c->dn && c->dn->cookie == cookie)
@@ -129,7 +207,7 @@ int nova_dir_index_prepare(struct inode *dir, const char *name, int len,
 		if (!c->dn)
 			return -ENOMEM;
 		c->fresh = true;
-		c->dn->hash = nova_name_hash(name, len);
+		c->dn->hash = nova_name_hash(dir, name, len);
 		c->dn->name_len = len;
 		memcpy(c->dn->name, name, len);
 		c->dn->name[len] = '\0';
@@ -282,7 +360,7 @@ int nova_rebuild_entry(struct super_block *sb, u64 off, const void *entry,
 	if (de->invalid)
 		return 0;
 	if (!ino) {
-		dn = nova_dir_find(dir, de->name, len);
+		dn = nova_dir_find_exact(dir, de->name, len);
 		if (dn)
 			nova_dir_index_remove(dir, dn);
 		return 0;

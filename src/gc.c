@@ -440,7 +440,7 @@ static int nova_gc_repoint(struct super_block *sb, u64 off, const void *entry,
 	case NOVA_DIR_LOG:
 		if (!le64_to_cpu(de->ino) || !le64_to_cpu(de->cookie))
 			break;
-		dn = nova_dir_find(inode, de->name, de->name_len);
+		dn = nova_dir_find_exact(inode, de->name, de->name_len);
 		if (dn)
 			dn->de_off = off;
 		break;

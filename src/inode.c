@@ -317,17 +317,19 @@ static void nova_release_ino(struct super_block *sb, unsigned long ino)
  */
 #define NOVA_FL_KERNEL (FS_APPEND_FL | FS_IMMUTABLE_FL | FS_NOATIME_FL | \
 			FS_SYNC_FL | FS_NODUMP_FL | FS_DIRSYNC_FL | \
-			FS_NOCOW_FL | FS_DAX_FL | FS_PROJINHERIT_FL)
+			FS_NOCOW_FL | FS_DAX_FL | FS_PROJINHERIT_FL | \
+			FS_CASEFOLD_FL)
 static_assert(NOVA_FL_KERNEL == NOVA_FL_SUPPORTED);
 /*
  * FS_NOCOW_FL (chattr +C, as btrfs): inherited by new files and
- * directories; FS_PROJINHERIT_FL (chattr +P, as ext4) by directories
+ * directories; FS_PROJINHERIT_FL (chattr +P, as ext4) and FS_CASEFOLD_FL
+ * (chattr +F, as ext4) by directories
  */
 #define NOVA_FL_INHERITED (FS_NOATIME_FL | FS_SYNC_FL | FS_NODUMP_FL | \
 			   FS_DIRSYNC_FL | FS_NOCOW_FL | FS_DAX_FL | \
-			   FS_PROJINHERIT_FL)
+			   FS_PROJINHERIT_FL | FS_CASEFOLD_FL)
 /* The flags only a directory keeps */
-#define NOVA_FL_DIR_ONLY (FS_DIRSYNC_FL | FS_PROJINHERIT_FL)
+#define NOVA_FL_DIR_ONLY (FS_DIRSYNC_FL | FS_PROJINHERIT_FL | FS_CASEFOLD_FL)
 
 /* The inherited flags a new inode of @mode gets from @dir_flags */
 static u32 nova_inherit_flags(u32 dir_flags, umode_t mode)
@@ -356,8 +358,16 @@ void nova_set_inode_flags(struct inode *inode, u32 flags)
 		f |= S_NOATIME;
 	if (flags & FS_DIRSYNC_FL)
 		f |= S_DIRSYNC;
+	if ((flags & FS_CASEFOLD_FL) && S_ISDIR(inode->i_mode))
+		f |= S_CASEFOLD;
 	inode_set_flags(inode, f, S_SYNC | S_APPEND | S_IMMUTABLE | S_NOATIME |
-			S_DIRSYNC);
+			S_DIRSYNC | S_CASEFOLD);
+	/*
+	 * a replay may meet the flag after the names (a thorough GC logs
+	 * the attributes last): the index is keyed again then
+	 */
+	if (S_ISDIR(inode->i_mode))
+		nova_dir_set_ci(inode);
 }
 
 /* ---- reading an inode and replaying its log ---- */
@@ -616,6 +626,16 @@ static int nova_read_inode(struct super_block *sb, struct inode *inode,
 	if (ret)
 		return ret;
 	nova_crypt_load(inode);
+	/* as ext4: the flag needs the feature; never with encryption */
+	if ((sih->flags & FS_CASEFOLD_FL) &&
+	    (!S_ISDIR(inode->i_mode) || !nova_sb_encoding(sb) ||
+	     IS_ENCRYPTED(inode))) {
+		nova_error(sb, "inode %llu: casefold flag on %s", nova_ino(inode),
+			   !S_ISDIR(inode->i_mode) ? "a non-directory" :
+			   IS_ENCRYPTED(inode) ? "an encrypted directory" :
+			   "a file system without the casefold feature");
+		return -EUCLEAN;
+	}
 	if (sih->binary_names && !IS_ENCRYPTED(inode)) {
 		nova_error(sb, "directory %llu: a name with '/' or NUL, not encrypted",
 			   nova_ino(inode));
@@ -1282,6 +1302,10 @@ int nova_fileattr_set(nova_idmap_t *idmap,
 		return -EPERM;
 	if (!S_ISDIR(inode->i_mode) && (fa->flags & FS_DIRSYNC_FL))
 		return -EINVAL;
+	/* chattr +F / -F: as ext4 (casefold.c) */
+	ret = nova_casefold_check_flags(inode, old, fa->flags);
+	if (ret)
+		return ret;
 	if (!S_ISDIR(inode->i_mode) && !S_ISREG(inode->i_mode) &&
 	    (fa->flags & (FS_DAX_FL | FS_NOCOW_FL)))
 		return -EINVAL;

@@ -333,6 +333,12 @@ static struct dentry *nova_lookup(struct inode *dir, struct dentry *dentry,
 			return ERR_PTR(-EPERM);
 		}
 	}
+	/*
+	 * As ext4: no negative dentry in a case-insensitive directory (a
+	 * create through it would take the case of the lookup's name)
+	 */
+	if (!inode && IS_CASEFOLDED(dir))
+		return NULL;
 	return d_splice_alias(inode, dentry);
 }
 
@@ -385,6 +391,9 @@ static int nova_create_object(nova_idmap_t *idmap, struct inode *dir,
 
 	if (dentry->d_name.len > NOVA_NAME_LEN)
 		return -ENAMETOOLONG;
+	/* a strict case-insensitive directory: valid UTF-8 names only */
+	if (!nova_ci_name_ok(dir, &dentry->d_name))
+		return -EINVAL;
 	/* the target's size on pmem, NUL included, fits one block */
 	if (symname) {
 		ret = fscrypt_prepare_symlink(dir, symname, symlen,
@@ -556,6 +565,8 @@ static int __nova_link(struct dentry *old_dentry, struct inode *dir,
 
 	if (dentry->d_name.len > NOVA_NAME_LEN)
 		return -ENAMETOOLONG;
+	if (!nova_ci_name_ok(dir, &dentry->d_name))
+		return -EINVAL;
 	ret = fscrypt_prepare_link(old_dentry, dir, dentry);
 	if (ret)
 		return ret;
@@ -657,6 +668,9 @@ static int nova_remove(struct inode *dir, struct dentry *dentry)
 	if (!NOVA_I(dir)->header.dir_entries && NOVA_I(dir)->header.log_pages > 1)
 		NOVA_I(dir)->header.gc_pending = true;
 	nova_op_done(&op);
+	/* as ext4: the name leaves no negative dentry (nova_lookup()) */
+	if (IS_CASEFOLDED(dir))
+		d_invalidate(dentry);
 	return 0;
 }
 
@@ -690,6 +704,9 @@ static int __nova_rename(nova_idmap_t *idmap,
 		return -EINVAL;
 	if (new_dentry->d_name.len > NOVA_NAME_LEN)
 		return -ENAMETOOLONG;
+	/* a new name in a strict case-insensitive directory (as ext4) */
+	if (!new && !nova_ci_name_ok(new_dir, &new_dentry->d_name))
+		return -EINVAL;
 	/* encrypted directories: keys present, and the same policy */
 	ret = fscrypt_prepare_rename(old_dir, old_dentry, new_dir, new_dentry,
 				     flags);
@@ -759,8 +776,13 @@ static int __nova_rename(nova_idmap_t *idmap,
 		nova_op_links(&op, new, new_isdir ? 0 : -1);
 	}
 
-	/* new name -> old inode (replacing any target) */
-	ret = nova_op_dentry(&op, new_dir, &NOVA_FNAME_QSTR(&new_fname), old);
+	/*
+	 * new name -> old inode (replacing any target, whose name stays as
+	 * stored: in a case-insensitive directory it may differ in case
+	 * from @new_dentry's, and ext4 keeps it too)
+	 */
+	ret = nova_op_dentry(&op, new_dir, new_dn ? &NOVA_DN_QSTR(new_dn) :
+			     &NOVA_FNAME_QSTR(&new_fname), old);
 	/* old name: removed, or -> new inode for an exchange, or whiteout */
 	if (!ret)
 		ret = nova_op_dentry(&op, old_dir, &NOVA_DN_QSTR(old_dn),

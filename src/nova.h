@@ -242,6 +242,7 @@ struct nova_inode_info_header {
 	u64 dir_name_bytes;		/* dentry bytes of the indexed names */
 	u64 parent_ino;			/* ".." (mkdir, rename, replay) */
 	bool binary_names;		/* replay saw names with '/' or NUL */
+	bool dir_ci;			/* index keyed by casefolded names */
 	/* symlinks */
 	u64 symlink_block;
 	/* regular files */
@@ -597,6 +598,9 @@ int nova_dir_index_add(struct inode *dir, const char *name, int len,
 		       u64 ino, u8 ftype, u64 cookie, u64 de_off);
 void nova_dir_index_remove(struct inode *dir, struct nova_dir_node *dn);
 void nova_dir_index_free(struct inode *dir);
+struct nova_dir_node *nova_dir_find_exact(struct inode *dir, const char *name,
+					  int len);
+void nova_dir_set_ci(struct inode *dir);
 int nova_append_dentry(struct inode *dir, const struct nova_link_state *st,
 		       const struct qstr *name, u64 ino, umode_t mode,
 		       u64 *tail, u64 *de_off, u64 *cookie);
@@ -728,6 +732,13 @@ long nova_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
 /* crypto.c */
 extern const struct inode_operations nova_encrypted_symlink_inode_operations;
 void nova_crypt_init_sb(struct super_block *sb);
+
+/* casefold.c */
+bool nova_has_casefold(struct super_block *sb);
+int nova_casefold_mount(struct super_block *sb);
+void nova_casefold_unmount(struct super_block *sb);
+u32 nova_ci_hash(struct super_block *sb, const char *name, int len);
+int nova_casefold_check_flags(struct inode *inode, u32 old, u32 new);
 void nova_crypt_load(struct inode *inode);
 ssize_t nova_crypt_read(struct inode *inode, struct iov_iter *to, loff_t *pos);
 ssize_t nova_crypt_fill(struct inode *inode, pgoff_t pg, void *dst,

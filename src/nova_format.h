@@ -82,9 +82,11 @@
  * SYNC 0x8, IMMUTABLE 0x10, APPEND 0x20, NODUMP 0x40, NOATIME 0x80,
  * DIRSYNC 0x10000, NOCOW 0x800000 (chattr +C: the file's writes go in
  * place, as with inplace_data_updates=1), DAX 0x2000000, PROJINHERIT
- * 0x20000000 (directories only: new inodes in it get its project ID)
+ * 0x20000000 (directories only: new inodes in it get its project ID),
+ * CASEFOLD 0x40000000 (directories only, with INCOMPAT_CASEFOLD: names
+ * are looked up case-insensitively; inherited by new subdirectories)
  */
-#define NOVA_FL_SUPPORTED	0x228100f8U
+#define NOVA_FL_SUPPORTED	0x628100f8U
 
 /* super block s_state */
 #define NOVA_STATE_CLEAN	0x0001	/* unmounted cleanly, snapshot valid */
@@ -113,16 +115,34 @@
  * link-change entries), or the project quota file NOVA_PRJQUOTA_INO
  * exists: a writer that ignores them would log project ID 0 and reclaim
  * that unnamed inode.
+ * INCOMPAT_CASEFOLD (mkfs.nova -O casefold): directories may carry
+ * FS_CASEFOLD_FL, whose names are compared case-insensitively in the
+ * encoding s_encoding says (s_encoding_flags: NOVA_ENC_*): a module
+ * that ignores it would let two names that differ only in case into
+ * such a directory.
  */
 #define NOVA_FEATURE_INCOMPAT_XATTR	0x0001ULL
 #define NOVA_FEATURE_INCOMPAT_ENCRYPT	0x0002ULL
+#define NOVA_FEATURE_INCOMPAT_CASEFOLD	0x0004ULL
 #define NOVA_FEATURE_RO_COMPAT_UNWRITTEN	0x0001ULL
 #define NOVA_FEATURE_RO_COMPAT_PROJECT	0x0002ULL
 #define NOVA_FEATURE_COMPAT_SUPP	0ULL
 #define NOVA_FEATURE_RO_COMPAT_SUPP	(NOVA_FEATURE_RO_COMPAT_UNWRITTEN | \
 					 NOVA_FEATURE_RO_COMPAT_PROJECT)
 #define NOVA_FEATURE_INCOMPAT_SUPP	(NOVA_FEATURE_INCOMPAT_XATTR | \
-					 NOVA_FEATURE_INCOMPAT_ENCRYPT)
+					 NOVA_FEATURE_INCOMPAT_ENCRYPT | \
+					 NOVA_FEATURE_INCOMPAT_CASEFOLD)
+
+/*
+ * s_encoding (ext4's numbers): the character encoding of the names in
+ * case-insensitive directories, 0 without INCOMPAT_CASEFOLD.
+ * s_encoding_flags: STRICT refuses to create a name that is not valid in
+ * the encoding (EINVAL); without it such a name is an opaque byte string,
+ * matched exactly.
+ */
+#define NOVA_ENC_UTF8_12_1		1	/* UTF-8, Unicode 12.1.0 */
+#define NOVA_ENC_STRICT_MODE_FL		0x0001
+#define NOVA_ENC_FLAGS_KNOWN		NOVA_ENC_STRICT_MODE_FL
 
 /*
  * The super block.  It is written as a whole (primary first, then the
@@ -152,7 +172,10 @@ struct nova_super_block {
 	__le64	s_epoch_id;
 	__le32	s_mount_count;
 	__le32	s_journal_pages;	/* pages per stripe journal */
-	__le64	s_reserved[40];
+	__le16	s_encoding;		/* NOVA_ENC_*, with INCOMPAT_CASEFOLD */
+	__le16	s_encoding_flags;	/* NOVA_ENC_*_FL */
+	__le32	s_pad0;
+	__le64	s_reserved[39];
 };
 
 /* Reserved inode numbers (slots of the reserved inode block) */

@@ -225,6 +225,29 @@ static inline const char *nova_check_super(const struct nova_super_block *s,
 }
 
 /*
+ * The casefold fields of a valid super block: NULL if they are
+ * consistent, else what is wrong.  With INCOMPAT_CASEFOLD the encoding
+ * must be one we know (UTF-8 12.1) and its flags known; without it both
+ * are 0.  The module refuses to mount on any of these; fsck.nova
+ * reports them (PR_SB_ENCODING).
+ */
+static inline const char *nova_check_encoding(const struct nova_super_block *s)
+{
+	__u16 enc = le16_to_cpu(s->s_encoding);
+	__u16 flags = le16_to_cpu(s->s_encoding_flags);
+
+	if (!(le64_to_cpu(s->s_feature_incompat) &
+	      NOVA_FEATURE_INCOMPAT_CASEFOLD))
+		return enc || flags ? "an encoding without the casefold feature" :
+				      NULL;
+	if (enc != NOVA_ENC_UTF8_12_1)
+		return "unknown encoding";
+	if (flags & ~NOVA_ENC_FLAGS_KNOWN)
+		return "unknown encoding flags";
+	return NULL;
+}
+
+/*
  * Where the replica super block is.  It is always the last block of the
  * file system (s_size - 4096), so a valid primary says where it is.
  * When the primary is not valid, its s_size cannot be trusted, and the

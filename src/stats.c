@@ -259,11 +259,24 @@ NOVA_PROC_SHOW_STORE_ATTRIBUTE(nova_io);
 DEFINE_PROC_SHOW_ATTRIBUTE(nova_allocator);
 NOVA_PROC_SHOW_STORE_ATTRIBUTE(nova_gc);
 
+/* /proc/fs/NOVA/features/casefold: as ext4's /sys/fs/ext4/features/ */
+static int nova_feature_show(struct seq_file *seq, void *v)
+{
+	seq_puts(seq, "supported\n");
+	return 0;
+}
+
 int nova_stats_init(void)
 {
+	struct proc_dir_entry *features;
+
 	nova_proc_root = proc_mkdir("fs/NOVA", NULL);
 	if (!nova_proc_root)
 		return -ENOMEM;
+	/* the module's optional features: this kernel has what they need */
+	features = proc_mkdir("features", nova_proc_root);
+	if (features && IS_ENABLED(CONFIG_UNICODE))
+		proc_create_single("casefold", 0444, features, nova_feature_show);
 	if (measure_timing)
 		static_branch_enable(&nova_timing_key);
 	return 0;

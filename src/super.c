@@ -768,6 +768,10 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 	sbi->reserved_blocks = clamp_t(unsigned long, sbi->layout.num_blocks / 256, 64, 1024);
 	sb->s_flags |= SB_NOSEC;
 	sb->s_xattr = nova_xattr_handlers;
+	/* before the dentry operations are chosen (compat.h) */
+	ret = nova_casefold_mount(sb);
+	if (ret)
+		return ret;
 	nova_crypt_init_sb(sb);
 	sb->s_export_op = &nova_export_ops;
 	nova_quota_setup(sb);
@@ -787,6 +791,7 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_root = d_make_root(root);
 	if (!sb->s_root)
 		return -ENOMEM;
+	nova_set_root_d_ops(sb);
 
 	if (!sb_rdonly(sb)) {
 		struct nova_super_block *s = &sbi->s_super;
@@ -1128,6 +1133,7 @@ static void nova_kill_sb(struct super_block *sb)
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 
 	kill_block_super(sb);
+	nova_casefold_unmount(sb);
 	if (sbi) {
 		/* (a failed mount calls no put_super) */
 		WRITE_ONCE(sbi->record_errors, false);

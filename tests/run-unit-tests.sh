@@ -2,7 +2,8 @@
 # Host unit tests (no guest): the on-pmem format header and the tools
 # (test_names.sh: the names they print from an image are escaped;
 # test_encrypt.sh: fsck.nova on encrypted inodes; test_debug.sh:
-# nova-debug; test_project.sh: project IDs, the project quota file), and a
+# nova-debug; test_project.sh: project IDs, the project quota file;
+# test_casefold.sh: case-insensitive directories), and a
 # short fuzz run of fsck.nova (tests/fuzz/run-fuzz-fsck.sh).
 # Prints PASS/FAIL lines and "N passed, N failed"; exits non-zero on failure.
 set -euo pipefail
@@ -36,12 +37,15 @@ rc=0
 	"$out/debug" | tee "$out/test_debug.log" || rc=$?
 "$root/tests/unit/test_project.sh" "$root/src/tools" "$out/nova_image" \
 	"$out/project" | tee "$out/test_project.log" || rc=$?
+"$root/tests/unit/test_casefold.sh" "$root/src/tools" "$out/nova_image" \
+	"$out/casefold" | tee "$out/test_casefold.log" || rc=$?
 # fsck.nova fuzzing, short (make fuzz-fsck: the long run)
 "$root/tests/fuzz/run-fuzz-fsck.sh" "${NOVA_FUZZ_UNIT_SECS:-60}" |
 	tee "$out/fuzz_fsck.log" || rc=$?
 logs=("$out/test_format.log" "$out/test_xattr.log" "$out/test_mkfs.log"
       "$out/test_fsck.log" "$out/test_names.log" "$out/test_encrypt.log"
-      "$out/test_debug.log" "$out/test_project.log" "$out/fuzz_fsck.log")
+      "$out/test_debug.log" "$out/test_project.log" "$out/test_casefold.log"
+      "$out/fuzz_fsck.log")
 passed=$(cat "${logs[@]}" | grep -c '^PASS ' || true)
 failed=$(cat "${logs[@]}" | grep -c '^FAIL ' || true)
 skipped=$(cat "${logs[@]}" | grep -c '^SKIP ' || true)

@@ -358,6 +358,8 @@ static inline unsigned int nv_iread_raw(uint64_t ino)
 
 /* FS_PROJINHERIT_FL: a directory whose new inodes get its project ID */
 #define NV_PROJINHERIT_FL	0x20000000U
+/* FS_CASEFOLD_FL: a case-insensitive directory (INCOMPAT_CASEFOLD) */
+#define NV_CASEFOLD_FL		0x40000000U
 
 /*
  * The first bytes of the project quota file (NOVA_PRJQUOTA_INO), the

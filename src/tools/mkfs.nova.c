@@ -4,8 +4,14 @@
  * file.
  *
  *   mkfs.nova [-L label] [-U uuid|random|clear|time] [-c stripes]
- *             [-E root_owner[=uid:gid],root_perms=mode] [-d dir]
+ *             [-O [^]casefold] [-E root_owner[=uid:gid],root_perms=mode,
+ *             encoding=utf8|utf8-12.1,encoding_flags=strict] [-d dir]
  *             [-f] [-n] [-q] [-V] device|image [fs-size]
+ *
+ * -O casefold (as mke2fs) sets NOVA_FEATURE_INCOMPAT_CASEFOLD and the
+ * encoding UTF-8 12.1, which case-insensitive directories (chattr +F)
+ * use; -E encoding= also sets the feature, -E encoding_flags=strict
+ * refuses names that are not valid UTF-8 in them.
  *
  * fs-size (as mke2fs has it) makes a file system smaller than the device:
  * a number of 4 KiB blocks, or of bytes with a k, m, g or t suffix.  The
@@ -74,14 +80,19 @@ struct opts {
 	__u32 root_uid, root_gid;
 	unsigned int root_mode;
 	bool force, dry_run, quiet;
+	bool casefold;			/* -O casefold, or -E encoding= */
+	int casefold_opt;		/* -O: 1 casefold, 0 ^casefold, -1 none */
+	bool encoding;			/* -E encoding= */
+	const char *encoding_flags;	/* -E encoding_flags= as given */
+	__u16 enc_flags;		/* NOVA_ENC_*_FL */
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: %s [-L label] [-U uuid|random|clear|time] [-c stripes]\n"
-		"       [-E extended-options] [-d directory] [-f] [-n] [-q] [-V]\n"
-		"       device|image [fs-size]\n"
+		"       [-O features] [-E extended-options] [-d directory]\n"
+		"       [-f] [-n] [-q] [-V] device|image [fs-size]\n"
 		"\n"
 		"  fs-size      make the file system smaller than the device:\n"
 		"               4 KiB blocks, or bytes with a k, m, g or t suffix\n"
@@ -89,7 +100,9 @@ static void usage(FILE *f)
 		"  -U uuid      UUID, or random (default), clear, time\n"
 		"  -c stripes   number of per-CPU stripes (1-%u; default: one\n"
 		"               per online CPU, fewer on small devices)\n"
-		"  -E opts      root_owner[=uid:gid], root_perms=mode\n"
+		"  -O features  casefold (case-insensitive directories, chattr +F)\n"
+		"  -E opts      root_owner[=uid:gid], root_perms=mode,\n"
+		"               encoding=utf8|utf8-12.1, encoding_flags=strict\n"
 		"  -d dir       copy the files and directories under dir into\n"
 		"               the new file system\n"
 		"  -f           overwrite an existing file system or partition table\n"
@@ -197,13 +210,48 @@ static int parse_extended(char *arg, struct opts *o)
 			}
 			o->root_mode = mode;
 			o->root_perms_set = true;
+		} else if (!strcmp(tok, "encoding")) {
+			/* as mke2fs: an encoding turns casefold on */
+			if (!val || (strcmp(val, "utf8") &&
+				     strcmp(val, "utf8-12.1"))) {
+				err("Invalid encoding: %s", val ? val : "");
+				return -1;
+			}
+			o->encoding = true;
+		} else if (!strcmp(tok, "encoding_flags")) {
+			if (!val || strcmp(val, "strict")) {
+				err("Invalid encoding flag: %s", val ? val : "");
+				return -1;
+			}
+			o->encoding_flags = val;
+			o->enc_flags = NOVA_ENC_STRICT_MODE_FL;
 		} else {
 			err("unknown extended option '%s'\n\n"
 			    "Extended options are separated by commas:\n"
 			    "\troot_owner[=uid:gid]\n"
-			    "\troot_perms=mode (octal)", tok);
+			    "\troot_perms=mode (octal)\n"
+			    "\tencoding=utf8|utf8-12.1\n"
+			    "\tencoding_flags=strict", tok);
 			return -1;
 		}
+	}
+	return 0;
+}
+
+/* -O feature[,...]: casefold, or ^casefold to leave it off (as mke2fs) */
+static int parse_features(char *arg, struct opts *o)
+{
+	char *tok, *save = NULL;
+
+	for (tok = strtok_r(arg, ", \t", &save); tok;
+	     tok = strtok_r(NULL, ", \t", &save)) {
+		bool off = *tok == '^';
+
+		if (strcmp(tok + off, "casefold")) {
+			err("Invalid filesystem option set: %s", tok);
+			return -1;
+		}
+		o->casefold_opt = !off;
 	}
 	return 0;
 }
@@ -677,6 +725,11 @@ static int write_fs(int fd, __u64 dev_size, const struct nova_layout *l,
 	sb.s_stripes = cpu_to_le32(l->stripes);
 	sb.s_inode_size = cpu_to_le32(sizeof(struct nova_inode));
 	sb.s_itable_block_size = cpu_to_le32(l->itable_block_size);
+	if (o->casefold) {
+		sb.s_feature_incompat |= cpu_to_le64(NOVA_FEATURE_INCOMPAT_CASEFOLD);
+		sb.s_encoding = cpu_to_le16(NOVA_ENC_UTF8_12_1);
+		sb.s_encoding_flags = cpu_to_le16(o->enc_flags);
+	}
 	if (o->populate && populate(fd, l, o, &sb, img))
 		return -1;
 
@@ -713,7 +766,7 @@ static void human_size(__u64 bytes, char *buf, size_t len)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { .root_mode = 0755 };
+	struct opts o = { .root_mode = 0755, .casefold_opt = -1 };
 	struct nova_layout l;
 	struct stat st;
 	unsigned int ncpus;
@@ -724,7 +777,7 @@ int main(int argc, char **argv)
 	int c, fd, flags;
 
 	prog = nova_prog_name(argv[0], prog);
-	while ((c = getopt(argc, argv, "L:U:c:E:d:fFnqVh")) != -1) {
+	while ((c = getopt(argc, argv, "L:U:c:O:E:d:fFnqVh")) != -1) {
 		switch (c) {
 		case 'L':
 			if (strlen(optarg) > NOVA_LABEL_LEN) {
@@ -749,6 +802,10 @@ int main(int argc, char **argv)
 			o.stripes = v;
 			break;
 		}
+		case 'O':
+			if (parse_features(optarg, &o))
+				return EXIT_ERR;
+			break;
 		case 'E':
 			if (parse_extended(optarg, &o))
 				return EXIT_ERR;
@@ -797,6 +854,16 @@ int main(int argc, char **argv)
 	}
 	if (get_uuid(o.uuid_arg, uuid))
 		return EXIT_ERR;
+	/* as mke2fs: flags need an encoding, which -O ^casefold forbids */
+	if (!o.casefold_opt && o.encoding) {
+		err("the casefold feature is turned off (-O ^casefold), but -E encoding= turns it on");
+		return EXIT_ERR;
+	}
+	o.casefold = o.casefold_opt == 1 || o.encoding;
+	if (o.encoding_flags && !o.casefold) {
+		err("error: An encoding must be explicitly specified when passing encoding-flags");
+		return EXIT_ERR;
+	}
 
 	if (o.populate) {
 		struct stat ds;
@@ -920,6 +987,13 @@ int main(int argc, char **argv)
 		printf("Inode table block size: %u bytes\n", l.itable_block_size);
 		printf("Root directory:         mode 0%o, owner %u:%u\n",
 		       o.root_mode, o.root_uid, o.root_gid);
+		if (o.casefold) {
+			bool strict = o.enc_flags & NOVA_ENC_STRICT_MODE_FL;
+
+			printf("Filesystem features:    casefold\n");
+			printf("Character encoding:     utf8-12.1%s\n",
+			       strict ? " (strict)" : "");
+		}
 	}
 	if (o.dry_run) {
 		close(fd);

@@ -172,8 +172,12 @@ static void put_feature(const char *key, uint64_t v, const char *const *names)
 static int cmd_super(struct nv_fs *fs, char **argv)
 {
 	static const char *const ro_compat[] = { "unwritten", "project", NULL };
-	static const char *const incompat[] = { "xattr", "encrypt", NULL };
+	static const char *const incompat[] = { "xattr", "encrypt", "casefold",
+						NULL };
+
 	const struct nova_super_block *sb = &fs->sb;
+	uint16_t enc = le16_to_cpu(sb->s_encoding);
+	uint16_t encf = le16_to_cpu(sb->s_encoding_flags);
 	uint32_t ver = le32_to_cpu(sb->s_version);
 	uint32_t state = le32_to_cpu(sb->s_state);
 	char uuid[37];
@@ -200,6 +204,12 @@ static int cmd_super(struct nv_fs *fs, char **argv)
 		    ro_compat);
 	put_feature("feature_incompat", le64_to_cpu(sb->s_feature_incompat),
 		    incompat);
+	if (enc == NOVA_ENC_UTF8_12_1)
+		printf("encoding utf8-12.1\n");
+	else
+		printf("encoding %s%u\n", enc ? "unknown " : "none ", enc);
+	printf("encoding_flags 0x%x%s\n", encf,
+	       encf & NOVA_ENC_STRICT_MODE_FL ? " strict" : "");
 	return DBG_OK;
 }
 

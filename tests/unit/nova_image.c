@@ -1536,6 +1536,29 @@ static int set_projid(struct nv_fs *fs, const char *path, uint32_t projid,
 	return ret;
 }
 
+/* FS_IOC_SETFLAGS: @flags added to PATH's, in a new link-change entry */
+static int set_iflags(struct nv_fs *fs, const char *path, uint32_t flags)
+{
+	struct nv_inode_state st;
+	struct nv_wlog w;
+	uint64_t old;
+	int ret;
+
+	if (inj_state(fs, path, &st))
+		return -1;
+	nv_wlog_from_state(&w, &st);
+	old = w.last_lc;
+	w.flags |= flags;
+	ret = nv_append_link_change(fs, &w, NULL);
+	if (!ret) {
+		nv_log_commit(fs, &w);
+		if (old)
+			nv_invalidate_entry(fs, old);
+	}
+	nv_ifree(&st);
+	return ret;
+}
+
 /*
  * Each project's usage as the kernel counts it when it turns project
  * quotas on (quota.c nova_prjquota_count(), over nova_walk_inodes()):
@@ -2024,6 +2047,7 @@ static int bad_prjquota(struct nv_fs *fs, const char *kind, const char *arg)
  *   encrypt-bad PATH KIND                     a malformed fscrypt context
  *                                             (put_context()), then a
  *                                             link-change entry
+ *   sb-encoding ENC FLAGS                     s_encoding, s_encoding_flags
  * and kernel-like updates that leave a consistent file system:
  *   gc-window PATH | gc-done PATH             thorough GC of PATH's log,
  *                                             before / after the head switch
@@ -2046,6 +2070,8 @@ static int bad_prjquota(struct nv_fs *fs, const char *kind, const char *arg)
  *   projid PATH N pi|lc [FLAGS]               project ID N in the inode
  *                                             or a link-change entry
  *                                             (with FLAGS), the feature
+ *   iflags PATH FLAGS                         inode flags FLAGS added by a
+ *                                             link-change entry (chattr)
  *   prjquota SIZE [SPEC...]                   the project quota file, of
  *                                             SIZE bytes, the feature: the
  *                                             usage counted, the limits
@@ -2421,6 +2447,16 @@ int inject(int argc, char **argv)
 		set_incompat(&fs, argc >= 3 && !strcmp(argv[2], "encrypt") ?
 			     NOVA_FEATURE_INCOMPAT_ENCRYPT :
 			     NOVA_FEATURE_INCOMPAT_XATTR, false);
+	} else if (argc >= 4 && !strcmp(kind, "iflags")) {
+		ret = set_iflags(&fs, argv[2], strtoul(argv[3], NULL, 0));
+	} else if (argc >= 4 && !strcmp(kind, "sb-encoding")) {
+		struct nova_super_block sb = *(struct nova_super_block *)nv_ptr(&fs, 0);
+
+		sb.s_encoding = cpu_to_le16(strtoul(argv[2], NULL, 0));
+		sb.s_encoding_flags = cpu_to_le16(strtoul(argv[3], NULL, 0));
+		sb.s_sum = cpu_to_le32(nova_sb_csum(&sb));
+		nv_put(&fs, 0, &sb, sizeof(sb));
+		nv_put(&fs, nv_replica_sb_off(&fs), &sb, sizeof(sb));
 	} else if (argc >= 5 && !strcmp(kind, "projid")) {
 		ret = set_projid(&fs, argv[2], strtoul(argv[3], NULL, 0), argv[4],
 				 argc >= 6 ? strtoul(argv[5], NULL, 0) : 0);

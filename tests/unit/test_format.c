@@ -61,6 +61,14 @@ static void test_layout(void)
 	CHECK("FS_PROJINHERIT_FL kept",
 	      (NOVA_FL_SUPPORTED & 0x20000000U) == 0x20000000U);
 	CHECK("super s_uuid offset", offsetof(struct nova_super_block, s_uuid) == 32);
+	CHECK("casefold feature is incompatible and known",
+	      NOVA_FEATURE_INCOMPAT_CASEFOLD == 4 &&
+	      (NOVA_FEATURE_INCOMPAT_SUPP & NOVA_FEATURE_INCOMPAT_CASEFOLD));
+	CHECK("FS_CASEFOLD_FL kept",
+	      (NOVA_FL_SUPPORTED & 0x40000000U) == 0x40000000U);
+	CHECK("super s_encoding offset (test_casefold.sh reads it)",
+	      offsetof(struct nova_super_block, s_encoding) == 192 &&
+	      offsetof(struct nova_super_block, s_encoding_flags) == 194);
 	CHECK("dentry name offset", offsetof(struct nova_dentry, name) == NOVA_DENTRY_HEADER);
 	CHECK("dentry len of 1-byte name", NOVA_DENTRY_LEN(1) == 64);
 	CHECK("dentry len of 255-byte name", NOVA_DENTRY_LEN(255) == 304);
@@ -242,9 +250,26 @@ static void test_check_super(void)
 					   NOVA_FEATURE_INCOMPAT_ENCRYPT);
 	s.s_sum = cpu_to_le32(nova_sb_csum(&s));
 	CHECK("encrypt incompat feature accepted", nova_check_super(&s, SIZE_64M) == NULL);
-	s.s_feature_incompat = cpu_to_le64(0x4);
+	s.s_feature_incompat = cpu_to_le64(NOVA_FEATURE_INCOMPAT_CASEFOLD);
+	s.s_encoding = cpu_to_le16(NOVA_ENC_UTF8_12_1);
 	s.s_sum = cpu_to_le32(nova_sb_csum(&s));
-	CHECK("incompat feature 0x4 refused", nova_check_super(&s, SIZE_64M) != NULL);
+	CHECK("casefold incompat feature accepted", nova_check_super(&s, SIZE_64M) == NULL);
+	CHECK("casefold: its encoding accepted", nova_check_encoding(&s) == NULL);
+	s.s_encoding = cpu_to_le16(2);
+	CHECK("casefold: an unknown encoding refused", nova_check_encoding(&s) != NULL);
+	s.s_encoding = cpu_to_le16(NOVA_ENC_UTF8_12_1);
+	s.s_encoding_flags = cpu_to_le16(NOVA_ENC_STRICT_MODE_FL);
+	CHECK("casefold: strict accepted", nova_check_encoding(&s) == NULL);
+	s.s_encoding_flags = cpu_to_le16(0x2);
+	CHECK("casefold: an unknown encoding flag refused", nova_check_encoding(&s) != NULL);
+	s.s_feature_incompat = 0;
+	CHECK("an encoding without casefold refused", nova_check_encoding(&s) != NULL);
+	s.s_encoding = 0;
+	s.s_encoding_flags = 0;
+	CHECK("no casefold, no encoding: accepted", nova_check_encoding(&s) == NULL);
+	s.s_feature_incompat = cpu_to_le64(0x8);
+	s.s_sum = cpu_to_le32(nova_sb_csum(&s));
+	CHECK("incompat feature 0x8 refused", nova_check_super(&s, SIZE_64M) != NULL);
 
 	make_super(&s, NOVA_MIN_SIZE - 4096);
 	CHECK("too small file system refused", nova_check_super(&s, SIZE_64M) != NULL);

@@ -721,6 +721,52 @@ static int check_dead(struct nova_fsck *ctx, uint64_t ino,
 	return ret;
 }
 
+/*
+ * FS_CASEFOLD_FL only on a directory, with the casefold feature, and not
+ * encrypted (the kernel refuses such an inode with EUCLEAN).  Whether a
+ * casefolded directory holds two names that fold to the same one is not
+ * checked: that needs the kernel's Unicode tables.
+ */
+static int check_casefold(struct nova_fsck *ctx, uint64_t ino,
+			  struct nv_inode_state *st)
+{
+	struct nv_fs *fs = &ctx->fs;
+	bool feature = fs->sb.s_feature_incompat &
+		       cpu_to_le64(NOVA_FEATURE_INCOMPAT_CASEFOLD);
+	const char *what;
+	struct nv_wlog w;
+	uint64_t old;
+
+	if (!(st->flags & NV_CASEFOLD_FL))
+		return CK_NEXT;
+	if (!S_ISDIR(st->mode))
+		what = "a non-directory";
+	else if (!feature)
+		what = "a file system without the casefold feature";
+	else if (nv_encryption_context(st))
+		what = "an encrypted directory";
+	else
+		return CK_NEXT;
+	if (!problem(ctx, PR_INODE_CASEFOLD, (unsigned long long)ino, what))
+		return CK_NEXT;
+	nv_wlog_from_state(&w, st);
+	old = w.last_lc;
+	w.flags &= ~NV_CASEFOLD_FL;
+	if (nv_append_link_change(fs, &w, NULL)) {
+		not_fixed(ctx, PR_INODE_CASEFOLD, "inode %llu: no space in its log",
+			  (unsigned long long)ino);
+		return CK_NEXT;
+	}
+	nv_log_commit(fs, &w);
+	if (old)
+		nv_invalidate_entry(fs, old);
+	nv_put32(fs, st->pi_off + offsetof(struct nova_inode, i_flags),
+		 st->flags & ~NV_CASEFOLD_FL);
+	fixed(ctx, PR_INODE_CASEFOLD, "inode %llu: casefold flag cleared",
+	      (unsigned long long)ino);
+	return CK_AGAIN;
+}
+
 /* One round of an inode's checks */
 static int check_once(struct nova_fsck *ctx, uint64_t ino,
 		      struct nv_inode_state *st)
@@ -739,6 +785,8 @@ static int check_once(struct nova_fsck *ctx, uint64_t ino,
 	}
 	if (r == CK_NEXT)
 		r = check_dead(ctx, ino, st);
+	if (r == CK_NEXT)
+		r = check_casefold(ctx, ino, st);
 	return r;
 }
 

@@ -26,6 +26,8 @@ static const struct fsck_problem problems[PR_COUNT] = {
 	  "clear the unknown state bits in both copies"),
 	P(PR_SB_ERROR_STATE, PR_NOTICE,
 	  "clear the error state at the end, if nothing is left uncorrected"),
+	P(PR_SB_ENCODING, 0,
+	  "with the casefold feature: set the encoding to UTF-8 12.1 (the only one) and clear the unknown flags; without it: clear the encoding and its flags"),
 
 	/* pass 2: journals */
 	P(PR_JOURNAL_BAD_PTRS, 0,
@@ -96,6 +98,8 @@ static const struct fsck_problem problems[PR_COUNT] = {
 	  "clear the inode (its blocks become free): the next mount with prjquota makes a new one and counts the usage, the limits set are lost"),
 	P(PR_PROJECT_FEATURE, PR_PREEN_OK,
 	  "set NOVA_FEATURE_RO_COMPAT_PROJECT in both super block copies"),
+	P(PR_INODE_CASEFOLD, 0,
+	  "clear the flag (a new link-change entry, and in the inode)"),
 
 	/* pass 5: names, connectivity, link counts */
 	P(PR_DENTRY_BAD_INO, 0,

@@ -43,6 +43,9 @@ enum fsck_problem_code {
 	PR_SB_ERROR_STATE,
 #define PR_SB_ERROR_STATE_MSG \
 	"%s: the file system is marked as having errors"
+	PR_SB_ENCODING,
+#define PR_SB_ENCODING_MSG \
+	"super block: %s (encoding %u, flags 0x%x)"
 
 	/* ---- pass 2: journals (journal.c) ---- */
 	PR_JOURNAL_BAD_PTRS,
@@ -141,6 +144,9 @@ enum fsck_problem_code {
 	PR_PROJECT_FEATURE,
 #define PR_PROJECT_FEATURE_MSG \
 	"%llu inodes have a project ID other than 0%s, but the super block lacks the project feature"
+	PR_INODE_CASEFOLD,
+#define PR_INODE_CASEFOLD_MSG \
+	"inode %llu: casefold flag on %s"
 
 	/* ---- pass 5: names, connectivity, link counts (namespace.c) ---- */
 	PR_DENTRY_BAD_INO,

@@ -5,7 +5,8 @@
  * nova_check_super() on both copies, and their agreement; the replica is
  * in the file system's last block, or, when the primary is bad, found as
  * the kernel finds it (nv_load_super(): nova_find_super()).  The state
- * may hold only the clean, error and project quota bits.
+ * may hold only the clean, error and project quota bits; the encoding
+ * fields must be what the casefold feature says (nova_check_encoding()).
  */
 #include <string.h>
 #include "fsck.h"
@@ -79,6 +80,7 @@ int pass_super(struct nova_fsck *ctx)
 {
 	struct nv_fs *fs = &ctx->fs;
 	struct nova_sb_search s;
+	const char *why;
 	uint32_t state;
 	int which;
 
@@ -95,6 +97,26 @@ int pass_super(struct nova_fsck *ctx)
 			fs->sb.s_state = cpu_to_le32(state & FSCK_STATE_KNOWN);
 			write_super_copies(ctx);
 			fixed(ctx, PR_SB_STATE_BITS, "unknown super block state bits cleared");
+		}
+	}
+	why = nova_check_encoding(&fs->sb);
+	if (why) {
+		ctx->sb_problems = true;
+		if (problem(ctx, PR_SB_ENCODING, why,
+			    le16_to_cpu(fs->sb.s_encoding),
+			    le16_to_cpu(fs->sb.s_encoding_flags))) {
+			bool cf = fs->sb.s_feature_incompat &
+				  cpu_to_le64(NOVA_FEATURE_INCOMPAT_CASEFOLD);
+			uint16_t fl = le16_to_cpu(fs->sb.s_encoding_flags);
+
+			fs->sb.s_encoding = cpu_to_le16(cf ? NOVA_ENC_UTF8_12_1 : 0);
+			fs->sb.s_encoding_flags =
+				cpu_to_le16(cf ? fl & NOVA_ENC_FLAGS_KNOWN : 0);
+			write_super_copies(ctx);
+			fixed(ctx, PR_SB_ENCODING, cf ?
+			      "encoding set to utf8-12.1, flags 0x%x" :
+			      "encoding and flags cleared (0x%x)",
+			      le16_to_cpu(fs->sb.s_encoding_flags));
 		}
 	}
 	if (ctx->first_run &&

@@ -46,6 +46,9 @@
  *                                     + or - also set or clear PROJINHERIT
  *                                     (FS_IOC_FSSETXATTR, as xfs_io chproj
  *                                     and chattr +P)
+ *   nova-fsctl nocow PATH [+|-]       print "nocow=0|1" (FS_NOCOW_FL); with
+ *                                     + or -: set or clear it (chattr +C)
+ *   nova-fsctl casefold PATH [+|-]    the same for FS_CASEFOLD_FL (chattr +F)
  *   nova-fsctl freeze|thaw PATH       FIFREEZE, FITHAW
  *   nova-fsctl shutdown PATH FLAGS    FS_IOC_SHUTDOWN (0 default, 1 logflush,
  *                                     2 nologflush)
@@ -158,9 +161,13 @@ static int proj(const char *path, const char *id, const char *how)
 #ifndef FS_NOCOW_FL
 #define FS_NOCOW_FL 0x00800000
 #endif
+#ifndef FS_CASEFOLD_FL
+#define FS_CASEFOLD_FL 0x40000000
+#endif
 
-/* FS_NOCOW_FL (chattr +C) of @path; @how "+"/"-": set/clear it */
-static int nocow_flag(const char *path, const char *how)
+/* Inode flag @bit (@name) of @path; @how "+"/"-": set/clear it */
+static int inode_flag(const char *path, const char *how, int bit,
+		      const char *name)
 {
 	int fd = open(path, O_RDONLY | O_NONBLOCK), flags;
 
@@ -170,17 +177,18 @@ static int nocow_flag(const char *path, const char *how)
 		return fail("FS_IOC_GETFLAGS");
 	if (how) {
 		if (strcmp(how, "+") && strcmp(how, "-")) {
-			fprintf(stderr, "nova-fsctl nocow: + or -, not %s\n", how);
+			fprintf(stderr, "nova-fsctl %s: + or -, not %s\n", name,
+				how);
 			return 2;
 		}
 		if (*how == '+')
-			flags |= FS_NOCOW_FL;
+			flags |= bit;
 		else
-			flags &= ~FS_NOCOW_FL;
+			flags &= ~bit;
 		if (ioctl(fd, FS_IOC_SETFLAGS, &flags))
 			return fail("FS_IOC_SETFLAGS");
 	} else {
-		printf("nocow=%d\n", !!(flags & FS_NOCOW_FL));
+		printf("%s=%d\n", name, !!(flags & bit));
 	}
 	close(fd);
 	return 0;
@@ -371,7 +379,7 @@ int main(int argc, char **argv)
 			"       nova-fsctl exchange PATH1 PATH2\n"
 			"       nova-fsctl keepsize|punch|zero|collapse|insert PATH OFF LEN\n"
 			"       nova-fsctl dax PATH [+|-]\n"
-			"       nova-fsctl nocow PATH [+|-]\n"
+			"       nova-fsctl nocow|casefold PATH [+|-]\n"
 			"       nova-fsctl proj PATH [ID [+|-]]\n"
 			"       nova-fsctl deaddir DIR MNT\n"
 			"       nova-fsctl linkfull FILE DIR\n"
@@ -407,7 +415,11 @@ int main(int argc, char **argv)
 		return proj(argv[2], argc >= 4 ? argv[3] : NULL,
 			    argc == 5 ? argv[4] : NULL);
 	if (!strcmp(argv[1], "nocow") && (argc == 3 || argc == 4))
-		return nocow_flag(argv[2], argc == 4 ? argv[3] : NULL);
+		return inode_flag(argv[2], argc == 4 ? argv[3] : NULL,
+				  FS_NOCOW_FL, "nocow");
+	if (!strcmp(argv[1], "casefold") && (argc == 3 || argc == 4))
+		return inode_flag(argv[2], argc == 4 ? argv[3] : NULL,
+				  FS_CASEFOLD_FL, "casefold");
 	if ((!strcmp(argv[1], "keepsize") || !strcmp(argv[1], "punch") ||
 	     !strcmp(argv[1], "zero") || !strcmp(argv[1], "collapse") ||
 	     !strcmp(argv[1], "insert")) && argc == 5) {
