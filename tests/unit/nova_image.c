@@ -1497,6 +1497,20 @@ static void set_ro_compat(struct nv_fs *fs, uint64_t bit, bool on)
 	nv_put(fs, nv_replica_sb_off(fs), &sb, sizeof(sb));
 }
 
+/* Append @w's link-change entry, commit it, retire the one it replaces */
+static int append_lc(struct nv_fs *fs, struct nv_wlog *w)
+{
+	uint64_t old = w->last_lc;
+	int ret = nv_append_link_change(fs, w, NULL);
+
+	if (!ret) {
+		nv_log_commit(fs, w);
+		if (old)
+			nv_invalidate_entry(fs, old);
+	}
+	return ret;
+}
+
 /*
  * Project ID @projid for PATH, and the project feature: @how "pi" in the
  * inode (as the kernel gives a new inode its directory's, with
@@ -1509,7 +1523,6 @@ static int set_projid(struct nv_fs *fs, const char *path, uint32_t projid,
 {
 	struct nv_inode_state st;
 	struct nv_wlog w;
-	uint64_t old;
 	int ret = -1;
 
 	if (inj_state(fs, path, &st))
@@ -1520,15 +1533,9 @@ static int set_projid(struct nv_fs *fs, const char *path, uint32_t projid,
 		ret = 0;
 	} else if (!strcmp(how, "lc")) {
 		nv_wlog_from_state(&w, &st);
-		old = w.last_lc;
 		w.projid = projid;
 		w.flags |= flags;
-		ret = nv_append_link_change(fs, &w, NULL);
-		if (!ret) {
-			nv_log_commit(fs, &w);
-			if (old)
-				nv_invalidate_entry(fs, old);
-		}
+		ret = append_lc(fs, &w);
 	}
 	nv_ifree(&st);
 	if (!ret)
@@ -1541,20 +1548,13 @@ static int set_iflags(struct nv_fs *fs, const char *path, uint32_t flags)
 {
 	struct nv_inode_state st;
 	struct nv_wlog w;
-	uint64_t old;
 	int ret;
 
 	if (inj_state(fs, path, &st))
 		return -1;
 	nv_wlog_from_state(&w, &st);
-	old = w.last_lc;
 	w.flags |= flags;
-	ret = nv_append_link_change(fs, &w, NULL);
-	if (!ret) {
-		nv_log_commit(fs, &w);
-		if (old)
-			nv_invalidate_entry(fs, old);
-	}
+	ret = append_lc(fs, &w);
 	nv_ifree(&st);
 	return ret;
 }
