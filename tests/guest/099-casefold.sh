@@ -298,11 +298,11 @@ kernel_ok
 
 # ---- an encoding the module does not know: the mount is refused ----
 expect_ok mkfs.nova -q -f -O casefold "$PMEM"
-expect_ok t_claim sbenc "$PMEM" 2 0
+expect_ok nova_image inject "$PMEM" sb-encoding 2 0
 nova_mount_refused "" "NOVA.*unknown encoding"
-expect_ok t_claim sbenc "$PMEM" 1 0x8000
+expect_ok nova_image inject "$PMEM" sb-encoding 1 0x8000
 nova_mount_refused "" "NOVA.*unknown encoding flags"
-expect_ok t_claim sbenc "$PMEM" 1 0
+expect_ok nova_image inject "$PMEM" sb-encoding 1 0
 nova_mount
 nova_umount
 exit 0

@@ -19,9 +19,6 @@
  *   t_claim poke DEV OFF VALUE
  *       store the 64-bit VALUE at byte offset OFF of DEV with O_DIRECT
  *       (read-modify-write of its 4 KiB block): also on a mounted DEV
- *   t_claim sbenc DEV ENC FLAGS
- *       unmounted DEV: set the super block's s_encoding and
- *       s_encoding_flags (both copies, good checksums)
  *   t_claim open PATH ERR
  *       open PATH and read a byte; ERR is "ok" or the errno
  *       name the open or the read must fail with (EUCLEAN, EIO, ...)
@@ -151,22 +148,6 @@ static int cmd_poke(char **av)
 	return 0;
 }
 
-static int cmd_sbenc(char **av)
-{
-	struct nv_fs fs;
-
-	open_fs(&fs, av[0], NV_OPEN_RW);
-	fs.sb.s_encoding = cpu_to_le16(strtoul(av[1], NULL, 0));
-	fs.sb.s_encoding_flags = cpu_to_le16(strtoul(av[2], NULL, 0));
-	fs.sb.s_sum = cpu_to_le32(nova_sb_csum(&fs.sb));
-	nv_put(&fs, 0, &fs.sb, sizeof(fs.sb));
-	nv_put(&fs, nv_replica_sb_off(&fs), &fs.sb, sizeof(fs.sb));
-	if (nv_sync(&fs))
-		die("sync");
-	nv_close(&fs);
-	return 0;
-}
-
 static int check_err(const char *what, int err, const char *want)
 {
 	const char *got = err ? errname(err) : "ok";
@@ -211,7 +192,6 @@ int main(int ac, char **av)
 		{ "info", 2, cmd_info }, { "itable", 2, cmd_itable },
 		{ "setblock", 4, cmd_setblock }, { "poke", 3, cmd_poke },
 		{ "open", 2, cmd_open }, { "readlink", 2, cmd_readlink },
-		{ "sbenc", 3, cmd_sbenc },
 	};
 
 	return run_cmd(cmds, sizeof(cmds) / sizeof(cmds[0]), ac, av, "t_claim");
