@@ -106,7 +106,8 @@ int nova_casefold_check_flags(struct inode *inode, u32 old, u32 new)
 {
 	if (!((old ^ new) & FS_CASEFOLD_FL))
 		return 0;
-	if (!nova_has_casefold(inode->i_sb) || !nova_sb_encoding(inode->i_sb))
+	/* (loaded at mount exactly when the feature is on) */
+	if (!nova_sb_encoding(inode->i_sb))
 		return -EOPNOTSUPP;
 	if (!S_ISDIR(inode->i_mode))
 		return -ENOTDIR;
