@@ -252,7 +252,7 @@ for line in open(log, errors="replace"):
         buf.append(line)
 PY
 grep -E '^BENCH: ' "$out/console.clean.log" >"$out/progress.txt" || true
-bad=$(grep -aE 'Oops|BUG:|WARNING:|general protection|soft lockup|hung_task|Call Trace|Kernel panic' \
+bad=$(grep -aE -- "$NOVA_KLOG_BAD" \
 	"$out/console.clean.log" | grep -v 'module verification failed' | head -n 20 || true)
 [ -z "$bad" ] || { log "suspicious guest kernel log lines:"; echo "$bad" >&2; }
 

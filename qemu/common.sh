@@ -12,6 +12,18 @@ export DEBIAN_FRONTEND=noninteractive
 die() { echo "$NOVA_PROG: error: $*" >&2; exit 1; }
 log() { echo "$NOVA_PROG: $*" >&2; }
 
+# Kernel log lines that fail a guest run (grep -E / awk pattern): oopses,
+# BUG, WARN, lockups and stalls, sanitizers and the debug kernel's reports:
+# "BUG: KASAN: ...", "BUG: KFENCE: ...", "UBSAN: ..." (header "UBSAN:
+# shift-out-of-bounds in ..."), lockdep's "WARNING: possible circular locking
+# dependency detected" / "possible recursive locking" / "inconsistent lock
+# state" / "Invalid wait context", DEBUG_ATOMIC_SLEEP's "BUG: sleeping
+# function called from invalid context", DEBUG_LIST's "list_add corruption"
+# (named explicitly too, in case a prefix changes).  Runs that never make
+# NOVA report damage on purpose add '|NOVA error'.
+NOVA_KLOG_BAD='Oops|BUG:|^BUG |kernel BUG|WARNING:|general protection|soft lockup|hard LOCKUP|hung_task|blocked for more than|KASAN|UBSAN|KFENCE:|Call Trace|Kernel panic|detected stalls'
+NOVA_KLOG_BAD="$NOVA_KLOG_BAD|possible (circular|recursive) locking|inconsistent lock state|lock inversion|Invalid wait context|sleeping function called|DEBUG_LOCKS_WARN_ON|list_(add|del) corruption|lockdep is turned off"
+
 # Run a command as root (sudo when we are not root and sudo exists).
 as_root() {
 	if [ "$(id -u)" -eq 0 ]; then

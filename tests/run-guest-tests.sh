@@ -324,14 +324,8 @@ fi
 
 # Kernel log scan: every kernel line on the console (timestamped), which includes
 # the dmesg dump. Known harmless noise is ignored.
-# The debug kernel's reports: "BUG: KASAN: ...", "BUG: KFENCE: ...", "UBSAN: ..."
-# (header "UBSAN: shift-out-of-bounds in ..."), lockdep's "WARNING: possible
-# circular locking dependency detected" / "possible recursive locking" /
-# "inconsistent lock state" / "Invalid wait context", DEBUG_ATOMIC_SLEEP's
-# "BUG: sleeping function called from invalid context", DEBUG_LIST's
-# "list_add corruption" (named explicitly too, in case a prefix changes).
-bad_re='Oops|BUG:|^BUG |kernel BUG|WARNING:|general protection|soft lockup|hard LOCKUP|hung_task|blocked for more than|KASAN|UBSAN|KFENCE:|Call Trace|Kernel panic|detected stalls'
-bad_re="$bad_re|possible (circular|recursive) locking|inconsistent lock state|lock inversion|Invalid wait context|sleeping function called|DEBUG_LOCKS_WARN_ON|list_(add|del) corruption|lockdep is turned off"
+# (qemu/common.sh: NOVA_KLOG_BAD)
+bad_re=$NOVA_KLOG_BAD
 ignore_re='module verification failed|I/O error, dev fd0|NOVA-MARK '
 [ -z "${NOVA_LOG_IGNORE:-}" ] || ignore_re="$ignore_re|$NOVA_LOG_IGNORE"
 mapfile -t hits < <(

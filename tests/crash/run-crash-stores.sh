@@ -117,7 +117,7 @@ mutnote=""
 log "seq $seq: ${#sel[@]} workloads$mutnote"
 
 shq() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
-bad_re='Oops|BUG:|^BUG |kernel BUG|WARNING:|general protection|soft lockup|hard LOCKUP|hung_task|blocked for more than|KASAN|UBSAN|Call Trace|Kernel panic|detected stalls'
+bad_re=$NOVA_KLOG_BAD
 kernel_log_hits() { # LOG
 	tr -d '\r' <"$1" | sed -nE 's/.*(\[ *[0-9]+\.[0-9]+\] )/\1/p' |
 		awk -v bad="$bad_re" '{ msg = $0; sub(/^\[ *[0-9]+\.[0-9]+\] /, "", msg)

@@ -42,7 +42,7 @@ pass=0 fail=0
 	--test-timeout 240 --results "$results/boot1" --script "$here/errors-panic-1.sh" \
 	>"$results/boot1.out" 2>&1
 con=$results/boot1/console.log
-bad='Oops|BUG:|^BUG |kernel BUG|WARNING:|general protection|soft lockup|hard LOCKUP|hung_task|blocked for more than|KASAN|UBSAN|KFENCE:|Call Trace|Kernel panic|detected stalls|NOVA error'
+bad="$NOVA_KLOG_BAD|NOVA error"
 # kernel lines that match $bad, in order, up to the panic message
 hits=$(tr -d '\r' <"$con" 2>/dev/null | sed -nE 's/.*\[ *[0-9]+\.[0-9]+\] //p' |
 	awk '/panic forced after error/ { print; exit } { print }' | grep -E "$bad" || true)

@@ -199,7 +199,7 @@ log "results in $results; base seed $seed; $fsck_note"
 
 # --- helpers -----------------------------------------------------------------------------
 # Same patterns as tests/run-guest-tests.sh's kernel log scan.
-bad_re='Oops|BUG:|^BUG |kernel BUG|WARNING:|general protection|soft lockup|hard LOCKUP|hung_task|blocked for more than|KASAN|UBSAN|Call Trace|Kernel panic|detected stalls|NOVA error'
+bad_re="$NOVA_KLOG_BAD|NOVA error"
 ignore_re='module verification failed|I/O error, dev fd0|NOVA-MARK '
 
 # kernel_log_hits LOG [STOP_ERE]: suspicious kernel lines (up to STOP_ERE)

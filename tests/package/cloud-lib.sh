@@ -226,9 +226,9 @@ cloud_console() {
 
 cloud_kernel_log() {
 	local clean=$1 tag=$2 out=$3 name=$4 hits
-	# Kernel log (dumped by the guest) and the journal's warnings: the same patterns as
-	# tests/run-guest-tests.sh; the unsigned/out-of-tree module taint is expected.
-	local bad_re='Oops|BUG:|^BUG |kernel BUG|WARNING:|general protection|soft lockup|hard LOCKUP|hung_task|blocked for more than|KASAN|UBSAN|Call Trace|Kernel panic|detected stalls'
+	# Kernel log (dumped by the guest) and the journal's warnings: qemu/common.sh's
+	# NOVA_KLOG_BAD; the unsigned/out-of-tree module taint is expected.
+	local bad_re=$NOVA_KLOG_BAD
 	local ignore_re='module verification failed|loading out-of-tree module taints kernel|I/O error, dev fd0'
 	[ -z "${NOVA_LOG_IGNORE:-}" ] || ignore_re="$ignore_re|$NOVA_LOG_IGNORE"
 	{
