@@ -407,9 +407,9 @@ ssize_t nova_dax_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	iocb->ki_pos = pos;
 	inode_unlock_shared(inode);
 	file_accessed(iocb->ki_filp);
-	atomic64_inc(&NOVA_SB(sb)->stats.read_calls);
+	nova_stat_inc(NOVA_SB(sb), read_calls);
 	if (done > 0)
-		atomic64_add(done, &NOVA_SB(sb)->stats.read_bytes);
+		nova_stat_add(NOVA_SB(sb), read_bytes, done);
 	NOVA_TIMER_END(NOVA_SB(sb), T_READ, t);
 	return done;
 }
@@ -980,7 +980,7 @@ static ssize_t nova_cow_chunk(struct inode *inode, struct iov_iter *from,
 	run->start = p;
 	run->end = p + got;
 	run->short_copy = got < bytes;
-	atomic64_add(used, &NOVA_SB(sb)->stats.cow_pages);
+	nova_stat_add(NOVA_SB(sb), cow_pages, used);
 	return got;
 fail_release:
 	nova_release_pages(inode, pg, n);
@@ -1093,7 +1093,7 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 			if (nr)
 				runs[nr - 1].end = max_t(loff_t, runs[nr - 1].end,
 							 p + got);
-			atomic64_add(got, &NOVA_SB(sb)->stats.inplace_bytes);
+			nova_stat_add(NOVA_SB(sb), inplace_bytes, got);
 			if (got < n) {
 				ret = -EFAULT;
 				break;
@@ -1189,9 +1189,9 @@ ssize_t nova_dax_write_iter(struct kiocb *iocb, struct iov_iter *from)
 		iocb->ki_pos += ret;
 out:
 	inode_unlock(inode);
-	atomic64_inc(&sbi->stats.write_calls);
+	nova_stat_inc(sbi, write_calls);
 	if (ret > 0)
-		atomic64_add(ret, &sbi->stats.write_bytes);
+		nova_stat_add(sbi, write_bytes, ret);
 	NOVA_TIMER_END(sbi, T_WRITE, t);
 	return ret;
 }
@@ -1381,7 +1381,7 @@ static int nova_cow_zero_page(struct inode *inode, pgoff_t pg, size_t from,
 		nova_free_blocks(sb, r.blk, 1);
 		return ret;
 	}
-	atomic64_inc(&NOVA_SB(sb)->stats.cow_pages);
+	nova_stat_inc(NOVA_SB(sb), cow_pages);
 	return 0;
 }
 
@@ -1797,7 +1797,7 @@ int nova_fault_alloc(struct inode *inode, pgoff_t pg, u64 *blk)
 	nova_log_commit(sb, inode, tail);
 	nova_apply_entry(inode, off, 1);
 	*blk = nova_block_off(b);
-	atomic64_inc(&NOVA_SB(sb)->stats.fault_allocs);
+	nova_stat_inc(NOVA_SB(sb), fault_allocs);
 out:
 	mutex_unlock(&sih->log_mutex);
 	return 0;

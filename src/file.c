@@ -113,7 +113,7 @@ static int nova_fsync(struct file *file, loff_t start, loff_t end, int datasync)
 	if (!ret)
 		ret = nova_write_attr(file_inode(file));
 	nova_fence();
-	atomic64_inc(&sbi->stats.fsync_calls);
+	nova_stat_inc(sbi, fsync_calls);
 	NOVA_TIMER_END(sbi, T_FSYNC, t);
 	return ret;
 }
@@ -283,7 +283,7 @@ static vm_fault_t nova_dax_huge_fault(struct vm_fault *vmf,
 	filemap_invalidate_lock_shared(inode->i_mapping);
 	ret = dax_iomap_fault(vmf, pe_size, &pfn, NULL, &nova_iomap_ops);
 	if (pe_size == NOVA_FAULT_PMD && !(ret & (VM_FAULT_FALLBACK | VM_FAULT_ERROR)))
-		atomic64_inc(&NOVA_SB(inode->i_sb)->stats.pmd_faults);
+		nova_stat_inc(NOVA_SB(inode->i_sb), pmd_faults);
 	if (ret & VM_FAULT_NEEDDSYNC)
 		ret = dax_finish_sync_fault(vmf, pe_size, pfn);
 	filemap_invalidate_unlock_shared(inode->i_mapping);

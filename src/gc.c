@@ -112,8 +112,8 @@ void nova_fast_gc(struct super_block *sb, struct inode *inode, u64 keep)
 	if (freed) {
 		sih->log_pages -= freed;
 		nova_quota_log_pages(inode, -(long)freed, false);
-		atomic64_inc(&sbi->stats.fast_gc_runs);
-		atomic64_add(freed, &sbi->stats.fast_gc_pages);
+		nova_stat_inc(sbi, fast_gc_runs);
+		nova_stat_add(sbi, fast_gc_pages, freed);
 	}
 }
 
@@ -549,9 +549,9 @@ int nova_thorough_gc(struct super_block *sb, struct inode *inode)
 	nova_xattr_gc_drop_removed(inode);
 	up_write(&sih->xattr_sem);
 
-	atomic64_inc(&sbi->stats.thorough_gc_runs);
-	atomic64_add(nl.pages, &sbi->stats.thorough_gc_pages_written);
-	atomic64_add(old_pages, &sbi->stats.thorough_gc_pages_freed);
+	nova_stat_inc(sbi, thorough_gc_runs);
+	nova_stat_add(sbi, thorough_gc_pages_written, nl.pages);
+	nova_stat_add(sbi, thorough_gc_pages_freed, old_pages);
 	NOVA_TIMER_END(sbi, T_THOROUGH_GC, t);
 	return 0;
 }

@@ -53,7 +53,7 @@ struct nova_counter {
 	size_t off;
 };
 
-#define NOVA_COUNTER(f)	{ #f, offsetof(struct nova_stats, f) }
+#define NOVA_COUNTER(f)	{ #f, offsetof(struct nova_counters, f) }
 
 static const struct nova_counter nova_io_counters[] = {
 	NOVA_COUNTER(read_calls), NOVA_COUNTER(read_bytes),
@@ -69,10 +69,29 @@ static const struct nova_counter nova_gc_counters[] = {
 	NOVA_COUNTER(thorough_gc_pages_freed),
 };
 
-static atomic64_t *nova_counter(struct nova_stats *s,
-				const struct nova_counter *c)
+static u64 *nova_counter(struct nova_counters *pc, const struct nova_counter *c)
 {
-	return (void *)s + c->off;
+	return (void *)pc + c->off;
+}
+
+/* The sum of counter @c over the CPUs */
+static u64 nova_counter_sum(struct nova_stats *s, const struct nova_counter *c)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += *nova_counter(per_cpu_ptr(s->c, cpu), c);
+	return sum;
+}
+
+/* Zero counter @c on every CPU (racing updates may survive: statistics) */
+static void nova_counter_clear(struct nova_stats *s, const struct nova_counter *c)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		WRITE_ONCE(*nova_counter(per_cpu_ptr(s->c, cpu), c), 0);
 }
 
 static void nova_show_counters(struct seq_file *m,
@@ -82,7 +101,7 @@ static void nova_show_counters(struct seq_file *m,
 
 	for (; n; n--, c++)
 		seq_printf(m, "%-16s %llu\n", c->name,
-			   (u64)atomic64_read(nova_counter(&sbi->stats, c)));
+			   nova_counter_sum(&sbi->stats, c));
 }
 
 static int nova_io_show(struct seq_file *m, void *v)
@@ -175,7 +194,7 @@ static void nova_io_clear(struct nova_stats *s)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(nova_io_counters); i++)
-		atomic64_set(nova_counter(s, &nova_io_counters[i]), 0);
+		nova_counter_clear(s, &nova_io_counters[i]);
 }
 
 static ssize_t nova_io_write(struct file *file, const char __user *buf,

@@ -9,6 +9,7 @@
 #include <linux/atomic.h>
 #include <linux/jump_label.h>
 #include <linux/ktime.h>
+#include <linux/percpu.h>
 
 enum nova_timing {
 	T_CREATE, T_MKDIR, T_LINK, T_UNLINK, T_RMDIR, T_RENAME, T_SYMLINK,
@@ -17,19 +18,32 @@ enum nova_timing {
 	T_NUM
 };
 
+/*
+ * The I/O and GC counters: per CPU, as the write and fsync paths bump
+ * them on every call (one shared cache line would be written by every
+ * CPU); /proc sums them
+ */
+struct nova_counters {
+	/* I/O */
+	u64 read_calls, read_bytes;
+	u64 write_calls, write_bytes;
+	u64 cow_pages, inplace_bytes;
+	u64 fsync_calls, fault_allocs, pmd_faults;
+	/* GC */
+	u64 fast_gc_runs, fast_gc_pages;
+	u64 thorough_gc_runs, thorough_gc_pages_written;
+	u64 thorough_gc_pages_freed;
+};
+
 struct nova_stats {
 	atomic64_t timing_count[T_NUM];
 	atomic64_t timing_ns[T_NUM];
-	/* I/O */
-	atomic64_t read_calls, read_bytes;
-	atomic64_t write_calls, write_bytes;
-	atomic64_t cow_pages, inplace_bytes;
-	atomic64_t fsync_calls, fault_allocs, pmd_faults;
-	/* GC */
-	atomic64_t fast_gc_runs, fast_gc_pages;
-	atomic64_t thorough_gc_runs, thorough_gc_pages_written;
-	atomic64_t thorough_gc_pages_freed;
+	struct nova_counters __percpu *c;
 };
+
+/* Add @n to counter @f of @sbi (any context) */
+#define nova_stat_add(sbi, f, n)	this_cpu_add((sbi)->stats.c->f, (n))
+#define nova_stat_inc(sbi, f)		nova_stat_add(sbi, f, 1)
 
 DECLARE_STATIC_KEY_FALSE(nova_timing_key);
 

@@ -654,6 +654,9 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 	sbi->sb = sb;
 	mutex_init(&sbi->s_lock);
 	INIT_WORK(&sbi->error_work, nova_error_work);
+	sbi->stats.c = alloc_percpu(struct nova_counters);
+	if (!sbi->stats.c)
+		return -ENOMEM;
 	sbi->s_mount_opt = ctx->mount_opt;
 	if (!(sbi->s_mount_opt & NOVA_MOUNT_ERRORS_MASK))
 		sbi->s_mount_opt |= NOVA_MOUNT_ERRORS_CONT;
@@ -1142,6 +1145,7 @@ static void nova_kill_sb(struct super_block *sb)
 		nova_free_inode_maps(sb);
 		nova_journal_free(sb);
 		fs_put_dax(sbi->s_dax_dev, NULL);
+		free_percpu(sbi->stats.c);
 		kfree(sbi);
 	}
 }
