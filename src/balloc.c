@@ -431,7 +431,7 @@ int nova_new_data_blocks(struct super_block *sb, unsigned long *blocknr,
 
 	if (!want)
 		return -EINVAL;
-	free = nova_count_free_blocks(sb);
+	free = nova_free_blocks_at_least(sb, keep + want);
 	if (free < keep + 1)
 		return -ENOSPC;		/* nova_in_reserve() */
 	want = min(want, free - keep);
@@ -764,7 +764,25 @@ int nova_claim_blocks(struct super_block *sb, unsigned long blocknr,
  */
 bool nova_in_reserve(struct super_block *sb, unsigned long n)
 {
-	return nova_count_free_blocks(sb) < NOVA_SB(sb)->reserved_blocks + n;
+	unsigned long need = NOVA_SB(sb)->reserved_blocks + n;
+
+	return nova_free_blocks_at_least(sb, need) < need;
+}
+
+/*
+ * The free blocks, or a lower bound of them that is at least @need: the
+ * local stripe's count when it has @need alone (unless the device is
+ * nearly full), so that an allocation reads no other stripe's count (a
+ * cache line other CPUs write); the sum of all stripes otherwise
+ */
+unsigned long nova_free_blocks_at_least(struct super_block *sb,
+					unsigned long need)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned int stripe = raw_smp_processor_id() % sbi->layout.stripes;
+	unsigned long local = READ_ONCE(sbi->free_lists[stripe].num_free_blocks);
+
+	return local >= need ? local : nova_count_free_blocks(sb);
 }
 
 unsigned long nova_count_free_blocks(struct super_block *sb)

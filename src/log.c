@@ -60,7 +60,7 @@ static long nova_alloc_log_pages(struct super_block *sb, unsigned long want,
 	if (reserve == NOVA_RESERVE_HALF)
 		keep /= 2;
 	if (keep) {
-		free = nova_count_free_blocks(sb);
+		free = nova_free_blocks_at_least(sb, keep + want);
 		if (free < keep + 1)
 			return -ENOSPC;
 		n = want = min(want, free - keep);

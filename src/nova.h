@@ -484,6 +484,8 @@ void nova_free_blocks(struct super_block *sb, unsigned long blocknr,
 void nova_settle_free_list(struct nova_sb_info *sbi, struct nova_free_list *fl);
 void nova_settle_free_lists(struct super_block *sb);
 unsigned long nova_count_free_blocks(struct super_block *sb);
+unsigned long nova_free_blocks_at_least(struct super_block *sb,
+					unsigned long need);
 bool nova_block_is_free(struct super_block *sb, unsigned long blocknr);
 bool nova_blocks_any_free(struct super_block *sb, unsigned long blocknr,
 			  unsigned long num);
