@@ -30,6 +30,7 @@
  *                files' data blocks; each project's usage
  *   snapshot.c   pass 6: the clean-unmount snapshot
  *   quota.c      pass 7: the project quota file's tree and usage
+ *   powercut.c   the tests' model of a power cut during the repairs
  *
  * The repairs are ordered against a power cut (libnova's nv_commit()):
  * each is copy-on-write, as the kernel's updates, and what one store
@@ -157,11 +158,18 @@ struct nova_fsck {
 	unsigned int path_k;
 	char owner_buf[4][80];
 	unsigned int owner_k;
+
+	/* the tests' power cut (powercut.c), NULL if none */
+	struct fsck_powercut *powercut;
 };
 
 /* ---- unix.c ---- */
 int fsck_main(int argc, char **argv);
 void fs_stale(struct nova_fsck *ctx);
+
+/* ---- powercut.c: NOVA_FSCK_TEST_POWERCUT ---- */
+int powercut_arm(struct nova_fsck *ctx);
+void powercut_free(struct nova_fsck *ctx);
 
 /* ---- util.c: messages ---- */
 void out(struct nova_fsck *ctx, const char *fmt, ...) __printf(2, 3);

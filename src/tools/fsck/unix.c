@@ -440,8 +440,11 @@ static int open_fs(struct nova_fsck *ctx)
 	}
 	ctx->fs.alloc_hook = alloc_hook;
 	ctx->fs.alloc_arg = ctx;
-	if (!ctx->private_map)
+	if (!ctx->private_map) {
 		nv_set_ordered(&ctx->fs);
+		if (powercut_arm(ctx))
+			return FSCK_ERROR;
+	}
 	return -1;
 }
 
@@ -453,6 +456,7 @@ static void fsck_free(struct nova_fsck *ctx)
 	free(ctx->itreset);
 	nv_pmap_free(&ctx->prj_usage);
 	ns_free(ctx);
+	powercut_free(ctx);
 	nv_close(&ctx->fs);
 	free(ctx);
 }
