@@ -420,6 +420,11 @@ static inline unsigned int nv_iread_raw(uint64_t ino)
 	       ino < NOVA_NORMAL_INODE_START ? NV_IREAD_RAW : 0;
 }
 
+/*
+ * The kernel's INVALID_PROJID: no project ID, which it never charges
+ * (no inode gets it through the VFS)
+ */
+#define NV_INVALID_PROJID	0xffffffffU
 /* FS_PROJINHERIT_FL: a directory whose new inodes get its project ID */
 #define NV_PROJINHERIT_FL	0x20000000U
 /* FS_CASEFOLD_FL: a case-insensitive directory (INCOMPAT_CASEFOLD) */

@@ -167,6 +167,10 @@ powercut "a shared data block copied, bad entries, dead marks" \
 # inodes' copies
 powercut "a new journal, an inode table, super block copies" \
 	"journal-head" "itable-next-range" "sb-differ" "reserved-replica" stale-free
+# the invalid project ID, set to 0 by a link-change entry
+powercut "project ID 4294967295" \
+	"projid /d/f 4294967295 lc" "projid /q/x 4294967295 pi" "projid / 4294967295 lc" \
+	stale-free
 
 # the same without the ordering: the model must see the damage
 if ! command -v "${CC:-cc}" >/dev/null; then

@@ -772,6 +772,45 @@ static int check_casefold(struct nova_fsck *ctx, uint64_t ino,
 	return CK_AGAIN;
 }
 
+/*
+ * Project ID 4294967295, the kernel's INVALID_PROJID: no inode gets it
+ * through the VFS (FS_IOC_FSSETXATTR refuses it, dqget() too), so it is
+ * damage.  The kernel skips such an inode when it counts the project
+ * usage at mount, and so counts it again at every mount, and a quota
+ * transfer to or from it fails.  Checked where the kernel counts: the
+ * root and the inodes from NOVA_NORMAL_INODE_START.  Set to 0 as
+ * FS_IOC_FSSETXATTR logs an ID: a link-change entry.
+ */
+static int check_projid(struct nova_fsck *ctx, uint64_t ino,
+			struct nv_inode_state *st)
+{
+	struct nv_fs *fs = &ctx->fs;
+	struct nv_wlog w;
+	uint64_t old;
+
+	if (st->projid != NV_INVALID_PROJID ||
+	    (ino != NOVA_ROOT_INO && ino < NOVA_NORMAL_INODE_START) ||
+	    !problem(ctx, PR_INODE_PROJID, (unsigned long long)ino,
+		     type_str(st->mode)))
+		return CK_NEXT;
+	nv_wlog_from_state(&w, st);
+	old = w.last_lc;
+	w.projid = 0;
+	if (nv_append_link_change(fs, &w, NULL)) {
+		not_fixed(ctx, PR_INODE_PROJID, "inode %llu: no space in its log",
+			  (unsigned long long)ino);
+		return CK_NEXT;
+	}
+	nv_log_commit(fs, &w);
+	if (old)
+		nv_invalidate_entry(fs, old);
+	if (le32_to_cpu(st->pi.i_projid) == NV_INVALID_PROJID)
+		nv_put32(fs, st->pi_off + offsetof(struct nova_inode, i_projid), 0);
+	fixed(ctx, PR_INODE_PROJID, "inode %llu: project ID set to 0",
+	      (unsigned long long)ino);
+	return CK_AGAIN;
+}
+
 /* One round of an inode's checks */
 static int check_once(struct nova_fsck *ctx, uint64_t ino,
 		      struct nv_inode_state *st)
@@ -792,6 +831,8 @@ static int check_once(struct nova_fsck *ctx, uint64_t ino,
 		r = check_dead(ctx, ino, st);
 	if (r == CK_NEXT)
 		r = check_casefold(ctx, ino, st);
+	if (r == CK_NEXT)
+		r = check_projid(ctx, ino, st);
 	return r;
 }
 

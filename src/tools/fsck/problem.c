@@ -100,6 +100,8 @@ static const struct fsck_problem problems[PR_COUNT] = {
 	  "set NOVA_FEATURE_RO_COMPAT_PROJECT in both super block copies"),
 	P(PR_INODE_CASEFOLD, 0,
 	  "clear the flag (a new link-change entry, and in the inode)"),
+	P(PR_INODE_PROJID, PR_PREEN_OK,
+	  "set the project ID to 0, that of an inode without a project (a new link-change entry, and in the inode)"),
 
 	/* pass 5: names, connectivity, link counts */
 	P(PR_DENTRY_BAD_INO, 0,
