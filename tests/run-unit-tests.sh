@@ -3,7 +3,8 @@
 # (test_names.sh: the names they print from an image are escaped;
 # test_encrypt.sh: fsck.nova on encrypted inodes; test_debug.sh:
 # nova-debug; test_project.sh: project IDs, the project quota file;
-# test_casefold.sh: case-insensitive directories), and a
+# test_casefold.sh: case-insensitive directories; test_powercut.sh:
+# fsck.nova's repairs cut by a power cut at each commit), and a
 # short fuzz run of fsck.nova (tests/fuzz/run-fuzz-fsck.sh).
 # Prints PASS/FAIL lines and "N passed, N failed"; exits non-zero on failure.
 set -euo pipefail
@@ -39,13 +40,15 @@ rc=0
 	"$out/project" | tee "$out/test_project.log" || rc=$?
 "$root/tests/unit/test_casefold.sh" "$root/src/tools" "$out/nova_image" \
 	"$out/casefold" | tee "$out/test_casefold.log" || rc=$?
+"$root/tests/unit/test_powercut.sh" "$root/src/tools" "$out/nova_image" \
+	"$out/powercut" | tee "$out/test_powercut.log" || rc=$?
 # fsck.nova fuzzing, short (make fuzz-fsck: the long run)
 "$root/tests/fuzz/run-fuzz-fsck.sh" "${NOVA_FUZZ_UNIT_SECS:-60}" |
 	tee "$out/fuzz_fsck.log" || rc=$?
 logs=("$out/test_format.log" "$out/test_xattr.log" "$out/test_mkfs.log"
       "$out/test_fsck.log" "$out/test_names.log" "$out/test_encrypt.log"
       "$out/test_debug.log" "$out/test_project.log" "$out/test_casefold.log"
-      "$out/fuzz_fsck.log")
+      "$out/test_powercut.log" "$out/fuzz_fsck.log")
 passed=$(cat "${logs[@]}" | grep -c '^PASS ' || true)
 failed=$(cat "${logs[@]}" | grep -c '^FAIL ' || true)
 skipped=$(cat "${logs[@]}" | grep -c '^SKIP ' || true)

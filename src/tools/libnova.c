@@ -172,7 +172,8 @@ void nv_open_mem(struct nv_fs *fs, void *buf, uint64_t size)
 
 int nv_sync(struct nv_fs *fs)
 {
-	if (fs->mode != NV_OPEN_RW || !fs->map)
+	fs->ndirty = 0;
+	if (fs->mode != NV_OPEN_RW || !fs->map || fs->in_memory)
 		return 0;
 	if (msync(fs->map, fs->map_size, MS_SYNC) || fsync(fs->fd))
 		return -1;
@@ -262,9 +263,46 @@ unsigned int nv_stripe_of(const struct nv_fs *fs, uint64_t blk)
 
 /* -------------------------------------------------------------- stores */
 
+/* Blocks [@r->lo, @r->hi) and [@lo, @hi): how far apart (0: they touch) */
+static uint64_t range_gap(const struct nv_range *r, uint64_t lo, uint64_t hi)
+{
+	return hi < r->lo ? r->lo - hi : lo > r->hi ? lo - r->hi : 0;
+}
+
+/* With ordering on: [@off, @off + @len) stored, not yet durable */
+static void track(struct nv_fs *fs, uint64_t off, size_t len)
+{
+	uint64_t lo = off & ~(uint64_t)(NOVA_BLOCK_SIZE - 1);
+	uint64_t hi = (off + len + NOVA_BLOCK_SIZE - 1) &
+		      ~(uint64_t)(NOVA_BLOCK_SIZE - 1);
+	struct nv_range *r = NULL;
+	uint64_t best = UINT64_MAX, gap;
+	size_t i;
+
+	if (!fs->ordered || !len)
+		return;
+	for (i = 0; i < fs->ndirty; i++) {
+		gap = range_gap(&fs->dirty[i], lo, hi);
+		if (gap < best) {
+			best = gap;
+			r = &fs->dirty[i];
+		}
+	}
+	if (best && fs->ndirty < NV_DIRTY_MAX) {
+		fs->dirty[fs->ndirty++] = (struct nv_range){ lo, hi };
+		return;
+	}
+	/* touching one, or too many: the closest grows over it */
+	if (lo < r->lo)
+		r->lo = lo;
+	if (hi > r->hi)
+		r->hi = hi;
+}
+
 void nv_put(struct nv_fs *fs, uint64_t off, const void *src, size_t len)
 {
 	memmove(fs->map + off, src, len);
+	track(fs, off, len);
 }
 
 void nv_put64(struct nv_fs *fs, uint64_t off, uint64_t val)
@@ -272,6 +310,7 @@ void nv_put64(struct nv_fs *fs, uint64_t off, uint64_t val)
 	uint64_t v = htole64(val);
 
 	memcpy(fs->map + off, &v, 8);
+	track(fs, off, 8);
 }
 
 void nv_put32(struct nv_fs *fs, uint64_t off, uint32_t val)
@@ -279,16 +318,99 @@ void nv_put32(struct nv_fs *fs, uint64_t off, uint32_t val)
 	uint32_t v = htole32(val);
 
 	memcpy(fs->map + off, &v, 4);
+	track(fs, off, 4);
 }
 
 void nv_put8(struct nv_fs *fs, uint64_t off, uint8_t val)
 {
 	fs->map[off] = val;
+	track(fs, off, 1);
 }
 
 void nv_zero(struct nv_fs *fs, uint64_t off, size_t len)
 {
 	memset(fs->map + off, 0, len);
+	track(fs, off, len);
+}
+
+/* ------------------------------------------------------------ ordering */
+
+void nv_set_ordered(struct nv_fs *fs)
+{
+	fs->ordered = true;
+	fs->ndirty = 0;
+}
+
+int nv_persist(struct nv_fs *fs, uint64_t off, uint64_t len)
+{
+	static uint64_t page;
+	uint64_t lo, hi;
+
+#ifdef NV_TEST_UNORDERED
+	/* a test build without the ordering (tests/unit/test_powercut.sh) */
+	(void)fs;
+	(void)off;
+	(void)len;
+	return 0;
+#endif
+	if (!page)
+		page = (uint64_t)sysconf(_SC_PAGESIZE);
+	if (!len || !fs->map || off >= fs->map_size)
+		return 0;
+	lo = off & ~(page - 1);
+	hi = off + len > fs->map_size ? fs->map_size : off + len;
+	/*
+	 * msync(MS_SYNC) writes the dirty pages of the range and waits for
+	 * them (vfs_fsync_range(): for a block device blkdev_fsync(), with a
+	 * cache flush, as fsync())
+	 */
+	if (fs->mode == NV_OPEN_RW && !fs->in_memory &&
+	    msync(fs->map + lo, hi - lo, MS_SYNC)) {
+		if (!fs->io_error)
+			fs->io_error = errno ? errno : EIO;
+		return -1;
+	}
+	if (fs->persist_hook)
+		fs->persist_hook(fs->order_arg, lo, hi - lo);
+	return 0;
+}
+
+int nv_barrier(struct nv_fs *fs)
+{
+	int ret = 0;
+	size_t i;
+
+	if (fs->ndirty && fs->barrier_hook)
+		fs->barrier_hook(fs->order_arg);
+	for (i = 0; i < fs->ndirty; i++)
+		if (nv_persist(fs, fs->dirty[i].lo,
+			       fs->dirty[i].hi - fs->dirty[i].lo))
+			ret = -1;
+	fs->ndirty = 0;
+	return ret;
+}
+
+int nv_commit(struct nv_fs *fs, uint64_t off, const void *src, size_t len)
+{
+	if (!fs->ordered) {
+		nv_put(fs, off, src, len);
+		return 0;
+	}
+	/* what the commit publishes, durable before it */
+	if (fs->io_error || nv_barrier(fs))
+		return -1;
+	nv_put(fs, off, src, len);
+	if (fs->commit_hook)
+		fs->commit_hook(fs->order_arg, off, len);
+	/* and the commit, before what depends on it */
+	return nv_barrier(fs);
+}
+
+int nv_commit64(struct nv_fs *fs, uint64_t off, uint64_t val)
+{
+	uint64_t v = htole64(val);
+
+	return nv_commit(fs, off, &v, 8);
 }
 
 /* -------------------------------------------------------- inode tables */
@@ -2306,8 +2428,10 @@ int nv_log_append(struct nv_fs *fs, struct nv_wlog *w, const void *entry,
 	if (!cur) {
 		if (!alloc_log_pages(fs, 1, stripe_of(fs, w->ino), &first, &last))
 			return -ENOSPC;
-		nv_put64(fs, w->pi_off + offsetof(struct nova_inode, log_head),
-			 first);
+		/* a head with tail 0: pages allocated, nothing committed */
+		if (nv_commit64(fs, w->pi_off + offsetof(struct nova_inode, log_head),
+				first))
+			return -EIO;
 		w->head = first;
 		w->pages = 1;
 		cur = first;
@@ -2324,7 +2448,9 @@ int nv_log_append(struct nv_fs *fs, struct nv_wlog *w, const void *entry,
 
 			if (!got)
 				return -ENOSPC;
-			nv_put64(fs, PT_NEXT(page), first);
+			/* the chain is walked to its end: zeroed pages first */
+			if (nv_commit64(fs, PT_NEXT(page), first))
+				return -EIO;
 			w->pages += got;
 			next = first;
 		}
@@ -2341,22 +2467,49 @@ int nv_log_append(struct nv_fs *fs, struct nv_wlog *w, const void *entry,
 	return 0;
 }
 
-void nv_log_commit(struct nv_fs *fs, struct nv_wlog *w)
+int nv_log_commit(struct nv_fs *fs, struct nv_wlog *w)
 {
-	nv_put64(fs, w->pi_off + offsetof(struct nova_inode, log_tail), w->tail);
+	return nv_commit64(fs, w->pi_off + offsetof(struct nova_inode, log_tail),
+			   w->tail);
+}
+
+/* One more dead entry in the page of the entry at @off */
+static void count_dead(struct nv_fs *fs, uint64_t off)
+{
+	uint64_t pt = PT_INVAL(off & ~(uint64_t)(NOVA_BLOCK_SIZE - 1));
+
+	nv_put32(fs, pt, le32toh(*(uint32_t *)nv_ptr(fs, pt)) + 1);
+}
+
+void nv_invalidate_entries(struct nv_fs *fs, const uint64_t *off, size_t n)
+{
+	uint64_t marked[64];
+	size_t i, k;
+
+	while (n) {
+		for (i = 0, k = 0; i < n && k < ARRAY_SIZE(marked); i++) {
+			uint8_t *p = nv_ptr(fs, off[i]);
+			int flag = nv_entry_flag_offset(p[0]);
+
+			if (flag < 0 || p[flag])
+				continue;
+			nv_put8(fs, off[i] + flag, 1);
+			marked[k++] = off[i];
+		}
+		off += i;
+		n -= i;
+		if (!k)
+			continue;
+		/* the flags durable before the counts */
+		nv_barrier(fs);
+		for (i = 0; i < k; i++)
+			count_dead(fs, marked[i]);
+	}
 }
 
 void nv_invalidate_entry(struct nv_fs *fs, uint64_t off)
 {
-	uint8_t *p = nv_ptr(fs, off);
-	int flag = nv_entry_flag_offset(p[0]);
-	uint64_t page = off & ~(uint64_t)(NOVA_BLOCK_SIZE - 1);
-
-	if (flag < 0 || p[flag])
-		return;
-	nv_put8(fs, off + flag, 1);
-	nv_put32(fs, PT_INVAL(page),
-		 le32toh(*(uint32_t *)nv_ptr(fs, PT_INVAL(page))) + 1);
+	nv_invalidate_entries(fs, &off, 1);
 }
 
 void nv_invalidate_pages(struct nv_fs *fs, uint64_t ent_off, uint32_t n)
@@ -2501,8 +2654,9 @@ static int extend_itable(struct nv_fs *fs, unsigned int s)
 	nv_zero(fs, blk << NOVA_BLOCK_SHIFT, fs->itbs);
 	if (itab_push(t, blk << NOVA_BLOCK_SHIFT))
 		return -ENOMEM;
-	nv_put64(fs, t->blocks[t->n - 2] + fs->itbs - 8, blk << NOVA_BLOCK_SHIFT);
-	return 0;
+	/* the block zeroed first: the mount scans every slot */
+	return nv_commit64(fs, t->blocks[t->n - 2] + fs->itbs - 8,
+			   blk << NOVA_BLOCK_SHIFT) ? -EIO : 0;
 }
 
 int nv_alloc_ino(struct nv_fs *fs, int stripe, uint64_t *ino)
@@ -2584,10 +2738,12 @@ int nv_new_inode(struct nv_fs *fs, int stripe, const struct nv_attr *a,
 	return 0;
 }
 
-void nv_set_valid(struct nv_fs *fs, uint64_t ino)
+int nv_set_valid(struct nv_fs *fs, uint64_t ino)
 {
-	nv_put8(fs, nv_inode_off(fs, ino) + offsetof(struct nova_inode, i_valid),
-		NOVA_INODE_VALID);
+	uint8_t v = NOVA_INODE_VALID;
+
+	return nv_commit(fs, nv_inode_off(fs, ino) +
+			 offsetof(struct nova_inode, i_valid), &v, 1);
 }
 
 int nv_create(struct nv_fs *fs, struct nv_wlog *dir, const char *name,
@@ -2623,18 +2779,25 @@ int nv_create(struct nv_fs *fs, struct nv_wlog *dir, const char *name,
 	}
 	if (ret)
 		return ret;
-	if (w.tail)
-		nv_log_commit(fs, &w);
+	if (w.tail && nv_log_commit(fs, &w))
+		return -EIO;
+	if (nv_set_valid(fs, w.ino))
+		return -EIO;
 	if (S_ISDIR(a->mode))
 		dir->links++;
 	ret = nv_append_dentry(fs, dir, name, len, w.ino, nv_dtype(a->mode), NULL);
+	if (!ret && nv_log_commit(fs, dir))
+		ret = -EIO;
 	if (ret) {
+		uint8_t v = NOVA_INODE_FREE;
+
 		if (S_ISDIR(a->mode))
 			dir->links--;
+		/* no name: free again */
+		nv_commit(fs, w.pi_off + offsetof(struct nova_inode, i_valid),
+			  &v, 1);
 		return ret;
 	}
-	nv_log_commit(fs, dir);
-	nv_set_valid(fs, w.ino);
 	if (child)
 		*child = w;
 	return 0;

@@ -41,6 +41,14 @@ struct nv_itable {
 	uint64_t hint;			/* allocation: next slot to try */
 };
 
+/* A range of the map, bytes [lo, hi) */
+struct nv_range {
+	uint64_t lo, hi;
+};
+
+/* Ranges stored and not yet made durable that nv_fs keeps apart */
+#define NV_DIRTY_MAX	16
+
 struct nv_fs {
 	int fd;
 	bool own_fd;
@@ -76,6 +84,26 @@ struct nv_fs {
 	void (*alloc_hook)(void *arg);
 	void *alloc_arg;
 	uint32_t next_generation;
+
+	/*
+	 * Ordering against a power cut (nv_set_ordered()): the ranges
+	 * stored since they were last made durable (block aligned, merged
+	 * when they touch, and the closest when there are too many)
+	 */
+	bool ordered;
+	struct nv_range dirty[NV_DIRTY_MAX];
+	size_t ndirty;
+	int io_error;			/* errno of the first failed nv_persist() */
+	/*
+	 * For a test's model of a power cut (fsck.nova's
+	 * NOVA_FSCK_TEST_POWERCUT), NULL if none: called by nv_persist()
+	 * with the range made durable, by nv_barrier() before it makes
+	 * anything durable, and by nv_commit() right after its store
+	 */
+	void (*persist_hook)(void *arg, uint64_t off, uint64_t len);
+	void (*barrier_hook)(void *arg);
+	void (*commit_hook)(void *arg, uint64_t off, size_t len);
+	void *order_arg;
 };
 
 /* ---- opening ---- */
@@ -137,6 +165,42 @@ void nv_put64(struct nv_fs *fs, uint64_t off, uint64_t val);
 void nv_put32(struct nv_fs *fs, uint64_t off, uint32_t val);
 void nv_put8(struct nv_fs *fs, uint64_t off, uint8_t val);
 void nv_zero(struct nv_fs *fs, uint64_t off, size_t len);
+
+/*
+ * ---- ordering against a power cut ----
+ *
+ * The map's stores reach the device when the kernel writes the pages
+ * back, in any order, or at nv_sync().  A repair is copy-on-write, as
+ * the kernel's updates: new blocks and entries written where nothing
+ * reads them, then one store that publishes them, the commit (a log
+ * tail, a page-tail or table next pointer, a valid byte, a super block
+ * copy).  With ordering on, nv_commit() makes every store made before
+ * durable first, then stores, then makes the commit itself durable, so
+ * that a power cut leaves the old state or the new one, and what comes
+ * after a commit (dead marks on the entries it supersedes, the reuse of
+ * blocks it frees) never reaches the device before it.  Off (mkfs.nova,
+ * which writes the super block last, and the test helpers), nv_commit()
+ * is nv_put() and nothing is tracked.
+ */
+/* Track the stores from now on: a shared read-write map of a device */
+void nv_set_ordered(struct nv_fs *fs);
+/*
+ * Make [@off, @off + @len) durable (msync() of its pages, which writes
+ * them and flushes the device's cache, for a block device as for a
+ * file); nothing for a private or in-memory map.  Returns 0, or -1 with
+ * fs->io_error set (the first error sticks).
+ */
+int nv_persist(struct nv_fs *fs, uint64_t off, uint64_t len);
+/* Every store made so far durable, before any later one: the ranges tracked */
+int nv_barrier(struct nv_fs *fs);
+/*
+ * Commit: nv_barrier(), the store of @len bytes of @src at @off (one
+ * that the device writes whole: 8 bytes, or within one sector), then
+ * nv_barrier() again.  Returns 0, or -1 after an I/O error, which
+ * leaves the commit unmade (what it would publish may not be durable).
+ */
+int nv_commit(struct nv_fs *fs, uint64_t off, const void *src, size_t len);
+int nv_commit64(struct nv_fs *fs, uint64_t off, uint64_t val);
 static inline uint64_t nv_get64(const struct nv_fs *fs, uint64_t off)
 {
 	uint64_t v;
@@ -356,6 +420,11 @@ static inline unsigned int nv_iread_raw(uint64_t ino)
 	       ino < NOVA_NORMAL_INODE_START ? NV_IREAD_RAW : 0;
 }
 
+/*
+ * The kernel's INVALID_PROJID: no project ID, which it never charges
+ * (no inode gets it through the VFS)
+ */
+#define NV_INVALID_PROJID	0xffffffffU
 /* FS_PROJINHERIT_FL: a directory whose new inodes get its project ID */
 #define NV_PROJINHERIT_FL	0x20000000U
 /* FS_CASEFOLD_FL: a case-insensitive directory (INCOMPAT_CASEFOLD) */
@@ -509,10 +578,24 @@ struct nv_wlog {
 };
 
 void nv_wlog_from_state(struct nv_wlog *w, const struct nv_inode_state *st);
+/*
+ * Append an entry past the working tail (log.c nova_log_append()): not
+ * yet read by anyone; the log pages it takes are zeroed, then linked
+ * (a commit: the chain is walked to its end)
+ */
 int nv_log_append(struct nv_fs *fs, struct nv_wlog *w, const void *entry,
 		  size_t size, uint64_t *entry_off);
-void nv_log_commit(struct nv_fs *fs, struct nv_wlog *w);
+/* The tail in the inode: the commit of the entries appended (nv_commit()) */
+int nv_log_commit(struct nv_fs *fs, struct nv_wlog *w);
+/*
+ * Mark an entry dead (log.c nova_invalidate_entry()): its dead flag,
+ * then its page's dead count, ordered (a count above the dead entries
+ * would let the garbage collector free live ones).  The entries after
+ * the commit of what supersedes them.
+ */
 void nv_invalidate_entry(struct nv_fs *fs, uint64_t off);
+/* The same for @n entries, with one barrier between flags and counts */
+void nv_invalidate_entries(struct nv_fs *fs, const uint64_t *off, size_t n);
 void nv_invalidate_pages(struct nv_fs *fs, uint64_t ent_off, uint32_t n);
 
 int nv_append_dentry(struct nv_fs *fs, struct nv_wlog *dir, const char *name,
@@ -547,13 +630,17 @@ int nv_alloc_ino(struct nv_fs *fs, int stripe, uint64_t *ino);
 /* Write a new, not yet valid inode; *w is its (empty) log */
 int nv_new_inode(struct nv_fs *fs, int stripe, const struct nv_attr *a,
 		 struct nv_wlog *w);
-void nv_set_valid(struct nv_fs *fs, uint64_t ino);
+/* The valid byte: the commit of a new inode and its log */
+int nv_set_valid(struct nv_fs *fs, uint64_t ino);
 
 /*
  * Create @name in directory @dir as the kernel's create/mkdir/symlink/
  * mknod do: the inode, its own log ("." and "..", or the symlink
- * target), the dentry in @dir (committed), then the valid byte.
- * @child (may be NULL) receives the new inode's log.
+ * target), its valid byte, then the dentry in @dir (committed).  The
+ * kernel makes the last two one journal transaction; in this order, a
+ * power cut between them leaves an inode without a name (as a crash of
+ * ext2), never a name of a free inode.  @child (may be NULL) receives
+ * the new inode's log.
  */
 int nv_create(struct nv_fs *fs, struct nv_wlog *dir, const char *name,
 	      size_t len, const struct nv_attr *a, const char *symlink,

@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # What the host test scripts of the tools share (test_mkfs.sh, test_fsck.sh,
-# test_names.sh, test_encrypt.sh, test_debug.sh, test_project.sh); each is
+# test_names.sh, test_encrypt.sh, test_debug.sh, test_project.sh,
+# test_powercut.sh); each is
 # run as
 #
 #   test_X.sh TOOLS_DIR HELPER WORKDIR

@@ -2081,6 +2081,11 @@ static int bad_prjquota(struct nv_fs *fs, const char *kind, const char *arg)
  *   set-prjquota                              NOVA_STATE_PRJQUOTA set
  *   fill PATH                                 PATH grows over every free
  *                                             block: a full device
+ *   stale-free                                every free block filled
+ *                                             with 0xa5 bytes, as the
+ *                                             data a block keeps when it
+ *                                             is freed: a new block that
+ *                                             was not written shows
  */
 int inject(int argc, char **argv)
 {
@@ -2465,6 +2470,13 @@ int inject(int argc, char **argv)
 				    argc - 3);
 	} else if (argc >= 3 && !strcmp(kind, "fill")) {
 		ret = fill(&fs, argv[2]);
+	} else if (!strcmp(kind, "stale-free")) {
+		uint64_t b;
+
+		for (b = fs.data_start; b <= fs.data_end; b++)
+			if (!nv_block_used(&fs, b))
+				memset(nv_ptr(&fs, b << NOVA_BLOCK_SHIFT), 0xa5,
+				       NOVA_BLOCK_SIZE);
 	} else if (argc >= 3 && !strcmp(kind, "prjquota-tree")) {
 		ret = prjquota_tree(&fs, argv + 2, argc - 2);
 	} else if (argc >= 3 && !strcmp(kind, "prjquota-bad")) {

@@ -79,6 +79,29 @@ else
 	fail "project: a link-change entry's 0 overrides the inode's ID (injection failed)"
 fi
 
+# --- project ID 4294967295, the kernel's INVALID_PROJID: set to 0 ---
+reported "project: project ID 4294967295 in a link-change entry" PR_INODE_PROJID \
+	'^ERROR: inode [0-9]+ \(regular file\): project ID 4294967295 is the kernel.s invalid project ID, which it counts in no project \[PR_INODE_PROJID\]$' \
+	"projid /d/f 4294967295 lc"
+t "project: ... set to 0, by a link-change entry" [ "$(attrs /d/f projid)" = 0 ]
+reported "project: project ID 4294967295 in the inode of a directory" PR_INODE_PROJID \
+	'inode [0-9]+ \(directory\): project ID 4294967295' "projid /q 4294967295 pi"
+t "project: ... set to 0" [ "$(attrs /q projid)" = 0 ]
+if injected "projid / 4294967295 lc 0x20000000" "projid /p/a 4294967295 lc"; then
+	run "$fsck" -fp "$c"
+	expect "project: fsck -p sets project ID 4294967295 to 0 (exit 1)" 1 \
+		'FIXED: inode 1: project ID set to 0 \[PR_INODE_PROJID\]$'
+	t "project: ... the root keeps PROJINHERIT, both names of /p/a read 0" \
+		[ "$(attrs / projid flags) $(attrs /p/a projid) $(attrs /p/b projid)" = "0 0x20000000 0 0" ]
+	run "$fsck" -fn "$c"
+	expect "project: ... then clean" 0
+else
+	fail "project: fsck -p sets project ID 4294967295 to 0 (injection failed)"
+fi
+# a reserved inode's ID is not the kernel's concern (it counts none)
+clean "project: project ID 4294967295 of the project quota file" \
+	"prjquota 9000" "projid 6 4294967295 pi"
+
 # --- repairs that log a link-change entry keep the project ID ---
 if injected "projid /d/f 42 pi" "projid /d 7 lc 0x20000000" "file-links /d/f 5" \
 	"dir-links /d 9"; then

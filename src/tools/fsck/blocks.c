@@ -197,7 +197,7 @@ static void count_usage(struct nova_fsck *ctx, uint64_t ino,
 		ctx->prj_unread++;
 		return;
 	}
-	if (st->projid == UINT32_MAX)
+	if (st->projid == NV_INVALID_PROJID)
 		return;
 	pages = S_ISDIR(st->mode) ? st->log.npages :
 		S_ISREG(st->mode) || S_ISLNK(st->mode) ? st->pages.n : 0;

@@ -30,6 +30,11 @@
  *                files' data blocks; each project's usage
  *   snapshot.c   pass 6: the clean-unmount snapshot
  *   quota.c      pass 7: the project quota file's tree and usage
+ *   powercut.c   the tests' model of a power cut during the repairs
+ *
+ * The repairs are ordered against a power cut (libnova's nv_commit()):
+ * each is copy-on-write, as the kernel's updates, and what one store
+ * (its commit) publishes is durable before it.
  */
 #ifndef NOVA_FSCK_H
 #define NOVA_FSCK_H
@@ -109,10 +114,13 @@ struct nova_fsck {
 	bool sb_problems;		/* pass 1 found something */
 	/*
 	 * the clean flag (and the snapshot with it) and the prjquota flag,
-	 * cleared by fs_stale() (unix.c): before the first block allocation
-	 * of a repair, or at the end of a run that repaired
+	 * cleared by fs_stale() (unix.c): before the first repair after
+	 * pass 1, the first block allocation of a repair, or at the end of
+	 * a run that repaired
 	 */
 	bool clean_cleared, prjquota_cleared;
+	/* pass 1 done: a repair clears them first (problem()) */
+	bool stale_on_repair;
 
 	/* pass 2 and 3: per stripe, a journal or table to replace */
 	struct fsck_reset_state *jreset, *itreset;
@@ -150,10 +158,18 @@ struct nova_fsck {
 	unsigned int path_k;
 	char owner_buf[4][80];
 	unsigned int owner_k;
+
+	/* the tests' power cut (powercut.c), NULL if none */
+	struct fsck_powercut *powercut;
 };
 
 /* ---- unix.c ---- */
 int fsck_main(int argc, char **argv);
+void fs_stale(struct nova_fsck *ctx);
+
+/* ---- powercut.c: NOVA_FSCK_TEST_POWERCUT ---- */
+int powercut_arm(struct nova_fsck *ctx);
+void powercut_free(struct nova_fsck *ctx);
 
 /* ---- util.c: messages ---- */
 void out(struct nova_fsck *ctx, const char *fmt, ...) __printf(2, 3);
@@ -184,6 +200,17 @@ static inline uint64_t tail_field(const struct nv_fs *fs, uint64_t ino)
 static inline uint64_t head_field(const struct nv_fs *fs, uint64_t ino)
 {
 	return nv_inode_off(fs, ino) + offsetof(struct nova_inode, log_head);
+}
+
+/*
+ * Free the inode in slot @pi_off (its valid byte): a commit, after which
+ * its blocks may be taken
+ */
+static inline void free_slot(struct nova_fsck *ctx, uint64_t pi_off)
+{
+	uint8_t v = NOVA_INODE_FREE;
+
+	nv_commit(&ctx->fs, pi_off + offsetof(struct nova_inode, i_valid), &v, 1);
 }
 
 /* @field of the tail of log page @page */

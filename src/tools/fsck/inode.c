@@ -171,7 +171,10 @@ static int clear_marks_fn(const struct nv_entry *e, void *arg)
 }
 
 /* Clear every dead mark of a log (entries, write entries' page counts,
- * page tails): always safe, the marks only steer the garbage collector
+ * page tails): always safe, the marks only steer the garbage collector.
+ * The page tails' dead counts first, durable before the entries live
+ * again: a count above the dead entries lets the collector free the
+ * page.
  */
 static unsigned int clear_dead_marks(struct nova_fsck *ctx,
 				     struct nv_inode_state *st)
@@ -180,12 +183,13 @@ static unsigned int clear_dead_marks(struct nova_fsck *ctx,
 	unsigned int n = 0;
 	size_t i;
 
-	walk_log(ctx, st, clear_marks_fn, &n);
 	for (i = 0; i < lg->npages; i++)
 		nv_put32(&ctx->fs,
 			 pt_field(lg->pages[i],
 				  offsetof(struct nova_log_page_tail, invalid_entries)),
 			 0);
+	nv_barrier(&ctx->fs);
+	walk_log(ctx, st, clear_marks_fn, &n);
 	return n;
 }
 
@@ -301,6 +305,10 @@ struct swap {
 	uint8_t save[NOVA_XATTR_ENTRY_MAX];
 };
 
+/*
+ * The entry is replaced in place, a commit (torn, it keeps a bad
+ * checksum); its page's dead count follows it, and goes back before it
+ */
 static void swap_in(struct nova_fsck *ctx, struct swap *s, const void *e)
 {
 	struct nv_fs *fs = &ctx->fs;
@@ -309,14 +317,14 @@ static void swap_in(struct nova_fsck *ctx, struct swap *s, const void *e)
 			  offsetof(struct nova_log_page_tail, invalid_entries));
 	s->old_inv = le32_to_cpu(*(uint32_t *)nv_ptr(fs, s->inv));
 	memcpy(s->save, nv_ptr(fs, s->off), s->size);
-	nv_put(fs, s->off, e, s->size);
+	nv_commit(fs, s->off, e, s->size);
 	nv_put32(fs, s->inv, s->old_inv + 1);
 }
 
 static void swap_back(struct nova_fsck *ctx, const struct swap *s)
 {
-	nv_put(&ctx->fs, s->off, s->save, s->size);
 	nv_put32(&ctx->fs, s->inv, s->old_inv);
+	nv_commit(&ctx->fs, s->off, s->save, s->size);
 }
 
 /*
@@ -363,18 +371,19 @@ static int neutralize(struct nova_fsck *ctx, uint64_t ino,
 	}
 	if (!dead_entry(&e, st, p, off, size))
 		return 0;
-	swap_in(ctx, &ent, &e);
+	/* part 0 first: then the group's other parts are skipped */
 	if (g)
 		swap_in(ctx, &grp, &ge);
+	swap_in(ctx, &ent, &e);
 	/* kept if at least one entry after it is good */
 	ok = !nv_iread(fs, ino, &ns, NV_IREAD_NO_DATA | iread_raw(ino),
 		       page_free, ctx) &&
 	     (!ns.log.err || ns.log.nentries > st->log.nentries + 1);
 	nv_ifree(&ns);
 	if (!ok) {
+		swap_back(ctx, &ent);
 		if (g)
 			swap_back(ctx, &grp);
-		swap_back(ctx, &ent);
 	}
 	return ok ? 1 + !!g : 0;
 }
@@ -420,8 +429,9 @@ static int check_chain(struct nova_fsck *ctx, uint64_t ino,
 			     !nv_page_valid(fs, h) ? "outside the data area or misaligned" :
 			     owner_desc(ctx, h >> NOVA_BLOCK_SHIFT, 0)))
 			return CK_NEXT;
-		nv_put64(fs, head_field(fs, ino), 0);
-		nv_put64(fs, tail_field(fs, ino), 0);
+		/* the tail first: a tail without a head is another problem */
+		nv_commit64(fs, tail_field(fs, ino), 0);
+		nv_commit64(fs, head_field(fs, ino), 0);
 		fixed(ctx, PR_LOG_BAD_HEAD, "inode %llu: log cleared (head and tail set to 0)",
 		      (unsigned long long)ino);
 		return CK_AGAIN;
@@ -438,7 +448,7 @@ static int check_chain(struct nova_fsck *ctx, uint64_t ino,
 		     lg->chain_err == NV_CHAIN_CONFLICT ?
 		     owner_desc(ctx, p >> NOVA_BLOCK_SHIFT, 0) : ""))
 		return CK_NEXT;
-	nv_put64(fs, pt_field(page, offsetof(struct nova_log_page_tail, next_page)), 0);
+	nv_commit64(fs, pt_field(page, offsetof(struct nova_log_page_tail, next_page)), 0);
 	fixed(ctx, PR_LOG_BAD_NEXT, "inode %llu: log ends at page 0x%llx (next pointer cleared)",
 	      (unsigned long long)ino, (unsigned long long)page);
 	return CK_AGAIN;
@@ -467,7 +477,7 @@ static void truncate_log(struct nova_fsck *ctx, uint64_t ino,
 {
 	uint64_t nt = lg->err == NV_LOG_HEAD_ZERO_TAIL ? 0 : lg->good_end;
 
-	nv_put64(&ctx->fs, tail_field(&ctx->fs, ino), nt);
+	nv_commit64(&ctx->fs, tail_field(&ctx->fs, ino), nt);
 	if (lg->err == NV_LOG_HEAD_ZERO_TAIL)
 		fixed(ctx, code, "inode %llu: log tail cleared", (unsigned long long)ino);
 	else if (lg->err == NV_LOG_TAIL_OUTSIDE)
@@ -526,8 +536,7 @@ static int check_bad(struct nova_fsck *ctx, uint64_t ino,
 			      type_str(st->mode), st->bad_msg);
 	if (!fix)
 		return CK_NEXT;
-	nv_put8(&ctx->fs, st->pi_off + offsetof(struct nova_inode, i_valid),
-		NOVA_INODE_FREE);
+	free_slot(ctx, st->pi_off);
 	fixed(ctx, code, "inode %llu cleared", (unsigned long long)ino);
 	return CK_CLEARED;
 }
@@ -595,8 +604,7 @@ static int check_prjquota(struct nova_fsck *ctx, uint64_t ino,
 		return CK_NEXT;
 	if (!problem(ctx, PR_PRJQUOTA_BAD, NOVA_PRJQUOTA_INO, why))
 		return CK_DONE;
-	nv_put8(&ctx->fs, st->pi_off + offsetof(struct nova_inode, i_valid),
-		NOVA_INODE_FREE);
+	free_slot(ctx, st->pi_off);
 	fixed(ctx, PR_PRJQUOTA_BAD,
 	      "reserved inode %u cleared: the next mount with prjquota makes a new project quota file",
 	      NOVA_PRJQUOTA_INO);
@@ -648,13 +656,10 @@ static void check_page_tails(struct nova_fsck *ctx, uint64_t ino,
 static int check_relogged(struct nova_fsck *ctx, uint64_t ino,
 			  struct nv_inode_state *st)
 {
-	size_t i;
-
 	if (!st->dir.nselfck ||
 	    !problem(ctx, PR_DIR_RELOGGED, (unsigned long long)ino, st->dir.nselfck))
 		return CK_NEXT;
-	for (i = 0; i < st->dir.nselfck; i++)
-		nv_invalidate_entry(&ctx->fs, st->dir.selfck[i]);
+	nv_invalidate_entries(&ctx->fs, st->dir.selfck, st->dir.nselfck);
 	fixed(ctx, PR_DIR_RELOGGED, "directory %llu: the %zu superseded entries marked dead",
 	      (unsigned long long)ino, st->dir.nselfck);
 	return CK_AGAIN;
@@ -767,6 +772,45 @@ static int check_casefold(struct nova_fsck *ctx, uint64_t ino,
 	return CK_AGAIN;
 }
 
+/*
+ * Project ID 4294967295, the kernel's INVALID_PROJID: no inode gets it
+ * through the VFS (FS_IOC_FSSETXATTR refuses it, dqget() too), so it is
+ * damage.  The kernel skips such an inode when it counts the project
+ * usage at mount, and so counts it again at every mount, and a quota
+ * transfer to or from it fails.  Checked where the kernel counts: the
+ * root and the inodes from NOVA_NORMAL_INODE_START.  Set to 0 as
+ * FS_IOC_FSSETXATTR logs an ID: a link-change entry.
+ */
+static int check_projid(struct nova_fsck *ctx, uint64_t ino,
+			struct nv_inode_state *st)
+{
+	struct nv_fs *fs = &ctx->fs;
+	struct nv_wlog w;
+	uint64_t old;
+
+	if (st->projid != NV_INVALID_PROJID ||
+	    (ino != NOVA_ROOT_INO && ino < NOVA_NORMAL_INODE_START) ||
+	    !problem(ctx, PR_INODE_PROJID, (unsigned long long)ino,
+		     type_str(st->mode)))
+		return CK_NEXT;
+	nv_wlog_from_state(&w, st);
+	old = w.last_lc;
+	w.projid = 0;
+	if (nv_append_link_change(fs, &w, NULL)) {
+		not_fixed(ctx, PR_INODE_PROJID, "inode %llu: no space in its log",
+			  (unsigned long long)ino);
+		return CK_NEXT;
+	}
+	nv_log_commit(fs, &w);
+	if (old)
+		nv_invalidate_entry(fs, old);
+	if (le32_to_cpu(st->pi.i_projid) == NV_INVALID_PROJID)
+		nv_put32(fs, st->pi_off + offsetof(struct nova_inode, i_projid), 0);
+	fixed(ctx, PR_INODE_PROJID, "inode %llu: project ID set to 0",
+	      (unsigned long long)ino);
+	return CK_AGAIN;
+}
+
 /* One round of an inode's checks */
 static int check_once(struct nova_fsck *ctx, uint64_t ino,
 		      struct nv_inode_state *st)
@@ -787,6 +831,8 @@ static int check_once(struct nova_fsck *ctx, uint64_t ino,
 		r = check_dead(ctx, ino, st);
 	if (r == CK_NEXT)
 		r = check_casefold(ctx, ino, st);
+	if (r == CK_NEXT)
+		r = check_projid(ctx, ino, st);
 	return r;
 }
 
@@ -842,8 +888,7 @@ static void check_number(struct nova_fsck *ctx, uint64_t ino, uint64_t off,
 		fix = problem(ctx, PR_SLOT_INO, (unsigned long long)ino, n);
 	if (!fix)
 		return;
-	nv_put8(&ctx->fs, off + offsetof(struct nova_inode, i_valid),
-		NOVA_INODE_FREE);
+	free_slot(ctx, off);
 	fixed(ctx, reserved ? PR_RESERVED_SLOT_INO : PR_SLOT_INO,
 	      "%sinode slot %llu cleared", reserved ? "reserved " : "",
 	      (unsigned long long)ino);

@@ -42,7 +42,7 @@ static void repair_root(struct nova_fsck *ctx, uint64_t off,
 			n.log_tail = root->log_tail;
 		}
 		nv_log_free(&lg);
-		nv_put(fs, off, &n, sizeof(n));
+		nv_commit(fs, off, &n, sizeof(n));
 		fixed(ctx, PR_ROOT_BAD, "root inode restored from the replica block%s",
 		      n.log_head == root->log_head ? "" :
 		      " (with the replica's log)");
@@ -56,7 +56,7 @@ static void repair_root(struct nova_fsck *ctx, uint64_t off,
 		cpu_to_le64((uint64_t)ctx->now);
 	n.i_ino = cpu_to_le64(NOVA_ROOT_INO);
 	n.i_valid = NOVA_INODE_VALID;
-	nv_put(fs, off, &n, sizeof(n));
+	nv_commit(fs, off, &n, sizeof(n));
 	fixed(ctx, PR_ROOT_BAD, "root inode re-created as an empty directory");
 }
 
@@ -86,7 +86,7 @@ static void check_reserved_replica(struct nova_fsck *ctx, uint64_t b1,
 		if (problem(ctx, PR_RESERVED_REPLICA,
 			    (unsigned long long)(fs->nblocks - 2),
 			    NOVA_RESERVED_INODE_BLOCK, i)) {
-			nv_put(fs, rb, nv_ptr(fs, b1), NOVA_BLOCK_SIZE);
+			nv_commit(fs, rb, nv_ptr(fs, b1), NOVA_BLOCK_SIZE);
 			fixed(ctx, PR_RESERVED_REPLICA,
 			      "replica of the reserved inodes rewritten from block %u",
 			      NOVA_RESERVED_INODE_BLOCK);
@@ -146,7 +146,7 @@ static bool check_chains(struct nova_fsck *ctx)
 			    t->err == NV_CHAIN_LOOP ?
 			    "points to an inode table block (loop)" :
 			    "is outside the data area or misaligned")) {
-			nv_put64(fs, t->err_block + fs->itbs - 8, 0);
+			nv_commit64(fs, t->err_block + fs->itbs - 8, 0);
 			fixed(ctx, PR_ITABLE_BAD_NEXT,
 			      "stripe %u: inode table ends at block 0x%llx (next pointer cleared)",
 			      s, (unsigned long long)t->err_block);
@@ -227,7 +227,7 @@ void replace_journals_itables(struct nova_fsck *ctx)
 {
 	struct nv_fs *fs = &ctx->fs;
 	unsigned int s;
-	uint64_t blk;
+	uint64_t blk, jp[2];
 
 	for (s = 0; s < fs->stripes; s++) {
 		struct fsck_reset_state *j = &ctx->jreset[s], *t = &ctx->itreset[s];
@@ -240,8 +240,12 @@ void replace_journals_itables(struct nova_fsck *ctx)
 			}
 			nv_zero(fs, blk << NOVA_BLOCK_SHIFT,
 				(size_t)fs->journal_pages << NOVA_BLOCK_SHIFT);
-			nv_put64(fs, nv_journal_ptr_off(s), blk << NOVA_BLOCK_SHIFT);
-			nv_put64(fs, nv_journal_ptr_off(s) + 8, blk << NOVA_BLOCK_SHIFT);
+			/*
+			 * head and tail in one store: the two words of one
+			 * cache line, which a sector write holds whole
+			 */
+			jp[0] = jp[1] = cpu_to_le64(blk << NOVA_BLOCK_SHIFT);
+			nv_commit(fs, nv_journal_ptr_off(s), jp, sizeof(jp));
 			claim(ctx, blk, K_JOURNAL);
 			fixed(ctx, j->code, "stripe %u: new empty journal at block %llu",
 			      s, (unsigned long long)blk);
@@ -253,7 +257,7 @@ void replace_journals_itables(struct nova_fsck *ctx)
 				continue;
 			}
 			nv_zero(fs, blk << NOVA_BLOCK_SHIFT, fs->itbs);
-			nv_put64(fs, nv_itable_ptr_off(s), blk << NOVA_BLOCK_SHIFT);
+			nv_commit64(fs, nv_itable_ptr_off(s), blk << NOVA_BLOCK_SHIFT);
 			fixed(ctx, t->code,
 			      "stripe %u: new empty inode table at block %llu (its inodes are lost)",
 			      s, (unsigned long long)blk);

@@ -46,7 +46,7 @@ static void bad_pointers(struct nova_fsck *ctx, unsigned int s,
 		return;
 	}
 	if (nv_page_valid(fs, head & J_PAGE_MASK) && !(head % J_ENTRY)) {
-		nv_put64(fs, nv_journal_ptr_off(s) + 8, head);
+		nv_commit64(fs, nv_journal_ptr_off(s) + 8, head);
 		fixed(ctx, PR_JOURNAL_BAD_PTRS,
 		      "stripe %u: journal emptied (tail set to head 0x%llx)",
 		      s, (unsigned long long)head);
@@ -113,7 +113,8 @@ static void check_journal(struct nova_fsck *ctx, unsigned int s)
 	if (!fix && !ctx->private_map)
 		return;
 	k = roll_back(ctx, base, head, tail);
-	nv_put64(fs, jo, tail);
+	/* the old values durable before the transaction is closed */
+	nv_commit64(fs, jo, tail);
 	if (fix)
 		fixed(ctx, bad ? PR_JOURNAL_CORRUPT : PR_JOURNAL_OPEN,
 		      "stripe %u: rolled back %u journal entr%s%s", s, k,

@@ -328,7 +328,12 @@ static uint64_t lost_found_name(struct nova_fsck *ctx, uint64_t t, int code,
 	return lf;
 }
 
-/* Move inode @t to /lost+found, for problem @code */
+/*
+ * Move inode @t to /lost+found, for problem @code: its own change first
+ * (its "..", its link count), then its name, so that a power cut between
+ * the two leaves it as it was, without a name, not with a name and a
+ * wrong ".." or link count
+ */
 static bool move_to_lost_found(struct nova_fsck *ctx, uint64_t t, int code)
 {
 	struct nv_fs *fs = &ctx->fs;
@@ -338,16 +343,7 @@ static bool move_to_lost_found(struct nova_fsck *ctx, uint64_t t, int code)
 	bool dir = S_ISDIR(ctx->ni[t].mode), relinked = false;
 
 	lf = lost_found_name(ctx, t, code, name, sizeof(name), &lw);
-	if (!lf)
-		return false;
-	lw.mtime = lw.ctime = ctx->now;
-	if (dir)
-		lw.links++;
-	if (nv_append_dentry(fs, &lw, name, strlen(name), t,
-			     nv_dtype(ctx->ni[t].mode), NULL))
-		return false;
-	nv_log_commit(fs, &lw);
-	if (wlog_of(ctx, t, &tw))
+	if (!lf || wlog_of(ctx, t, &tw))
 		return false;
 	if (dir) {
 		if (!nv_append_dentry(fs, &tw, "..", 2, lf, nv_dtype(S_IFDIR), NULL))
@@ -363,6 +359,13 @@ static bool move_to_lost_found(struct nova_fsck *ctx, uint64_t t, int code)
 			relinked = true;
 		}
 	}
+	lw.mtime = lw.ctime = ctx->now;
+	if (dir)
+		lw.links++;
+	if (nv_append_dentry(fs, &lw, name, strlen(name), t,
+			     nv_dtype(ctx->ni[t].mode), NULL))
+		return false;
+	nv_log_commit(fs, &lw);
 	fixed(ctx, code, "inode %llu (%s) moved to /lost+found/%s%s",
 	      (unsigned long long)t, type_str(ctx->ni[t].mode), name,
 	      relinked ? ", link count set to 1" : "");
@@ -529,9 +532,7 @@ static int ns_orphans(struct nova_fsck *ctx, bool *changed)
 			 */
 			if (problem(ctx, PR_ORPHAN_UNLINKED, (unsigned long long)t,
 				    type_str(ni[t].mode))) {
-				nv_put8(&ctx->fs, nv_inode_off(&ctx->fs, t) +
-					offsetof(struct nova_inode, i_valid),
-					NOVA_INODE_FREE);
+				free_slot(ctx, nv_inode_off(&ctx->fs, t));
 				fixed(ctx, PR_ORPHAN_UNLINKED,
 				      "inode %llu freed (as the kernel would at mount)",
 				      (unsigned long long)t);

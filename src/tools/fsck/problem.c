@@ -100,6 +100,8 @@ static const struct fsck_problem problems[PR_COUNT] = {
 	  "set NOVA_FEATURE_RO_COMPAT_PROJECT in both super block copies"),
 	P(PR_INODE_CASEFOLD, 0,
 	  "clear the flag (a new link-change entry, and in the inode)"),
+	P(PR_INODE_PROJID, PR_PREEN_OK,
+	  "set the project ID to 0, that of an inode without a project (a new link-change entry, and in the inode)"),
 
 	/* pass 5: names, connectivity, link counts */
 	P(PR_DENTRY_BAD_INO, 0,
@@ -187,6 +189,17 @@ static bool notice(struct nova_fsck *ctx, const struct fsck_problem *p,
 	return ctx->mode != MODE_NO;
 }
 
+/*
+ * A repair is to be made: after pass 1, the clean flag and the rest
+ * (fs_stale()) go first, durable before it
+ */
+static bool repair(struct nova_fsck *ctx)
+{
+	if (ctx->stale_on_repair)
+		fs_stale(ctx);
+	return true;
+}
+
 bool fsck_problem(struct nova_fsck *ctx, int code, ...)
 {
 	const struct fsck_problem *p = problem_get(code);
@@ -199,16 +212,16 @@ bool fsck_problem(struct nova_fsck *ctx, int code, ...)
 		bool fix = notice(ctx, p, ap);
 
 		va_end(ap);
-		return fix;
+		return fix && repair(ctx);
 	}
 	report(ctx, "ERROR: ", code, p->msg, ap);
 	va_end(ap);
 	switch (ctx->mode) {
 	case MODE_YES:
-		return true;
+		return repair(ctx);
 	case MODE_PREEN:
 		if (p->flags & PR_PREEN_OK)
-			return true;
+			return repair(ctx);
 		printf("\n%s: UNEXPECTED INCONSISTENCY; RUN fsck.nova MANUALLY.\n"
 		       "\t(i.e., without -a or -p options)\n", ctx->dev);
 		ctx->n_unfixed++;
@@ -219,7 +232,7 @@ bool fsck_problem(struct nova_fsck *ctx, int code, ...)
 		return false;
 	default:
 		if (ask())
-			return true;
+			return repair(ctx);
 		ctx->n_unfixed++;
 		return false;
 	}

@@ -147,6 +147,9 @@ enum fsck_problem_code {
 	PR_INODE_CASEFOLD,
 #define PR_INODE_CASEFOLD_MSG \
 	"inode %llu: casefold flag on %s"
+	PR_INODE_PROJID,
+#define PR_INODE_PROJID_MSG \
+	"inode %llu (%s): project ID 4294967295 is the kernel's invalid project ID, which it counts in no project"
 
 	/* ---- pass 5: names, connectivity, link counts (namespace.c) ---- */
 	PR_DENTRY_BAD_INO,

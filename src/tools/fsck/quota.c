@@ -397,8 +397,7 @@ static void no_room(struct nova_fsck *ctx, const struct nv_inode_state *st,
 		 limited);
 	if (!problem(ctx, PR_PRJQUOTA_BAD, NOVA_PRJQUOTA_INO, why))
 		return;
-	nv_put8(&ctx->fs, st->pi_off + offsetof(struct nova_inode, i_valid),
-		NOVA_INODE_FREE);
+	free_slot(ctx, st->pi_off);
 	fixed(ctx, PR_PRJQUOTA_BAD,
 	      "reserved inode %u cleared, the limits of %zu project IDs lost: the next mount with prjquota makes a new project quota file",
 	      NOVA_PRJQUOTA_INO, limited);

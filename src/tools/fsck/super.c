@@ -20,8 +20,9 @@ void write_super_copies(struct nova_fsck *ctx)
 	struct nv_fs *fs = &ctx->fs;
 
 	fs->sb.s_sum = cpu_to_le32(nova_sb_csum(&fs->sb));
-	nv_put(fs, 0, &fs->sb, sizeof(fs->sb));
-	nv_put(fs, nv_replica_sb_off(fs), &fs->sb, sizeof(fs->sb));
+	/* one copy after the other: a torn one leaves the other good */
+	nv_commit(fs, 0, &fs->sb, sizeof(fs->sb));
+	nv_commit(fs, nv_replica_sb_off(fs), &fs->sb, sizeof(fs->sb));
 }
 
 /* The primary is valid: the replica must be the same */
@@ -37,14 +38,14 @@ static void check_replica(struct nova_fsck *ctx,
 		ctx->sb_problems = true;
 		if (problem(ctx, PR_SB_REPLICA_BAD,
 			    (unsigned long long)(roff >> NOVA_BLOCK_SHIFT), rwhy)) {
-			nv_put(fs, roff, p, NOVA_BLOCK_SIZE);
+			nv_commit(fs, roff, p, NOVA_BLOCK_SIZE);
 			fixed(ctx, PR_SB_REPLICA_BAD,
 			      "replica super block rewritten from the primary");
 		}
 	} else if (memcmp(p, r, sizeof(*p))) {
 		ctx->sb_problems = true;
 		if (problem(ctx, PR_SB_DIFFER)) {
-			nv_put(fs, roff, p, NOVA_BLOCK_SIZE);
+			nv_commit(fs, roff, p, NOVA_BLOCK_SIZE);
 			fixed(ctx, PR_SB_DIFFER,
 			      "replica super block rewritten from the primary");
 		}
@@ -69,7 +70,7 @@ static int use_replica(struct nova_fsck *ctx, const struct nova_sb_search *s,
 		    (unsigned long long)s->scanned);
 	if (problem(ctx, PR_SB_PRIMARY_BAD, s->why,
 		    (unsigned long long)(s->off >> NOVA_BLOCK_SHIFT))) {
-		nv_put(fs, 0, r, NOVA_BLOCK_SIZE);
+		nv_commit(fs, 0, r, NOVA_BLOCK_SIZE);
 		fixed(ctx, PR_SB_PRIMARY_BAD,
 		      "primary super block rewritten from the replica");
 	}
@@ -94,6 +95,7 @@ int pass_super(struct nova_fsck *ctx)
 	if (state & ~FSCK_STATE_KNOWN) {
 		ctx->sb_problems = true;
 		if (problem(ctx, PR_SB_STATE_BITS, state)) {
+			state = le32_to_cpu(fs->sb.s_state);	/* fs_stale() */
 			fs->sb.s_state = cpu_to_le32(state & FSCK_STATE_KNOWN);
 			write_super_copies(ctx);
 			fixed(ctx, PR_SB_STATE_BITS, "unknown super block state bits cleared");

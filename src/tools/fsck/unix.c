@@ -181,6 +181,10 @@ static int run_passes(struct nova_fsck *ctx)
 			pass_heading(ctx, "%s", fsck_passes[i].heading);
 		if (fsck_passes[i].run(ctx))
 			return -1;
+		/* a repair that could not be made durable ends the run */
+		if (fs->io_error)
+			return fsck_fatal(ctx, "%s: writing the repairs failed: %s",
+					  ctx->dev, strerror(fs->io_error));
 	}
 	for (b = 0; b < fs->nblocks; b++)
 		if (ctx->bkind[b] != K_FREE)
@@ -202,6 +206,7 @@ static int run_rounds(struct nova_fsck *ctx)
 {
 	int run;
 
+	ctx->stale_on_repair = true;
 	for (run = 0; run < 6; run++) {
 		ctx->run_fixed = 0;
 		if (run && pass_super(ctx))
@@ -230,12 +235,15 @@ static int run_rounds(struct nova_fsck *ctx)
 /*
  * The clean flag cleared, the snapshot dropped, the prjquota flag
  * cleared, in the super block copies; nothing said (fs_modified() says
- * it).  Done once, by the first block allocation of a repair
- * (alloc_hook()) or at the end of a run that repaired: the snapshot's
- * pages are free blocks to fsck's allocator, and a fsck killed after a
- * repair committed must not leave a clean flag the next mount trusts.
+ * it).  Done once: before the first repair after pass 1 (problem()),
+ * at the first block allocation of a repair (alloc_hook()), or at the
+ * end of a run that repaired.  The snapshot's pages are free blocks to
+ * fsck's allocator, and a fsck killed or cut off by a power failure
+ * after a repair committed must not leave a clean flag the next mount
+ * trusts: the super block copies are commits, durable before the
+ * repair's.
  */
-static void fs_stale(struct nova_fsck *ctx)
+void fs_stale(struct nova_fsck *ctx)
 {
 	struct nv_fs *fs = &ctx->fs;
 	uint32_t state = le32_to_cpu(fs->sb.s_state);
@@ -432,6 +440,11 @@ static int open_fs(struct nova_fsck *ctx)
 	}
 	ctx->fs.alloc_hook = alloc_hook;
 	ctx->fs.alloc_arg = ctx;
+	if (!ctx->private_map) {
+		nv_set_ordered(&ctx->fs);
+		if (powercut_arm(ctx))
+			return FSCK_ERROR;
+	}
 	return -1;
 }
 
@@ -443,6 +456,7 @@ static void fsck_free(struct nova_fsck *ctx)
 	free(ctx->itreset);
 	nv_pmap_free(&ctx->prj_usage);
 	ns_free(ctx);
+	powercut_free(ctx);
 	nv_close(&ctx->fs);
 	free(ctx);
 }
@@ -455,6 +469,10 @@ static int fsck_end(struct nova_fsck *ctx, int code)
 	if (fs->map && fs->mode == NV_OPEN_RW && nv_sync(fs)) {
 		fprintf(stderr, "%s: %s: writing the repairs failed: %s\n",
 			ctx->prog, ctx->dev, strerror(errno));
+		code |= FSCK_ERROR;
+	} else if (fs->io_error && !(ctx->stop & FSCK_ERROR)) {
+		fprintf(stderr, "%s: %s: writing the repairs failed: %s\n",
+			ctx->prog, ctx->dev, strerror(fs->io_error));
 		code |= FSCK_ERROR;
 	}
 	fflush(stdout);

@@ -1,0 +1,200 @@
+#!/bin/bash
+# Host tests of fsck.nova's repairs against a power cut: libnova orders
+# them (nv_commit(): what a commit publishes durable before it, the commit
+# durable before what depends on it), and fsck.nova's test model of a
+# power cut (src/tools/fsck/powercut.c, NOVA_FSCK_TEST_POWERCUT=N or
+# N:late) leaves the image as the worst a power cut at its N-th commit may
+# leave it: only what was made durable and that commit, or everything but
+# the commits not yet durable.
+#
+# Each case damages an image (nova_image inject) in ways whose repairs
+# write new log entries and pages, blocks, a journal, an inode, super
+# block copies, on an image whose free blocks hold stale data (so that
+# a block not written shows), then cuts fsck -y at each of its commits,
+# both ways, and requires of each image left: fsck -fn finds no error the
+# first run was not repairing (the two super block copies may differ: they
+# are written one after the other), and fsck -fy then completes the repair
+# (fsck -fn clean after it).  Last, the same on a fsck.nova built without
+# the ordering (NV_TEST_UNORDERED: nv_persist() does nothing) must fail:
+# the model sees what the ordering prevents.
+#
+#   test_powercut.sh TOOLS_DIR NOVA_IMAGE WORKDIR
+#
+# Prints one PASS/FAIL line per case and "powercut: N passed, N failed";
+# exits non-zero if anything failed.
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+rm -rf "$work"
+mkdir -p "$work/tree/d/sub" "$work/tree/p" "$work/tree/q" "$work/tree/full" \
+	"$work/tree/many"
+echo data >"$work/tree/d/f"
+head -c 20000 /dev/urandom >"$work/tree/d/g"
+echo linked >"$work/tree/p/a"
+ln "$work/tree/p/a" "$work/tree/p/b"
+echo lone >"$work/tree/q/x"
+echo more >"$work/tree/d/sub/y"
+# /full: "." and "..", then 61 names of 64-byte dentries: its log page has
+# 32 bytes left, so a name logged again takes a new page
+for i in $(seq 100 160); do
+	: >"$work/tree/full/name-of-15-$i"
+done
+# /many: two log pages
+for i in $(seq 1 80); do
+	echo "$i" >"$work/tree/many/file-$i"
+done
+base_image powercut
+
+# errors: the sorted codes of fsck's ERROR lines (not the notices)
+errors() { grep '^ERROR: ' | codes; }
+# subset A B: every word of A is in B
+subset() {
+	local w
+	for w in $1; do
+		grep -qw -- "$w" <<<"$2" || return 1
+	done
+}
+
+# cut1 FSCK N[:late]: $cut from $c, cut at N; false with $why if the
+# image left has an error the first run was not repairing ($want), or a
+# next run does not complete the repair
+cut1() {
+	local bin=$1 at=$2 got
+	cp --sparse=always "$c" "$cut"
+	run env NOVA_FSCK_TEST_POWERCUT="$at" "$bin" -fy "$cut"
+	if [ "$rc" -ne 8 ] || ! grep -q "power cut at " <<<"$out"; then
+		why="cut at $at: exit $rc, no power cut"
+		return 1
+	fi
+	got=$("$fsck" -fn "$cut" 2>&1 | errors)
+	if ! subset "$got" "$want PR_SB_DIFFER"; then
+		why="cut at $at ($ncommits commits, $nbarriers barriers): fsck -fn finds $got, the damage was $want"
+		return 1
+	fi
+	run "$fsck" -fy "$cut"
+	if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; then
+		why="cut at $at: the next fsck -fy exits $rc"
+		return 1
+	fi
+	run "$fsck" -fn "$cut"
+	if [ "$rc" -ne 0 ]; then
+		why="cut at $at: not clean after the next fsck -fy ($(errors <<<"$out"))"
+		return 1
+	fi
+}
+
+# cut_all FSCK: $c injected; FSCK -fy on a copy says how many commits
+# and barriers it makes and what it repairs ($want: the errors it
+# reports, some of which only show once others are repaired); then a cut
+# at each commit (N) and at each barrier (N:late), each image checked.
+# Sets $ncommits, $nbarriers, $want, and $why to what went wrong (empty
+# if nothing).
+cut_all() {
+	local bin=$1 n log
+	cut=$work/cut.img why="" ncommits=0 nbarriers=0
+	cp --sparse=always "$c" "$cut"
+	log=$(NOVA_FSCK_TEST_POWERCUT=1000000 "$bin" -fy "$cut" 2>&1)
+	want=$(errors <<<"$log")
+	ncommits=$(sed -n 's/.*: \([0-9]*\) commits, [0-9]* barriers, no power cut.*/\1/p' <<<"$log")
+	nbarriers=$(sed -n 's/.*: [0-9]* commits, \([0-9]*\) barriers, no power cut.*/\1/p' <<<"$log")
+	if [ -z "$ncommits" ] || [ "$ncommits" -lt 1 ]; then
+		why="no commit counted ($log)"
+		return
+	fi
+	for n in $(seq 1 "$ncommits"); do
+		cut1 "$bin" "$n" || return
+	done
+	for n in $(seq 1 "$nbarriers"); do
+		cut1 "$bin" "$n:late" || return
+	done
+}
+
+# powercut NAME INJECTION...: the damage, then every cut checked
+powercut() {
+	local name=$1
+	shift
+	if ! injected "$@"; then
+		fail "powercut: $name (injection failed)"
+		return
+	fi
+	if [ -z "$("$fsck" -fn "$c" 2>&1 | errors)" ]; then
+		fail "powercut: $name: fsck -fn finds no damage"
+		return
+	fi
+	cut_all "$fsck"
+	if [ -z "$why" ]; then
+		pass "powercut: $name ($want): cut at each of $ncommits commits and $nbarriers barriers: no new damage, the next run repairs"
+	else
+		fail "powercut: $name: $why"
+		printf '%s\n' "$out" | tail -n 20 | indent
+	fi
+}
+
+# the stale data of free blocks, on every image: a clean file system
+if injected stale-free; then
+	run "$fsck" -fn "$c"
+	expect "powercut: free blocks with stale data: clean" 0
+fi
+run env NOVA_FSCK_TEST_POWERCUT=1 "$fsck" -fn "$c"
+t "powercut: fsck -n: no commit, no cut" [ "$rc" = 0 ]
+run env NOVA_FSCK_TEST_POWERCUT=x "$fsck" -fy "$c"
+expect "powercut: a bad NOVA_FSCK_TEST_POWERCUT (exit 8)" 8 'not N or N:late'
+
+# /full's log gets a new page for a name logged again (its file type)
+info=$("$helper" info "$img" /full)
+t "powercut: /full's log page has no room for another name" \
+	[ $(($(sed -n 's/^tail=//p' <<<"$info") % 4096)) -gt $((4064 - 64)) ]
+
+# the project quota file written anew (new blocks, write entries, one
+# tail), after the clean flag of a clean unmount with project quotas
+qinj=("projid /d/f 42 pi" "projid /d 7 lc" "projid /p/a 9 lc"
+	"prjquota 16384 42:100:200:10:20 9:8:16:1:2 70000:1:2:3:4")
+powercut "project quota tree rewritten, after a clean unmount" \
+	"${qinj[@]}" "prjquota-tree ref 70000 1 =0:2" stale-free snapshot set-prjquota
+# names: logged again (a new log page), removed, link counts, "..",
+# orphans moved to a new /lost+found; an open journal transaction rolled
+# back
+powercut "names, link counts, '..', orphans into a new /lost+found" \
+	"ftype /full name-of-15-130" "dentry-free /d ghost" "file-links /d/g 4" \
+	"dir-links /many 7" "dotdot /d/sub /q" "orphan /q/x" "orphan /d/sub" \
+	"journal /p/a" stale-free
+# a data block of two files copied; log entries replaced by dead ones,
+# truncated; dead marks cleared and set
+powercut "a shared data block copied, bad entries, dead marks" \
+	"dup-block /d/g /p/a" "dead-flag /many file-20" "gc-selfck /many file-9" \
+	"tail-counters /many" "last-csum /full" "mid-csum /many 10" stale-free
+# a new journal, a table next pointer, the super block and reserved
+# inodes' copies
+powercut "a new journal, an inode table, super block copies" \
+	"journal-head" "itable-next-range" "sb-differ" "reserved-replica" stale-free
+# the invalid project ID, set to 0 by a link-change entry
+powercut "project ID 4294967295" \
+	"projid /d/f 4294967295 lc" "projid /q/x 4294967295 pi" "projid / 4294967295 lc" \
+	stale-free
+
+# the same without the ordering: the model must see the damage
+if ! command -v "${CC:-cc}" >/dev/null; then
+	skip "powercut: a fsck.nova without the ordering (no C compiler)"
+elif ! "${CC:-cc}" -O2 -std=gnu11 -DNV_TEST_UNORDERED -DNOVA_VERSION='"unordered"' \
+	-I"$tools" -o "$work/fsck.unordered" "$tools"/fsck/*.c "$tools/libnova.c" \
+	"$tools/nova_tools.c" 2>"$work/cc.log"; then
+	fail "powercut: a fsck.nova without the ordering does not build"
+	indent <"$work/cc.log"
+else
+	for k in quota names; do
+		if [ $k = quota ]; then
+			injected "${qinj[@]}" "prjquota-tree ref 70000 1 =0:2" stale-free \
+				snapshot set-prjquota
+		else
+			injected "ftype /full name-of-15-130" "orphan /q/x" stale-free
+		fi
+		cut_all "$work/fsck.unordered"
+		if [ -n "$why" ]; then
+			pass "powercut: without the ordering ($k) the model sees damage: $why"
+		else
+			fail "powercut: without the ordering ($k), no cut of $ncommits commits and $nbarriers barriers left new damage"
+		fi
+	done
+fi
+
+unit_done powercut
