@@ -4,8 +4,8 @@
 # test_encrypt.sh: fsck.nova on encrypted inodes; test_debug.sh:
 # nova-debug; test_project.sh: project IDs, the project quota file;
 # test_casefold.sh: case-insensitive directories; test_powercut.sh:
-# fsck.nova's repairs cut by a power cut at each commit), and a
-# short fuzz run of fsck.nova (tests/fuzz/run-fuzz-fsck.sh).
+# fsck.nova's repairs cut by a power cut at each commit; test_xfstests.sh:
+# the xfstests runner's console parsing), and a short fuzz run of fsck.nova (tests/fuzz/run-fuzz-fsck.sh).
 # Prints PASS/FAIL lines and "N passed, N failed"; exits non-zero on failure.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,13 +42,15 @@ rc=0
 	"$out/casefold" | tee "$out/test_casefold.log" || rc=$?
 "$root/tests/unit/test_powercut.sh" "$root/src/tools" "$out/nova_image" \
 	"$out/powercut" | tee "$out/test_powercut.log" || rc=$?
+"$root/tests/unit/test_xfstests.sh" "$root/src/tools" - "$out/xfstests" |
+	tee "$out/test_xfstests.log" || rc=$?
 # fsck.nova fuzzing, short (make fuzz-fsck: the long run)
 "$root/tests/fuzz/run-fuzz-fsck.sh" "${NOVA_FUZZ_UNIT_SECS:-60}" |
 	tee "$out/fuzz_fsck.log" || rc=$?
 logs=("$out/test_format.log" "$out/test_xattr.log" "$out/test_mkfs.log"
       "$out/test_fsck.log" "$out/test_names.log" "$out/test_encrypt.log"
       "$out/test_debug.log" "$out/test_project.log" "$out/test_casefold.log"
-      "$out/test_powercut.log" "$out/fuzz_fsck.log")
+      "$out/test_powercut.log" "$out/test_xfstests.log" "$out/fuzz_fsck.log")
 passed=$(cat "${logs[@]}" | grep -c '^PASS ' || true)
 failed=$(cat "${logs[@]}" | grep -c '^FAIL ' || true)
 skipped=$(cat "${logs[@]}" | grep -c '^SKIP ' || true)

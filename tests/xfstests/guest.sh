@@ -3,7 +3,7 @@
 # starts it through cloud-init with the repository disk mounted read-only).
 #
 # Usage: guest.sh REPO
-#   REPO holds run.conf (fstyp, boot, deadline, first), tests.list (the tests
+#   REPO holds run.conf (fstyp, boot, deadline, first, test_timeout), tests.list (the tests
 #   still to run, in order), xfstests/ (the built tree), and for FSTYP=NOVA
 #   nova.ko and tools/ (mkfs.nova, fsck.nova, nova-probe, nova-stat, nova-debug).
 # Devices: two NVDIMMs (fsdax namespaces made on the first boot): /dev/pmem0
@@ -14,6 +14,8 @@
 #   NOVA-XFS: START <kernel>            NOVA-XFS: FAIL <setup step>
 #   NOVA-XFS: T <epoch> <line of ./check's output>
 #   NOVA-XFS: CHECK-EXIT <status>       NOVA-XFS: DONE
+#   NOVA-XFS: TIMEOUT <test> <seconds>  (the test was killed: run.conf's
+#                                        test_timeout, 0 for none)
 set -u
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 tag=NOVA-XFS
@@ -31,7 +33,7 @@ finish() {
 }
 setup_fail() { say "FAIL $*"; finish setup; }
 
-fstyp='' boot=0 deadline=0 first=0
+fstyp='' boot=0 deadline=0 first=0 test_timeout=0
 # shellcheck source=/dev/null
 . "$repo/run.conf"
 # Errors and worse on the console (a panic or an oops shows there even when
@@ -94,9 +96,35 @@ mkdir -p "/mnt/novares/results/boot-$boot"
 	esac
 } >/var/lib/xfstests/local.config
 
+# kill_tree PID: PID and every process below it, children first
+kill_tree() {
+	local c
+	for c in $(pgrep -P "$1"); do
+		kill_tree "$c"
+	done
+	kill -KILL "$1" 2>/dev/null
+}
+
+# A test running longer than $test_timeout s: its processes are killed (./check
+# runs each test as "bash ./tests/DIR/NNN", in a systemd scope or not) and
+# ./check records a failure and goes on. Every 10 s.
+watchdog() {
+	local pid secs name
+	while sleep 10; do
+		ps -eo pid=,etimes=,args= |
+			awk -v lim="$test_timeout" '$2 > lim && $3 ~ /bash$/ &&
+				$4 ~ /^\.\/tests\/[a-z0-9]+\/[0-9]+$/ { print $1, $2, $4 }' |
+			while read -r pid secs name; do
+				say "TIMEOUT ${name#./tests/} $secs"
+				kill_tree "$pid"
+			done
+	done
+}
+
 # The tests; at the deadline, TERM (xfstests stops after cleaning up), then KILL.
 mapfile -t tests <"$repo/tests.list"
 cd /var/lib/xfstests || setup_fail "cd /var/lib/xfstests"
+[ "$test_timeout" -gt 0 ] 2>/dev/null && watchdog &
 timeout -k 120 "$deadline" ./check -R xunit "${tests[@]}" </dev/null 2>&1 |
 	while IFS= read -r line || [ -n "$line" ]; do
 		printf '%s: T %(%s)T %s\n' "$tag" -1 "$line"

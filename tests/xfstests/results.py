@@ -13,8 +13,10 @@
           test<TAB>status<TAB>seconds<TAB>boot<TAB>reason
       status is pass, fail, notrun, hung (no console output for the stall
       time while it ran: the guest was killed) or crashed (the guest died
-      while it ran). Tests that did not finish for another reason (the boot's
-      deadline) are left out, so a resumed run runs them again.
+      while it ran). A test the guest killed for running too long (its
+      "NOVA-XFS: TIMEOUT <test> <seconds>" line) fails with the reason
+      "timed out after N s". Tests that did not finish for another reason
+      (the boot's deadline) are left out, so a resumed run runs them again.
   results.py summary RUNDIR [EXPECTED]
       Write RUNDIR/summary.md from RUNDIR/status.tsv and RUNDIR/tests.list:
       counts, time, not-run tests grouped by xfstests' reason, failures with
@@ -36,6 +38,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
 TEST_RE = re.compile(r'^([a-z0-9]+/[0-9]+)(\s|$)')
 PASS_RE = re.compile(r'^\s*(\d+s \.\.\.\s+)?\d+s\s*$')
 LINE_RE = re.compile(r'NOVA-XFS: T (\d+) ?(.*)$')
+TIMEOUT_RE = re.compile(r'NOVA-XFS: TIMEOUT (\S+) (\d+)')
 
 
 def read_groups(tree, d):
@@ -122,6 +125,7 @@ def cmd_parse(console, tests_file, boot, stalled):
     with open(tests_file) as f:
         tests = [t.strip() for t in f if t.strip()]
     results = {}
+    timeouts = {}
     detail = collections.defaultdict(list)
     last_t = None
     current = None
@@ -133,6 +137,10 @@ def cmd_parse(console, tests_file, boot, stalled):
                 started = True
             if 'NOVA-XFS: DONE' in raw:
                 done = True
+            m = TIMEOUT_RE.search(raw)
+            if m:
+                timeouts[m.group(1)] = int(m.group(2))
+                continue
             m = LINE_RE.search(raw)
             if not m:
                 continue
@@ -148,6 +156,9 @@ def cmd_parse(console, tests_file, boot, stalled):
                     results.pop(name, None)
                 else:
                     st, why = classify(rest)
+                    if name in timeouts and st == 'fail':
+                        why = 'timed out after %d s (--test-timeout): %s' % (
+                            timeouts[name], why)
                     secs = t - last_t if last_t is not None else 0
                     results[name] = [st, secs, why]
             elif current and line.startswith('    ') and \

@@ -22,6 +22,12 @@
 #   --stop-file F    no guest starts while file F exists: the run ends after
 #                    the boot in progress, to be resumed (a way to give the
 #                    machine back without losing that boot's results)
+#   --test-timeout SEC
+#                    a test that runs longer than SEC s is killed in the guest
+#                    (its processes; ./check goes on with the next test) and
+#                    counted as failed, "timed out" (default 0: no limit; some
+#                    auto tests fork hundreds of thousands of processes, hours
+#                    under TCG)
 #   --stall SEC      a guest whose console has not grown for SEC s is killed
 #                    and its running test counted as hung (default 1800)
 #   --size SIZE      each NVDIMM (sparse file; default 8G: generic/620 wants a
@@ -51,7 +57,7 @@ here=$NOVA_ROOT/tests/xfstests
 
 usage() { sed -n '2,/^set -uo/{/^set -uo/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2; }
 fstyp=${FSTYP:-NOVA} release=bookworm shard="" budget="" resume="" stall=1800
-size=8G expected="" selection=() per_boot=0 stop_file=""
+size=8G expected="" selection=() per_boot=0 stop_file="" test_timeout=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--fstyp) fstyp=$2; shift ;;
@@ -60,6 +66,7 @@ while [ $# -gt 0 ]; do
 	--budget) budget=$2; shift ;;
 	--resume) resume=$2; shift ;;
 	--stall) stall=$2; shift ;;
+	--test-timeout) test_timeout=$2; shift ;;
 	--per-boot) per_boot=$2; shift ;;
 	--stop-file) stop_file=$2; shift ;;
 	--size) size=$2; shift ;;
@@ -71,6 +78,9 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+case $test_timeout in
+'' | *[!0-9]*) echo "$NOVA_PROG: --test-timeout takes a number of seconds" >&2; exit 2 ;;
+esac
 t_start=$SECONDS
 # abort MSG: no (further) results; the run can be resumed
 abort() {
@@ -207,7 +217,8 @@ while :; do
 		cp -r "$res/tools" "$repo/tools"
 	fi
 	first=$([ "$boots" = 1 ] && echo 1 || echo 0)
-	printf 'fstyp=%s\nboot=%s\ndeadline=%s\nfirst=%s\n' "$fstyp" "$boots" "$deadline" "$first" >"$repo/run.conf"
+	printf 'fstyp=%s\nboot=%s\ndeadline=%s\nfirst=%s\ntest_timeout=%s\n' "$fstyp" "$boots" \
+		"$deadline" "$first" "$test_timeout" >"$repo/run.conf"
 	cloud_repo_disk "$repo" "$run/repo.img" || abort "the repository disk"
 	rm -f "$run/results.img"
 	mkfs.ext4 -q -F -L NOVARES "$run/results.img" 2G >/dev/null 2>&1 || abort "the results disk"
