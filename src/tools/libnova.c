@@ -2258,8 +2258,8 @@ uint64_t nv_alloc(struct nv_fs *fs, uint64_t want, int stripe, bool partial,
 
 	if (!want || !fs->used)
 		return 0;
-	if (fs->alloc_hook)
-		fs->alloc_hook(fs->alloc_arg);
+	if (fs->alloc_hook && !fs->alloc_hook(fs->alloc_arg))
+		return 0;
 	if (stripe < 0)
 		stripe = fs->cur_stripe >= 0 ? fs->cur_stripe : 0;
 	stripe %= fs->stripes;

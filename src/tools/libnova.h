@@ -79,9 +79,10 @@ struct nv_fs {
 	unsigned int rr;		/* round-robin counter */
 	/*
 	 * called by nv_alloc() before it looks for blocks (fsck.nova: what
-	 * a block allocation makes stale goes first); NULL: nothing
+	 * a block allocation makes stale goes first); false: no block may
+	 * be taken now, nv_alloc() returns 0; NULL: nothing
 	 */
-	void (*alloc_hook)(void *arg);
+	bool (*alloc_hook)(void *arg);
 	void *alloc_arg;
 	uint32_t next_generation;
 

@@ -19,6 +19,7 @@ int blockmap_init(struct nova_fsck *ctx)
 	struct nv_fs *fs = &ctx->fs;
 	uint64_t b;
 
+	ctx->blocks_known = false;
 	free(ctx->bkind);
 	ctx->bkind = calloc(fs->nblocks, 1);
 	ctx->owner_searches = 0;

@@ -176,6 +176,7 @@ static int run_passes(struct nova_fsck *ctx)
 	uint64_t b, used = 0;
 	size_t i;
 
+	ctx->blocks_known = false;
 	for (i = 0; i < ARRAY_SIZE(fsck_passes); i++) {
 		if (fsck_passes[i].heading)
 			pass_heading(ctx, "%s", fsck_passes[i].heading);
@@ -258,10 +259,21 @@ void fs_stale(struct nova_fsck *ctx)
 		drop_snapshot_inodes(ctx);
 }
 
-/* nv_alloc()'s hook: a repair takes blocks */
-static void alloc_hook(void *arg)
+/*
+ * nv_alloc()'s hook: a repair takes blocks.  Not before every used block
+ * is known (the end of pass 4): the allocator would hand out a block in
+ * use; such a repair is a bug, which ends the run.
+ */
+static bool alloc_hook(void *arg)
 {
-	fs_stale(arg);
+	struct nova_fsck *ctx = arg;
+
+	if (!ctx->blocks_known) {
+		fsck_fatal(ctx, "internal error: a repair takes a block before every used block is known");
+		return false;
+	}
+	fs_stale(ctx);
+	return true;
 }
 
 /*
@@ -454,6 +466,7 @@ static void fsck_free(struct nova_fsck *ctx)
 	free(ctx->bkind);
 	free(ctx->jreset);
 	free(ctx->itreset);
+	free(ctx->deferred);
 	nv_pmap_free(&ctx->prj_usage);
 	ns_free(ctx);
 	powercut_free(ctx);
