@@ -173,6 +173,10 @@ void nv_open_mem(struct nv_fs *fs, void *buf, uint64_t size)
 int nv_sync(struct nv_fs *fs)
 {
 	fs->ndirty = 0;
+	if (fs->io_error) {
+		errno = fs->io_error;
+		return -1;
+	}
 	if (fs->mode != NV_OPEN_RW || !fs->map || fs->in_memory)
 		return 0;
 	if (msync(fs->map, fs->map_size, MS_SYNC) || fsync(fs->fd))
@@ -299,8 +303,16 @@ static void track(struct nv_fs *fs, uint64_t off, size_t len)
 		r->hi = hi;
 }
 
+/*
+ * After an I/O error (with ordering on) no store is made: what the
+ * stores after it depend on may not be durable (a dead mark whose
+ * superseding commit failed), and the map's pages reach the device even
+ * without a sync
+ */
 void nv_put(struct nv_fs *fs, uint64_t off, const void *src, size_t len)
 {
+	if (fs->io_error)
+		return;
 	memmove(fs->map + off, src, len);
 	track(fs, off, len);
 }
@@ -309,6 +321,8 @@ void nv_put64(struct nv_fs *fs, uint64_t off, uint64_t val)
 {
 	uint64_t v = htole64(val);
 
+	if (fs->io_error)
+		return;
 	memcpy(fs->map + off, &v, 8);
 	track(fs, off, 8);
 }
@@ -317,18 +331,24 @@ void nv_put32(struct nv_fs *fs, uint64_t off, uint32_t val)
 {
 	uint32_t v = htole32(val);
 
+	if (fs->io_error)
+		return;
 	memcpy(fs->map + off, &v, 4);
 	track(fs, off, 4);
 }
 
 void nv_put8(struct nv_fs *fs, uint64_t off, uint8_t val)
 {
+	if (fs->io_error)
+		return;
 	fs->map[off] = val;
 	track(fs, off, 1);
 }
 
 void nv_zero(struct nv_fs *fs, uint64_t off, size_t len)
 {
+	if (fs->io_error)
+		return;
 	memset(fs->map + off, 0, len);
 	track(fs, off, len);
 }
@@ -353,6 +373,8 @@ int nv_persist(struct nv_fs *fs, uint64_t off, uint64_t len)
 	(void)len;
 	return 0;
 #endif
+	if (fs->io_error)
+		return -1;
 	if (!page)
 		page = (uint64_t)sysconf(_SC_PAGESIZE);
 	if (!len || !fs->map || off >= fs->map_size)
@@ -377,11 +399,22 @@ int nv_persist(struct nv_fs *fs, uint64_t off, uint64_t len)
 
 int nv_barrier(struct nv_fs *fs)
 {
-	int ret = 0;
+	int ret = 0, err;
 	size_t i;
 
-	if (fs->ndirty && fs->barrier_hook)
-		fs->barrier_hook(fs->order_arg);
+	if (fs->io_error) {
+		fs->ndirty = 0;
+		return -1;
+	}
+	if (fs->ndirty && fs->barrier_hook) {
+		err = fs->barrier_hook(fs->order_arg);
+		if (err) {
+			if (!fs->io_error)
+				fs->io_error = err;
+			fs->ndirty = 0;
+			return -1;
+		}
+	}
 	for (i = 0; i < fs->ndirty; i++)
 		if (nv_persist(fs, fs->dirty[i].lo,
 			       fs->dirty[i].hi - fs->dirty[i].lo))
@@ -2500,8 +2533,9 @@ void nv_invalidate_entries(struct nv_fs *fs, const uint64_t *off, size_t n)
 		n -= i;
 		if (!k)
 			continue;
-		/* the flags durable before the counts */
-		nv_barrier(fs);
+		/* the flags durable before the counts (none after an I/O error) */
+		if (nv_barrier(fs))
+			return;
 		for (i = 0; i < k; i++)
 			count_dead(fs, marked[i]);
 	}

@@ -14,9 +14,14 @@
 # both ways, and requires of each image left: fsck -fn finds no error the
 # first run was not repairing (the two super block copies may differ: they
 # are written one after the other), and fsck -fy then completes the repair
-# (fsck -fn clean after it).  Last, the same on a fsck.nova built without
-# the ordering (NV_TEST_UNORDERED: nv_persist() does nothing) must fail:
-# the model sees what the ordering prevents.
+# (fsck -fn clean after it), and the files then are what the uncut run
+# left (nova_image dump: names, types, modes, owners, link counts,
+# sizes, flags, project IDs, contents, xattrs).  The same after an I/O
+# error at each barrier (N:eio: the msync() fails), where fsck must also
+# exit 8 (9 if it reported repairs before the error) and report no
+# repair after it.  Last, the same on a fsck.nova built without the
+# ordering (NV_TEST_UNORDERED: nv_persist() does nothing) must fail: the
+# model sees what the ordering prevents.
 #
 #   test_powercut.sh TOOLS_DIR NOVA_IMAGE WORKDIR
 #
@@ -55,14 +60,42 @@ subset() {
 	done
 }
 
-# cut1 FSCK N[:late]: $cut from $c, cut at N; false with $why if the
-# image left has an error the first run was not repairing ($want), or a
-# next run does not complete the repair
+# dump IMAGE: what a user sees of it, sorted (nova_image dump).  A cut
+# between the valid byte of a new /lost+found and its name leaves an
+# empty directory without a name, which the next run moves into another
+# new /lost+found: which inode /lost+found is, and such an empty
+# directory in it, are not compared
+dump() {
+	"$helper" dump "$1" | sort |
+		sed -E -e '\|^/lost\+found/#[0-9.]+ ino=[0-9]+ ftype=4 mode=040700 owner=0:0 links=2 .* names=0 |d' \
+			-e 's|^(/lost\+found) ino=[0-9]+ (.*) links=[0-9]+ (.*) names=[0-9]+ |\1 \2 \3 |'
+}
+
+# cut1 FSCK N[:late|:eio]: $cut from $c, cut at N (or an I/O error at
+# barrier N); false with $why if the run does not end with exit 8 there,
+# if after an I/O error it says a repair was made, if the image left has
+# an error the first run was not repairing ($want), if a next run does
+# not complete the repair, or if the files then differ from what the
+# uncut run left ($ref)
 cut1() {
 	local bin=$1 at=$2 got
 	cp --sparse=always "$c" "$cut"
 	run env NOVA_FSCK_TEST_POWERCUT="$at" "$bin" -fy "$cut"
-	if [ "$rc" -ne 8 ] || ! grep -q "power cut at " <<<"$out"; then
+	if [ "${at%:eio}" != "$at" ]; then
+		# exit 8, 9 if repairs were made (said) before the error
+		got=$(sed '/I\/O error at barrier /q' <<<"$out" | grep -c '^FIXED: ')
+		if [ "$rc" -ne $((got ? 9 : 8)) ] ||
+			! grep -q "I/O error at barrier " <<<"$out" ||
+			! grep -q "writing the repairs failed" <<<"$out"; then
+			why="I/O error at barrier ${at%:eio}: exit $rc, the error not reported"
+			return 1
+		fi
+		got=$(sed -n '/I\/O error at barrier /,$p' <<<"$out" | grep -E '^(NOT )?FIXED: ')
+		if [ -n "$got" ]; then
+			why="I/O error at barrier ${at%:eio}: then says: $(head -n 1 <<<"$got")"
+			return 1
+		fi
+	elif [ "$rc" -ne 8 ] || ! grep -q "power cut at " <<<"$out"; then
 		why="cut at $at: exit $rc, no power cut"
 		return 1
 	fi
@@ -79,6 +112,11 @@ cut1() {
 	run "$fsck" -fn "$cut"
 	if [ "$rc" -ne 0 ]; then
 		why="cut at $at: not clean after the next fsck -fy ($(errors <<<"$out"))"
+		return 1
+	fi
+	got=$(diff <(dump "$cut") - <<<"$ref" | grep '^[<>]' | head -n 4)
+	if [ -n "$got" ]; then
+		why="cut at $at: then the files differ from the uncut run's: $(paste -sd' ' - <<<"$got")"
 		return 1
 	fi
 }
@@ -101,11 +139,15 @@ cut_all() {
 		why="no commit counted ($log)"
 		return
 	fi
+	ref=$(dump "$cut")
 	for n in $(seq 1 "$ncommits"); do
 		cut1 "$bin" "$n" || return
 	done
 	for n in $(seq 1 "$nbarriers"); do
 		cut1 "$bin" "$n:late" || return
+	done
+	for n in $(seq 1 "$nbarriers"); do
+		cut1 "$bin" "$n:eio" || return
 	done
 }
 
@@ -123,7 +165,7 @@ powercut() {
 	fi
 	cut_all "$fsck"
 	if [ -z "$why" ]; then
-		pass "powercut: $name ($want): cut at each of $ncommits commits and $nbarriers barriers: no new damage, the next run repairs"
+		pass "powercut: $name ($want): cut at each of $ncommits commits and $nbarriers barriers, an I/O error at each barrier: no new damage, the next run repairs, the files as the uncut run's"
 	else
 		fail "powercut: $name: $why"
 		printf '%s\n' "$out" | tail -n 20 | indent
@@ -138,7 +180,7 @@ fi
 run env NOVA_FSCK_TEST_POWERCUT=1 "$fsck" -fn "$c"
 t "powercut: fsck -n: no commit, no cut" [ "$rc" = 0 ]
 run env NOVA_FSCK_TEST_POWERCUT=x "$fsck" -fy "$c"
-expect "powercut: a bad NOVA_FSCK_TEST_POWERCUT (exit 8)" 8 'not N or N:late'
+expect "powercut: a bad NOVA_FSCK_TEST_POWERCUT (exit 8)" 8 'not N, N:late or N:eio'
 
 # /full's log gets a new page for a name logged again (its file type)
 info=$("$helper" info "$img" /full)
@@ -151,6 +193,9 @@ qinj=("projid /d/f 42 pi" "projid /d 7 lc" "projid /p/a 9 lc"
 	"prjquota 16384 42:100:200:10:20 9:8:16:1:2 70000:1:2:3:4")
 powercut "project quota tree rewritten, after a clean unmount" \
 	"${qinj[@]}" "prjquota-tree ref 70000 1 =0:2" stale-free snapshot set-prjquota
+# one name logged again (its file type): an I/O error in its repair
+# must not leave the old entry dead without the new one committed
+powercut "a name logged again (its file type)" "ftype /full name-of-15-130" stale-free
 # names: logged again (a new log page), removed, link counts, "..",
 # orphans moved to a new /lost+found; an open journal transaction rolled
 # back

@@ -185,6 +185,7 @@ struct nova_fsck {
 /* ---- unix.c ---- */
 int fsck_main(int argc, char **argv);
 void fs_stale(struct nova_fsck *ctx);
+bool io_failed(struct nova_fsck *ctx);
 
 /* ---- powercut.c: NOVA_FSCK_TEST_POWERCUT ---- */
 int powercut_arm(struct nova_fsck *ctx);

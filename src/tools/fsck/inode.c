@@ -313,9 +313,10 @@ struct swap {
 
 /*
  * The entry is replaced in place, a commit (torn, it keeps a bad
- * checksum); its page's dead count follows it, and goes back before it
+ * checksum); its page's dead count follows it, and goes back before it.
+ * False after an I/O error.
  */
-static void swap_in(struct nova_fsck *ctx, struct swap *s, const void *e)
+static bool swap_in(struct nova_fsck *ctx, struct swap *s, const void *e)
 {
 	struct nv_fs *fs = &ctx->fs;
 
@@ -323,8 +324,10 @@ static void swap_in(struct nova_fsck *ctx, struct swap *s, const void *e)
 			  offsetof(struct nova_log_page_tail, invalid_entries));
 	s->old_inv = le32_to_cpu(*(uint32_t *)nv_ptr(fs, s->inv));
 	memcpy(s->save, nv_ptr(fs, s->off), s->size);
-	nv_commit(fs, s->off, e, s->size);
+	if (nv_commit(fs, s->off, e, s->size))
+		return false;
 	nv_put32(fs, s->inv, s->old_inv + 1);
+	return true;
 }
 
 static void swap_back(struct nova_fsck *ctx, const struct swap *s)
@@ -378,9 +381,8 @@ static int neutralize(struct nova_fsck *ctx, uint64_t ino,
 	if (!dead_entry(&e, st, p, off, size))
 		return 0;
 	/* part 0 first: then the group's other parts are skipped */
-	if (g)
-		swap_in(ctx, &grp, &ge);
-	swap_in(ctx, &ent, &e);
+	if ((g && !swap_in(ctx, &grp, &ge)) || !swap_in(ctx, &ent, &e))
+		return 0;	/* an I/O error: the run ends */
 	/* kept if at least one entry after it is good */
 	ok = !nv_iread(fs, ino, &ns, NV_IREAD_NO_DATA | iread_raw(ino),
 		       page_free, ctx) &&

@@ -22,10 +22,17 @@
  *            supersedes, a block it frees taken again) made before the
  *            commit is durable shows here.
  *
- * A run that gets to neither ends as usual, and says on stderr how many
- * commits and barriers it made.  The shadow takes as much memory as the
- * image.
+ * And no power cut but an I/O error:
+ *
+ *   N:eio    the N-th barrier fails as a failed msync() ("I/O error at
+ *            barrier N" on stderr); the run goes on as it does after
+ *            one, and the image is what it leaves.
+ *
+ * A run that gets to none of these ends as usual, and says on stderr how
+ * many commits and barriers it made.  The shadow takes as much memory as
+ * the image.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +43,7 @@
 struct fsck_powercut {
 	unsigned long at;		/* the commit or barrier to cut at, from 1 */
 	bool late;			/* N:late: a barrier */
+	bool eio;			/* N:eio: a barrier fails */
 	unsigned long commits, barriers;	/* so far */
 	uint8_t *shadow;		/* what is durable */
 	struct nv_range *pend;		/* commits not yet made durable */
@@ -69,15 +77,21 @@ static void __attribute__((noreturn)) cut(struct nova_fsck *ctx)
 	_exit(FSCK_ERROR);
 }
 
-/* nv_fs.barrier_hook: N:late cuts here */
-static void barrier(void *arg)
+/* nv_fs.barrier_hook: N:late cuts here, N:eio fails */
+static int barrier(void *arg)
 {
 	struct nova_fsck *ctx = arg;
 	struct fsck_powercut *pc = ctx->powercut;
 	size_t i;
 
-	if (++pc->barriers != pc->at || !pc->late)
-		return;
+	if (++pc->barriers != pc->at || !(pc->late || pc->eio))
+		return 0;
+	if (pc->eio) {
+		fflush(stdout);
+		fprintf(stderr, "%s: I/O error at barrier %lu (NOVA_FSCK_TEST_POWERCUT)\n",
+			ctx->prog, pc->at);
+		return EIO;
+	}
 	/* every store there, but the commits not durable */
 	for (i = 0; i < pc->npend; i++)
 		memcpy(ctx->fs.map + pc->pend[i].lo, pc->shadow + pc->pend[i].lo,
@@ -95,7 +109,7 @@ static void committed(void *arg, uint64_t off, size_t len)
 	struct nv_range *more;
 	uint64_t b;
 
-	if (++pc->commits == pc->at && !pc->late) {
+	if (++pc->commits == pc->at && !pc->late && !pc->eio) {
 		/* the shadow and the commit; the other blocks stay clean */
 		memcpy(save, nv_ptr(fs, off), len);
 		for (b = 0; b < fs->map_size; b += NOVA_BLOCK_SIZE)
@@ -132,8 +146,9 @@ int powercut_arm(struct nova_fsck *ctx)
 	ctx->powercut = pc;
 	pc->at = strtoul(v, &end, 10);
 	pc->late = !strcmp(end, ":late");
-	if (!pc->at || (*end && !pc->late)) {
-		fprintf(stderr, "%s: NOVA_FSCK_TEST_POWERCUT=%s: not N or N:late (N > 0)\n",
+	pc->eio = !strcmp(end, ":eio");
+	if (!pc->at || (*end && !pc->late && !pc->eio)) {
+		fprintf(stderr, "%s: NOVA_FSCK_TEST_POWERCUT=%s: not N, N:late or N:eio (N > 0)\n",
 			ctx->prog, v);
 		return -1;
 	}
@@ -158,7 +173,7 @@ void powercut_free(struct nova_fsck *ctx)
 
 	if (!pc)
 		return;
-	if (pc->shadow)
+	if (pc->shadow && !pc->eio)
 		fprintf(stderr, "%s: %lu commits, %lu barriers, no power cut (NOVA_FSCK_TEST_POWERCUT)\n",
 			ctx->prog, pc->commits, pc->barriers);
 	ctx->fs.persist_hook = NULL;

@@ -182,10 +182,8 @@ static int run_passes(struct nova_fsck *ctx)
 			pass_heading(ctx, "%s", fsck_passes[i].heading);
 		if (fsck_passes[i].run(ctx))
 			return -1;
-		/* a repair that could not be made durable ends the run */
-		if (fs->io_error)
-			return fsck_fatal(ctx, "%s: writing the repairs failed: %s",
-					  ctx->dev, strerror(fs->io_error));
+		if (io_failed(ctx))
+			return -1;
 	}
 	for (b = 0; b < fs->nblocks; b++)
 		if (ctx->bkind[b] != K_FREE)
@@ -257,6 +255,21 @@ void fs_stale(struct nova_fsck *ctx)
 	write_super_copies(ctx);
 	if (state & NOVA_STATE_CLEAN)
 		drop_snapshot_inodes(ctx);
+}
+
+/*
+ * A repair that could not be made durable (an msync() that failed) ends
+ * the run, at once: from then on libnova makes no store, and no repair
+ * is said to be made (fixed())
+ */
+bool io_failed(struct nova_fsck *ctx)
+{
+	int err = ctx->fs.io_error;
+
+	if (err && !(ctx->stop & FSCK_ERROR))
+		fsck_fatal(ctx, "%s: writing the repairs failed: %s", ctx->dev,
+			   strerror(err));
+	return err;
 }
 
 /*
@@ -479,13 +492,12 @@ static int fsck_end(struct nova_fsck *ctx, int code)
 {
 	struct nv_fs *fs = &ctx->fs;
 
-	if (fs->map && fs->mode == NV_OPEN_RW && nv_sync(fs)) {
+	/* after an I/O error nothing more is written (nv_sync() either) */
+	if (io_failed(ctx)) {
+		code |= FSCK_ERROR;
+	} else if (fs->map && fs->mode == NV_OPEN_RW && nv_sync(fs)) {
 		fprintf(stderr, "%s: %s: writing the repairs failed: %s\n",
 			ctx->prog, ctx->dev, strerror(errno));
-		code |= FSCK_ERROR;
-	} else if (fs->io_error && !(ctx->stop & FSCK_ERROR)) {
-		fprintf(stderr, "%s: %s: writing the repairs failed: %s\n",
-			ctx->prog, ctx->dev, strerror(fs->io_error));
 		code |= FSCK_ERROR;
 	}
 	fflush(stdout);
