@@ -172,7 +172,8 @@ void nv_open_mem(struct nv_fs *fs, void *buf, uint64_t size)
 
 int nv_sync(struct nv_fs *fs)
 {
-	fs->ndirty = 0;
+	/* the stores since the last barrier first, as a barrier's */
+	nv_barrier(fs);
 	if (fs->io_error) {
 		errno = fs->io_error;
 		return -1;
@@ -285,6 +286,8 @@ static void track(struct nv_fs *fs, uint64_t off, size_t len)
 
 	if (!fs->ordered || !len)
 		return;
+	if (fs->store_hook)
+		fs->store_hook(fs->order_arg, off, len);
 	for (i = 0; i < fs->ndirty; i++) {
 		gap = range_gap(&fs->dirty[i], lo, hi);
 		if (gap < best) {
@@ -410,7 +413,7 @@ int nv_barrier(struct nv_fs *fs)
 		err = fs->barrier_hook(fs->order_arg);
 		if (err) {
 			if (!fs->io_error)
-				fs->io_error = err;
+				fs->io_error = -err;
 			fs->ndirty = 0;
 			return -1;
 		}

@@ -99,11 +99,12 @@ struct nv_fs {
 	 * For a test's model of a power cut (fsck.nova's
 	 * NOVA_FSCK_TEST_POWERCUT), NULL if none: called by nv_persist()
 	 * with the range made durable, by nv_barrier() before it makes
-	 * anything durable (an errno returned: the barrier fails as a
-	 * failed msync(), a test's I/O error), and by nv_commit() right
-	 * after its store
+	 * anything durable (a negative errno returned: the barrier fails
+	 * as a failed msync(), a test's I/O error), by each store
+	 * (store_hook), and by nv_commit() right after its store
 	 */
 	void (*persist_hook)(void *arg, uint64_t off, uint64_t len);
+	void (*store_hook)(void *arg, uint64_t off, size_t len);
 	int (*barrier_hook)(void *arg);
 	void (*commit_hook)(void *arg, uint64_t off, size_t len);
 	void *order_arg;
@@ -121,9 +122,10 @@ int nv_open_fd(struct nv_fs *fs, int fd, int mode, char *err, size_t errlen);
 void nv_open_mem(struct nv_fs *fs, void *buf, uint64_t size);
 void nv_close(struct nv_fs *fs);
 /*
- * Every store written to the device and its cache flushed; -1 with
- * errno set if that failed, or (nothing written) after an I/O error of
- * the ordering (fs->io_error)
+ * Every store written to the device and its cache flushed (with ordering
+ * on, the stores tracked first, an nv_barrier()); -1 with errno set if
+ * that failed, or (nothing written) after an I/O error of the ordering
+ * (fs->io_error)
  */
 int nv_sync(struct nv_fs *fs);
 

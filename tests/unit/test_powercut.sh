@@ -2,26 +2,31 @@
 # Host tests of fsck.nova's repairs against a power cut: libnova orders
 # them (nv_commit(): what a commit publishes durable before it, the commit
 # durable before what depends on it), and fsck.nova's test model of a
-# power cut (src/tools/fsck/powercut.c, NOVA_FSCK_TEST_POWERCUT=N or
-# N:late) leaves the image as the worst a power cut at its N-th commit may
-# leave it: only what was made durable and that commit, or everything but
-# the commits not yet durable.
+# power cut (src/tools/fsck/powercut.c, NOVA_FSCK_TEST_POWERCUT) leaves
+# the image as the worst a power cut may leave it: at the N-th commit
+# (N), only what was made durable and that commit; at the N-th barrier,
+# everything but the commits not yet durable (N:late), or only what the
+# barriers before made durable (N:early), or that and one of the stores
+# made since alone (N:torn:I, each in turn: the device writes pages back
+# in any order, and a page in sectors).
 #
 # Each case damages an image (nova_image inject) in ways whose repairs
 # write new log entries and pages, blocks, a journal, an inode, super
 # block copies, on an image whose free blocks hold stale data (so that
-# a block not written shows), then cuts fsck -y at each of its commits,
-# both ways, and requires of each image left: fsck -fn finds no error the
-# first run was not repairing (the two super block copies may differ: they
-# are written one after the other), and fsck -fy then completes the repair
-# (fsck -fn clean after it), and the files then are what the uncut run
-# left (nova_image dump: names, types, modes, owners, link counts,
-# sizes, flags, project IDs, contents, xattrs).  The same after an I/O
-# error at each barrier (N:eio: the msync() fails), where fsck must also
-# exit 8 (9 if it reported repairs before the error) and report no
-# repair after it.  Last, the same on a fsck.nova built without the
-# ordering (NV_TEST_UNORDERED: nv_persist() does nothing) must fail: the
-# model sees what the ordering prevents.
+# a block not written shows), then cuts fsck -y at each of those points
+# and requires of each image left: fsck -fn finds no error that the
+# damaged image did not have or the first run was not repairing (the two
+# super block copies may differ: they are written one after the other),
+# fsck -fy then completes the repair (fsck -fn clean after it), and the
+# files then are what the uncut run left (nova_image dump: names, types,
+# modes, owners, link counts, sizes, flags, project IDs, contents,
+# xattrs).  The same after an I/O error at each barrier (N:eio: the
+# msync() fails), where fsck must also exit 8 (9 if it reported repairs
+# before the error) and report no repair after it.  The uncut run must
+# report the case's problems alone (a repair that damages more shows
+# there).  Last, the same on a fsck.nova built without the ordering
+# (NV_TEST_UNORDERED: nv_persist() does nothing) must fail: the model
+# sees what the ordering prevents.
 #
 #   test_powercut.sh TOOLS_DIR NOVA_IMAGE WORKDIR
 #
@@ -100,8 +105,8 @@ cut1() {
 		return 1
 	fi
 	got=$("$fsck" -fn "$cut" 2>&1 | errors)
-	if ! subset "$got" "$want PR_SB_DIFFER"; then
-		why="cut at $at ($ncommits commits, $nbarriers barriers): fsck -fn finds $got, the damage was $want"
+	if ! subset "$got" "$want $init PR_SB_DIFFER"; then
+		why="cut at $at ($ncommits commits, $nbarriers barriers): fsck -fn finds $got, the damage was $want (fsck -fn: $init)"
 		return 1
 	fi
 	run "$fsck" -fy "$cut"
@@ -123,20 +128,29 @@ cut1() {
 
 # cut_all FSCK: $c injected; FSCK -fy on a copy says how many commits
 # and barriers it makes and what it repairs ($want: the errors it
-# reports, some of which only show once others are repaired); then a cut
-# at each commit (N) and at each barrier (N:late), each image checked.
-# Sets $ncommits, $nbarriers, $want, and $why to what went wrong (empty
-# if nothing).
+# reports, some of which only show once others are repaired; CODES, if
+# given, the errors it must report), and what it leaves ($ref); then a
+# cut at each commit (N), at each barrier (N:late, N:early) and after
+# each store alone (N:torn:I), and an I/O error at each barrier (N:eio),
+# each image checked.  Sets $ncommits, $nbarriers, $ntorn, $want, and
+# $why to what went wrong (empty if nothing).
 cut_all() {
-	local bin=$1 n log
-	cut=$work/cut.img why="" ncommits=0 nbarriers=0
+	local bin=$1 codes=${2:-} n
+	cut=$work/cut.img why="" ncommits=0 nbarriers=0 ntorn=0
+	init=$("$fsck" -fn "$c" 2>&1 | errors)
 	cp --sparse=always "$c" "$cut"
 	log=$(NOVA_FSCK_TEST_POWERCUT=1000000 "$bin" -fy "$cut" 2>&1)
 	want=$(errors <<<"$log")
 	ncommits=$(sed -n 's/.*: \([0-9]*\) commits, [0-9]* barriers, no power cut.*/\1/p' <<<"$log")
 	nbarriers=$(sed -n 's/.*: [0-9]* commits, \([0-9]*\) barriers, no power cut.*/\1/p' <<<"$log")
-	if [ -z "$ncommits" ] || [ "$ncommits" -lt 1 ]; then
-		why="no commit counted ($log)"
+	sizes=$(sed -n 's/.*: stores before each barrier://p' <<<"$log")
+	if [ -z "$ncommits" ] || [ $((ncommits + nbarriers)) -lt 1 ]; then
+		why="no commit or barrier counted ($log)"
+		return
+	fi
+	if [ -n "$codes" ] && [ "$want" != "$codes" ]; then
+		why="the uncut run reports $want, not $codes"
+		out=$log
 		return
 	fi
 	ref=$(dump "$cut")
@@ -145,16 +159,25 @@ cut_all() {
 	done
 	for n in $(seq 1 "$nbarriers"); do
 		cut1 "$bin" "$n:late" || return
-	done
-	for n in $(seq 1 "$nbarriers"); do
+		cut1 "$bin" "$n:early" || return
 		cut1 "$bin" "$n:eio" || return
+	done
+	n=0 ntorn=0
+	for k in $sizes; do
+		n=$((n + 1))
+		for i in $(seq 1 "$k"); do
+			cut1 "$bin" "$n:torn:$i" || return
+			ntorn=$((ntorn + 1))
+		done
 	done
 }
 
-# powercut NAME INJECTION...: the damage, then every cut checked
+# powercut NAME CODES INJECTION...: the damage, then every cut checked;
+# the uncut run must report the problems CODES (sorted), no other: a
+# repair that damages more shows there
 powercut() {
-	local name=$1
-	shift
+	local name=$1 codes=$2
+	shift 2
 	if ! injected "$@"; then
 		fail "powercut: $name (injection failed)"
 		return
@@ -163,9 +186,9 @@ powercut() {
 		fail "powercut: $name: fsck -fn finds no damage"
 		return
 	fi
-	cut_all "$fsck"
+	cut_all "$fsck" "$codes"
 	if [ -z "$why" ]; then
-		pass "powercut: $name ($want): cut at each of $ncommits commits and $nbarriers barriers, an I/O error at each barrier: no new damage, the next run repairs, the files as the uncut run's"
+		pass "powercut: $name ($want): cut at each of $ncommits commits, at each of $nbarriers barriers 3 ways and after each of $ntorn stores alone, an I/O error at each barrier: no new damage, the next run repairs, the files as the uncut run's"
 	else
 		fail "powercut: $name: $why"
 		printf '%s\n' "$out" | tail -n 20 | indent
@@ -180,7 +203,7 @@ fi
 run env NOVA_FSCK_TEST_POWERCUT=1 "$fsck" -fn "$c"
 t "powercut: fsck -n: no commit, no cut" [ "$rc" = 0 ]
 run env NOVA_FSCK_TEST_POWERCUT=x "$fsck" -fy "$c"
-expect "powercut: a bad NOVA_FSCK_TEST_POWERCUT (exit 8)" 8 'not N, N:late or N:eio'
+expect "powercut: a bad NOVA_FSCK_TEST_POWERCUT (exit 8)" 8 'not N, N:late, N:early, N:torn:I or N:eio'
 
 # /full's log gets a new page for a name logged again (its file type)
 info=$("$helper" info "$img" /full)
@@ -192,30 +215,39 @@ t "powercut: /full's log page has no room for another name" \
 qinj=("projid /d/f 42 pi" "projid /d 7 lc" "projid /p/a 9 lc"
 	"prjquota 16384 42:100:200:10:20 9:8:16:1:2 70000:1:2:3:4")
 powercut "project quota tree rewritten, after a clean unmount" \
+	"PR_PRJQUOTA_ENTRY PR_PRJQUOTA_REF" \
 	"${qinj[@]}" "prjquota-tree ref 70000 1 =0:2" stale-free snapshot set-prjquota
 # one name logged again (its file type): an I/O error in its repair
 # must not leave the old entry dead without the new one committed
-powercut "a name logged again (its file type)" "ftype /full name-of-15-130" stale-free
+powercut "a name logged again (its file type)" PR_DENTRY_FTYPE \
+	"ftype /full name-of-15-130" stale-free
 # names: logged again (a new log page), removed, link counts, "..",
 # orphans moved to a new /lost+found; an open journal transaction rolled
 # back
 powercut "names, link counts, '..', orphans into a new /lost+found" \
+	"PR_DENTRY_BAD_INO PR_DENTRY_FTYPE PR_LINK_COUNT PR_ORPHAN" \
 	"ftype /full name-of-15-130" "dentry-free /d ghost" "file-links /d/g 4" \
 	"dir-links /many 7" "dotdot /d/sub /q" "orphan /q/x" "orphan /d/sub" \
 	"journal /p/a" stale-free
 # a data block of two files copied; log entries replaced by dead ones,
 # truncated; dead marks cleared and set
 powercut "a shared data block copied, bad entries, dead marks" \
+	"PR_DATA_BLOCK_SHARED PR_LOG_DEAD_LIVE PR_LOG_ENTRY_CSUM PR_LOG_PAGE_COUNTS PR_ORPHAN" \
 	"dup-block /d/g /p/a" "dead-flag /many file-20" "gc-selfck /many file-9" \
 	"tail-counters /many" "last-csum /full" "mid-csum /many 10" stale-free
+# a live entry marked dead, alone in its log: the dead counts cleared
+# before the marks
+powercut "a live entry marked dead" PR_LOG_DEAD_LIVE "dead-flag /many file-20" stale-free
 # a new journal, a table next pointer, the super block and reserved
 # inodes' copies
 powercut "a new journal, an inode table, super block copies" \
+	"PR_ITABLE_BAD_NEXT PR_JOURNAL_BAD_PTRS PR_RESERVED_REPLICA PR_SB_DIFFER" \
 	"journal-head" "itable-next-range" "sb-differ" "reserved-replica" stale-free
-# the invalid project ID, set to 0 by a link-change entry
-powercut "project ID 4294967295" \
-	"projid /d/f 4294967295 lc" "projid /q/x 4294967295 pi" "projid / 4294967295 lc" \
-	stale-free
+# the invalid project ID, set to 0 by a link-change entry (the root's
+# keeps PROJINHERIT; /full's takes a new log page, at the end of pass 4)
+powercut "project ID 4294967295" PR_INODE_PROJID \
+	"projid /d/f 4294967295 lc" "projid /q/x 4294967295 pi" \
+	"projid / 4294967295 lc 0x20000000" "projid /full 4294967295 pi" stale-free
 
 # the same without the ordering: the model must see the damage
 if ! command -v "${CC:-cc}" >/dev/null; then
