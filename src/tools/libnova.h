@@ -207,7 +207,11 @@ void nv_set_ordered(struct nv_fs *fs);
  * later store depends on may not be durable.
  */
 int nv_persist(struct nv_fs *fs, uint64_t off, uint64_t len);
-/* Every store made so far durable, before any later one: the ranges tracked */
+/*
+ * Every store made so far durable, before any later one: the ranges
+ * tracked, by one msync() over their span (the dirty pages in it are
+ * theirs), which flushes the device's cache once
+ */
 int nv_barrier(struct nv_fs *fs);
 /*
  * Commit: nv_barrier(), the store of @len bytes of @src at @off (one
