@@ -4,8 +4,9 @@
 # test_encrypt.sh: fsck.nova on encrypted inodes; test_debug.sh:
 # nova-debug; test_project.sh: project IDs, the project quota file;
 # test_casefold.sh: case-insensitive directories; test_powercut.sh:
-# fsck.nova's repairs cut by a power cut at each commit; test_xfstests.sh:
-# the xfstests runner's console parsing), and a short fuzz run of fsck.nova (tests/fuzz/run-fuzz-fsck.sh).
+# fsck.nova's repairs cut by a power cut at each commit and barrier, or
+# an I/O error; test_xfstests.sh: the xfstests runner's console parsing),
+# and a short fuzz run of fsck.nova (tests/fuzz/run-fuzz-fsck.sh).
 # Prints PASS/FAIL lines and "N passed, N failed"; exits non-zero on failure.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -172,7 +172,12 @@ void nv_open_mem(struct nv_fs *fs, void *buf, uint64_t size)
 
 int nv_sync(struct nv_fs *fs)
 {
-	fs->ndirty = 0;
+	/* the stores since the last barrier first, as a barrier's */
+	nv_barrier(fs);
+	if (fs->io_error) {
+		errno = fs->io_error;
+		return -1;
+	}
 	if (fs->mode != NV_OPEN_RW || !fs->map || fs->in_memory)
 		return 0;
 	if (msync(fs->map, fs->map_size, MS_SYNC) || fsync(fs->fd))
@@ -281,6 +286,8 @@ static void track(struct nv_fs *fs, uint64_t off, size_t len)
 
 	if (!fs->ordered || !len)
 		return;
+	if (fs->store_hook)
+		fs->store_hook(fs->order_arg, off, len);
 	for (i = 0; i < fs->ndirty; i++) {
 		gap = range_gap(&fs->dirty[i], lo, hi);
 		if (gap < best) {
@@ -299,8 +306,16 @@ static void track(struct nv_fs *fs, uint64_t off, size_t len)
 		r->hi = hi;
 }
 
+/*
+ * After an I/O error (with ordering on) no store is made: what the
+ * stores after it depend on may not be durable (a dead mark whose
+ * superseding commit failed), and the map's pages reach the device even
+ * without a sync
+ */
 void nv_put(struct nv_fs *fs, uint64_t off, const void *src, size_t len)
 {
+	if (fs->io_error)
+		return;
 	memmove(fs->map + off, src, len);
 	track(fs, off, len);
 }
@@ -309,6 +324,8 @@ void nv_put64(struct nv_fs *fs, uint64_t off, uint64_t val)
 {
 	uint64_t v = htole64(val);
 
+	if (fs->io_error)
+		return;
 	memcpy(fs->map + off, &v, 8);
 	track(fs, off, 8);
 }
@@ -317,18 +334,24 @@ void nv_put32(struct nv_fs *fs, uint64_t off, uint32_t val)
 {
 	uint32_t v = htole32(val);
 
+	if (fs->io_error)
+		return;
 	memcpy(fs->map + off, &v, 4);
 	track(fs, off, 4);
 }
 
 void nv_put8(struct nv_fs *fs, uint64_t off, uint8_t val)
 {
+	if (fs->io_error)
+		return;
 	fs->map[off] = val;
 	track(fs, off, 1);
 }
 
 void nv_zero(struct nv_fs *fs, uint64_t off, size_t len)
 {
+	if (fs->io_error)
+		return;
 	memset(fs->map + off, 0, len);
 	track(fs, off, len);
 }
@@ -341,9 +364,40 @@ void nv_set_ordered(struct nv_fs *fs)
 	fs->ndirty = 0;
 }
 
-int nv_persist(struct nv_fs *fs, uint64_t off, uint64_t len)
+/* The pages of [@off, @off + @len), within the map: false if none */
+static bool page_span(const struct nv_fs *fs, uint64_t off, uint64_t len,
+		      uint64_t *lo, uint64_t *hi)
 {
 	static uint64_t page;
+
+	if (!page)
+		page = (uint64_t)sysconf(_SC_PAGESIZE);
+	if (!len || !fs->map || off >= fs->map_size)
+		return false;
+	*lo = off & ~(page - 1);
+	*hi = off + len > fs->map_size ? fs->map_size : off + len;
+	return true;
+}
+
+/*
+ * msync(MS_SYNC) of the pages [@lo, @hi): it writes the dirty pages there
+ * and waits for them, then flushes the device's cache (vfs_fsync_range():
+ * for a block device blkdev_fsync(), as fsync()).  Returns 0, or -1 with
+ * fs->io_error set.
+ */
+static int sync_pages(struct nv_fs *fs, uint64_t lo, uint64_t hi)
+{
+	if (fs->mode == NV_OPEN_RW && !fs->in_memory &&
+	    msync(fs->map + lo, hi - lo, MS_SYNC)) {
+		if (!fs->io_error)
+			fs->io_error = errno ? errno : EIO;
+		return -1;
+	}
+	return 0;
+}
+
+int nv_persist(struct nv_fs *fs, uint64_t off, uint64_t len)
+{
 	uint64_t lo, hi;
 
 #ifdef NV_TEST_UNORDERED
@@ -353,23 +407,12 @@ int nv_persist(struct nv_fs *fs, uint64_t off, uint64_t len)
 	(void)len;
 	return 0;
 #endif
-	if (!page)
-		page = (uint64_t)sysconf(_SC_PAGESIZE);
-	if (!len || !fs->map || off >= fs->map_size)
-		return 0;
-	lo = off & ~(page - 1);
-	hi = off + len > fs->map_size ? fs->map_size : off + len;
-	/*
-	 * msync(MS_SYNC) writes the dirty pages of the range and waits for
-	 * them (vfs_fsync_range(): for a block device blkdev_fsync(), with a
-	 * cache flush, as fsync())
-	 */
-	if (fs->mode == NV_OPEN_RW && !fs->in_memory &&
-	    msync(fs->map + lo, hi - lo, MS_SYNC)) {
-		if (!fs->io_error)
-			fs->io_error = errno ? errno : EIO;
+	if (fs->io_error)
 		return -1;
-	}
+	if (!page_span(fs, off, len, &lo, &hi))
+		return 0;
+	if (sync_pages(fs, lo, hi))
+		return -1;
 	if (fs->persist_hook)
 		fs->persist_hook(fs->order_arg, lo, hi - lo);
 	return 0;
@@ -377,15 +420,44 @@ int nv_persist(struct nv_fs *fs, uint64_t off, uint64_t len)
 
 int nv_barrier(struct nv_fs *fs)
 {
-	int ret = 0;
+	uint64_t lo, hi, slo = UINT64_MAX, shi = 0;
+	int ret = 0, err;
 	size_t i;
 
-	if (fs->ndirty && fs->barrier_hook)
-		fs->barrier_hook(fs->order_arg);
-	for (i = 0; i < fs->ndirty; i++)
-		if (nv_persist(fs, fs->dirty[i].lo,
-			       fs->dirty[i].hi - fs->dirty[i].lo))
-			ret = -1;
+	if (fs->io_error) {
+		fs->ndirty = 0;
+		return -1;
+	}
+	if (fs->ndirty && fs->barrier_hook) {
+		err = fs->barrier_hook(fs->order_arg);
+		if (err) {
+			if (!fs->io_error)
+				fs->io_error = -err;
+			fs->ndirty = 0;
+			return -1;
+		}
+	}
+	for (i = 0; i < fs->ndirty; i++) {
+		if (!page_span(fs, fs->dirty[i].lo,
+			       fs->dirty[i].hi - fs->dirty[i].lo, &lo, &hi))
+			continue;
+		slo = lo < slo ? lo : slo;
+		shi = hi > shi ? hi : shi;
+	}
+#ifndef NV_TEST_UNORDERED
+	/*
+	 * One msync() over the span of the ranges, not one each: the dirty
+	 * pages in it are the ranges' (every store is tracked), written in
+	 * one call with one cache flush.  The test's model sees the ranges
+	 * alone made durable.
+	 */
+	if (slo < shi && sync_pages(fs, slo, shi))
+		ret = -1;
+	for (i = 0; !ret && fs->persist_hook && i < fs->ndirty; i++)
+		if (page_span(fs, fs->dirty[i].lo,
+			      fs->dirty[i].hi - fs->dirty[i].lo, &lo, &hi))
+			fs->persist_hook(fs->order_arg, lo, hi - lo);
+#endif
 	fs->ndirty = 0;
 	return ret;
 }
@@ -2258,8 +2330,8 @@ uint64_t nv_alloc(struct nv_fs *fs, uint64_t want, int stripe, bool partial,
 
 	if (!want || !fs->used)
 		return 0;
-	if (fs->alloc_hook)
-		fs->alloc_hook(fs->alloc_arg);
+	if (fs->alloc_hook && !fs->alloc_hook(fs->alloc_arg))
+		return 0;
 	if (stripe < 0)
 		stripe = fs->cur_stripe >= 0 ? fs->cur_stripe : 0;
 	stripe %= fs->stripes;
@@ -2500,8 +2572,9 @@ void nv_invalidate_entries(struct nv_fs *fs, const uint64_t *off, size_t n)
 		n -= i;
 		if (!k)
 			continue;
-		/* the flags durable before the counts */
-		nv_barrier(fs);
+		/* the flags durable before the counts (none after an I/O error) */
+		if (nv_barrier(fs))
+			return;
 		for (i = 0; i < k; i++)
 			count_dead(fs, marked[i]);
 	}

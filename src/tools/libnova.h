@@ -79,9 +79,10 @@ struct nv_fs {
 	unsigned int rr;		/* round-robin counter */
 	/*
 	 * called by nv_alloc() before it looks for blocks (fsck.nova: what
-	 * a block allocation makes stale goes first); NULL: nothing
+	 * a block allocation makes stale goes first); false: no block may
+	 * be taken now, nv_alloc() returns 0; NULL: nothing
 	 */
-	void (*alloc_hook)(void *arg);
+	bool (*alloc_hook)(void *arg);
 	void *alloc_arg;
 	uint32_t next_generation;
 
@@ -98,10 +99,13 @@ struct nv_fs {
 	 * For a test's model of a power cut (fsck.nova's
 	 * NOVA_FSCK_TEST_POWERCUT), NULL if none: called by nv_persist()
 	 * with the range made durable, by nv_barrier() before it makes
-	 * anything durable, and by nv_commit() right after its store
+	 * anything durable (a negative errno returned: the barrier fails
+	 * as a failed msync(), a test's I/O error), by each store
+	 * (store_hook), and by nv_commit() right after its store
 	 */
 	void (*persist_hook)(void *arg, uint64_t off, uint64_t len);
-	void (*barrier_hook)(void *arg);
+	void (*store_hook)(void *arg, uint64_t off, size_t len);
+	int (*barrier_hook)(void *arg);
 	void (*commit_hook)(void *arg, uint64_t off, size_t len);
 	void *order_arg;
 };
@@ -117,6 +121,12 @@ int nv_open_fd(struct nv_fs *fs, int fd, int mode, char *err, size_t errlen);
  */
 void nv_open_mem(struct nv_fs *fs, void *buf, uint64_t size);
 void nv_close(struct nv_fs *fs);
+/*
+ * Every store written to the device and its cache flushed (with ordering
+ * on, the stores tracked first, an nv_barrier()); -1 with errno set if
+ * that failed, or (nothing written) after an I/O error of the ordering
+ * (fs->io_error)
+ */
 int nv_sync(struct nv_fs *fs);
 
 /* Geometry from a (valid) super block copy; map must be set */
@@ -159,7 +169,10 @@ void nv_stripe_region(const struct nv_fs *fs, unsigned int s, uint64_t *start,
 /* The stripe whose region holds block @blk (nova_stripe_of()) */
 unsigned int nv_stripe_of(const struct nv_fs *fs, uint64_t blk);
 
-/* ---- stores (all writes to the image go through these) ---- */
+/*
+ * ---- stores (all writes to the image go through these) ----
+ * After an I/O error (fs->io_error, with ordering on) they store nothing.
+ */
 void nv_put(struct nv_fs *fs, uint64_t off, const void *src, size_t len);
 void nv_put64(struct nv_fs *fs, uint64_t off, uint64_t val);
 void nv_put32(struct nv_fs *fs, uint64_t off, uint32_t val);
@@ -188,10 +201,17 @@ void nv_set_ordered(struct nv_fs *fs);
  * Make [@off, @off + @len) durable (msync() of its pages, which writes
  * them and flushes the device's cache, for a block device as for a
  * file); nothing for a private or in-memory map.  Returns 0, or -1 with
- * fs->io_error set (the first error sticks).
+ * fs->io_error set (the first error sticks).  After an I/O error every
+ * store is refused (nv_put()), and nv_persist(), nv_barrier(),
+ * nv_commit() and nv_sync() make nothing durable and return -1: what a
+ * later store depends on may not be durable.
  */
 int nv_persist(struct nv_fs *fs, uint64_t off, uint64_t len);
-/* Every store made so far durable, before any later one: the ranges tracked */
+/*
+ * Every store made so far durable, before any later one: the ranges
+ * tracked, by one msync() over their span (the dirty pages in it are
+ * theirs), which flushes the device's cache once
+ */
 int nv_barrier(struct nv_fs *fs);
 /*
  * Commit: nv_barrier(), the store of @len bytes of @src at @off (one

@@ -23,6 +23,14 @@
  *       lsetxattr() on the host: VALUE is "hex:HEX", "fill:N" (N bytes
  *       of a fixed pattern) or the bytes themselves.  Exit 3 if FILE's
  *       file system does not support it.
+ *   nova_image dump IMAGE
+ *       What a user sees of the image, one line per name reached from
+ *       the root (a name's blanks and unprintable bytes escaped; sort
+ *       the lines to compare), then the project quota file: inode
+ *       number, the name's file type, mode, owner, link count, size,
+ *       flags, project ID, a hash of the content (file data, symlink
+ *       target) and of the extended attributes; no times.  For
+ *       comparing two images (test_powercut.sh).
  *   nova_image metablocks IMAGE
  *       The blocks that hold metadata (for fuzzing).
  *   nova_image inject IMAGE KIND [ARGS]
@@ -434,6 +442,101 @@ static int info(const char *img, const char *path)
 	return 0;
 }
 
+/* FNV-1a, 64 bits: the hashes of dump() */
+static uint64_t fnv(uint64_t h, const void *p, size_t len)
+{
+	const uint8_t *b = p;
+
+	while (len--)
+		h = (h ^ *b++) * 0x100000001b3ULL;
+	return h;
+}
+
+#define FNV_START	0xcbf29ce484222325ULL
+
+/* One line of dump(): inode @ino, reached as @path */
+static void dump_inode(struct nv_fs *fs, const char *path, uint64_t ino,
+		       int ftype, struct nv_inode_state *st)
+{
+	static uint8_t v[NOVA_XATTR_VALUE_MAX];
+	uint8_t buf[NOVA_BLOCK_SIZE];
+	uint64_t data = FNV_START, xh = FNV_START, pos, n;
+	size_t i;
+
+	if (S_ISREG(st->mode)) {
+		for (pos = 0; pos < st->size; pos += n) {
+			n = st->size - pos < sizeof(buf) ? st->size - pos : sizeof(buf);
+			nv_file_read(fs, st, pos, n, buf);
+			data = fnv(data, buf, n);
+		}
+	} else if (S_ISLNK(st->mode) && st->symlink_block &&
+		   st->size <= NOVA_BLOCK_SIZE) {
+		data = fnv(data, nv_ptr(fs, st->symlink_block), st->size);
+	} else if (S_ISCHR(st->mode) || S_ISBLK(st->mode)) {
+		data = fnv(data, &st->rdev, sizeof(st->rdev));
+	}
+	for (i = 0; i < st->nxattrs; i++) {
+		const struct nv_xattr *x = &st->xattrs[i];
+
+		xh = fnv(xh, &x->index, 1);
+		xh = fnv(xh, x->name, x->name_len + 1);
+		nv_xattr_read(fs, x, v);
+		xh = fnv(xh, v, x->value_len);
+	}
+	printf("%s ino=%llu ftype=%d mode=0%o owner=%u:%u links=%u size=%llu flags=0x%x projid=%u names=%zu data=%016llx xattrs=%zu:%016llx%s\n",
+	       path, (unsigned long long)ino, ftype, st->mode, st->uid, st->gid,
+	       st->links, (unsigned long long)st->size, st->flags, st->projid,
+	       S_ISDIR(st->mode) ? st->dir.alive : 0, (unsigned long long)data,
+	       st->nxattrs, (unsigned long long)xh,
+	       st->log.err || st->bad ? " unreadable" : "");
+}
+
+static void dump_tree(struct nv_fs *fs, const char *path, uint64_t ino,
+		      int ftype, int depth)
+{
+	struct nv_inode_state st;
+	char esc[NOVA_SAFE_SIZE(NOVA_NAME_LEN)];
+	size_t i;
+
+	if (!nv_inode_slot_valid(fs, ino) || nv_iread(fs, ino, &st, 0, NULL, NULL)) {
+		printf("%s ino=%llu missing\n", path, (unsigned long long)ino);
+		return;
+	}
+	dump_inode(fs, path, ino, ftype, &st);
+	for (i = 0; S_ISDIR(st.mode) && depth < 64 && i < st.dir.n; i++) {
+		struct nv_dent *e = &st.dir.d[i];
+		char *child;
+
+		if (!e->alive || e->ino == ino)
+			continue;
+		nova_safe_str(esc, sizeof(esc), e->name, e->len);
+		if (asprintf(&child, "%s/%s", ino == NOVA_ROOT_INO ? "" : path,
+			     esc) < 0)
+			exit(2);
+		dump_tree(fs, child, e->ino, e->ftype, depth + 1);
+		free(child);
+	}
+	nv_ifree(&st);
+}
+
+/* What a user sees of the image (see the top); sort the output */
+static int dump(const char *img)
+{
+	struct nv_inode_state st;
+	struct nv_fs fs;
+
+	if (open_fs(&fs, img, NV_OPEN_RO))
+		return 2;
+	dump_tree(&fs, "/", NOVA_ROOT_INO, -1, 0);
+	if (nv_inode_slot_valid(&fs, NOVA_PRJQUOTA_INO) &&
+	    !nv_iread(&fs, NOVA_PRJQUOTA_INO, &st, 0, NULL, NULL)) {
+		dump_inode(&fs, "<project quota file>", NOVA_PRJQUOTA_INO, -1, &st);
+		nv_ifree(&st);
+	}
+	nv_close(&fs);
+	return 0;
+}
+
 /* Blocks holding metadata: fixed area, tables, journals, log pages */
 static int metablocks(const char *img)
 {
@@ -539,6 +642,7 @@ static int usage(void)
 		"usage: nova_image check-tree IMAGE SRCDIR\n"
 		"       nova_image info IMAGE PATH\n"
 		"       nova_image cat IMAGE PATH\n"
+		"       nova_image dump IMAGE\n"
 		"       nova_image metablocks IMAGE\n"
 		"       nova_image setxattr FILE NAME VALUE\n"
 		"       nova_image inject IMAGE KIND [ARGS]\n");
@@ -552,6 +656,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 4 && !strcmp(argv[1], "check-tree"))
 		return check_tree(argv[2], argv[3]);
+	if (argc == 3 && !strcmp(argv[1], "dump"))
+		return dump(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "metablocks"))
 		return metablocks(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "info"))

@@ -19,6 +19,7 @@ int blockmap_init(struct nova_fsck *ctx)
 	struct nv_fs *fs = &ctx->fs;
 	uint64_t b;
 
+	ctx->blocks_known = false;
 	free(ctx->bkind);
 	ctx->bkind = calloc(fs->nblocks, 1);
 	ctx->owner_searches = 0;
@@ -166,7 +167,8 @@ static void copy_shared(struct nova_fsck *ctx, uint64_t ino,
 				  (unsigned long long)ino, (unsigned long long)c[i].pg);
 			continue;
 		}
-		nv_log_commit(fs, &w);
+		if (nv_log_commit(fs, &w))
+			return;		/* an I/O error: the run ends */
 		nv_invalidate_pages(fs, c[i].ent, 1);
 		claim(ctx, nb, K_DATA);
 		fixed(ctx, PR_DATA_BLOCK_SHARED,

@@ -70,6 +70,18 @@ struct fsck_reset_state {
 };
 
 /*
+ * An inode repair that logs a new entry, which may take a new log page:
+ * deferred to the end of pass 4, when every used block is known
+ * (inode.c).  @fix: the FIX_* bits asked for.
+ */
+enum { FIX_CASEFOLD = 1, FIX_PROJID = 2 };
+
+struct fsck_deferred {
+	uint64_t ino;
+	unsigned int fix;
+};
+
+/*
  * A live name of a directory (namespace.c): @len bytes, NUL terminated
  * for messages, but in an encrypted directory any bytes, NUL included
  */
@@ -128,12 +140,19 @@ struct nova_fsck {
 	/* the block map, from pass 3 on (blocks.c) */
 	uint8_t *bkind;			/* enum fsck_block_kind per block */
 	unsigned int owner_searches;
+	/*
+	 * every used block is known (the end of pass 4 on): before, a
+	 * repair may not take a block (alloc_hook() refuses)
+	 */
+	bool blocks_known;
 
 	/* pass 4 */
 	uint64_t n_inodes, n_xattr_entries, n_xattrs;
 	uint64_t n_encrypted;		/* inodes with an fscrypt context */
 	uint64_t n_projid;		/* inodes with a project ID other than 0 */
 	bool prjquota;			/* the project quota file is valid */
+	struct fsck_deferred *deferred;	/* repairs for the end of pass 4 */
+	size_t ndeferred, deferred_cap;
 
 	/*
 	 * pass 6: each project's usage as the kernel counts it at mount
@@ -166,6 +185,7 @@ struct nova_fsck {
 /* ---- unix.c ---- */
 int fsck_main(int argc, char **argv);
 void fs_stale(struct nova_fsck *ctx);
+bool io_failed(struct nova_fsck *ctx);
 
 /* ---- powercut.c: NOVA_FSCK_TEST_POWERCUT ---- */
 int powercut_arm(struct nova_fsck *ctx);

@@ -14,11 +14,17 @@
  * cleared if it is not one the kernel can use.  Last, the feature bits
  * that what the logs hold needs.
  *
- * A repair appends nothing here: it moves a log tail back, clears a
- * pointer, or replaces a bad entry in the middle of a log by a dead
- * entry of the same length that changes nothing (neutralize()), so that
- * the entries after it survive.  After a repair the inode is read again.
+ * A repair during the scan appends nothing: it moves a log tail back,
+ * clears a pointer, or replaces a bad entry in the middle of a log by a
+ * dead entry of the same length that changes nothing (neutralize()), so
+ * that the entries after it survive.  After a repair the inode is read
+ * again.  The repairs that log a new entry (the casefold flag, the
+ * project ID: a link-change entry), which may take a new log page, are
+ * made at the end of the pass, when every used block is known: until
+ * then an inode's log pages and data blocks are known used only once it
+ * has been checked (repair_deferred()).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "fsck.h"
@@ -307,9 +313,10 @@ struct swap {
 
 /*
  * The entry is replaced in place, a commit (torn, it keeps a bad
- * checksum); its page's dead count follows it, and goes back before it
+ * checksum); its page's dead count follows it, and goes back before it.
+ * False after an I/O error.
  */
-static void swap_in(struct nova_fsck *ctx, struct swap *s, const void *e)
+static bool swap_in(struct nova_fsck *ctx, struct swap *s, const void *e)
 {
 	struct nv_fs *fs = &ctx->fs;
 
@@ -317,8 +324,10 @@ static void swap_in(struct nova_fsck *ctx, struct swap *s, const void *e)
 			  offsetof(struct nova_log_page_tail, invalid_entries));
 	s->old_inv = le32_to_cpu(*(uint32_t *)nv_ptr(fs, s->inv));
 	memcpy(s->save, nv_ptr(fs, s->off), s->size);
-	nv_commit(fs, s->off, e, s->size);
+	if (nv_commit(fs, s->off, e, s->size))
+		return false;
 	nv_put32(fs, s->inv, s->old_inv + 1);
+	return true;
 }
 
 static void swap_back(struct nova_fsck *ctx, const struct swap *s)
@@ -372,9 +381,8 @@ static int neutralize(struct nova_fsck *ctx, uint64_t ino,
 	if (!dead_entry(&e, st, p, off, size))
 		return 0;
 	/* part 0 first: then the group's other parts are skipped */
-	if (g)
-		swap_in(ctx, &grp, &ge);
-	swap_in(ctx, &ent, &e);
+	if ((g && !swap_in(ctx, &grp, &ge)) || !swap_in(ctx, &ent, &e))
+		return 0;	/* an I/O error: the run ends */
 	/* kept if at least one entry after it is good */
 	ok = !nv_iread(fs, ino, &ns, NV_IREAD_NO_DATA | iread_raw(ino),
 		       page_free, ctx) &&
@@ -727,10 +735,44 @@ static int check_dead(struct nova_fsck *ctx, uint64_t ino,
 }
 
 /*
+ * Inode @ino's repair @fix (FIX_*), for the end of the pass: it logs a
+ * link-change entry, which may take a new log page, and no block may be
+ * taken before every used block is known
+ */
+static void defer(struct nova_fsck *ctx, uint64_t ino, unsigned int fix)
+{
+	struct fsck_deferred *d = ctx->ndeferred ?
+				  &ctx->deferred[ctx->ndeferred - 1] : NULL;
+
+	if (d && d->ino == ino) {
+		d->fix |= fix;
+		return;
+	}
+	d = nv_grow(ctx->deferred, &ctx->deferred_cap, ctx->ndeferred,
+		    sizeof(*d), 16);
+	if (!d) {
+		fsck_fatal(ctx, "out of memory");
+		return;
+	}
+	ctx->deferred = d;
+	d[ctx->ndeferred++] = (struct fsck_deferred){ ino, fix };
+}
+
+/* The repairs deferred for inode @ino (the last inode checked), 0 if none */
+static unsigned int deferred_fix(const struct nova_fsck *ctx, uint64_t ino)
+{
+	const struct fsck_deferred *d = ctx->ndeferred ?
+					&ctx->deferred[ctx->ndeferred - 1] : NULL;
+
+	return d && d->ino == ino ? d->fix : 0;
+}
+
+/*
  * FS_CASEFOLD_FL only on a directory, with the casefold feature, and not
  * encrypted (the kernel refuses such an inode with EUCLEAN).  Whether a
  * casefolded directory holds two names that fold to the same one is not
- * checked: that needs the kernel's Unicode tables.
+ * checked: that needs the kernel's Unicode tables.  Cleared at the end
+ * of the pass (repair_deferred()).
  */
 static int check_casefold(struct nova_fsck *ctx, uint64_t ino,
 			  struct nv_inode_state *st)
@@ -739,8 +781,6 @@ static int check_casefold(struct nova_fsck *ctx, uint64_t ino,
 	bool feature = fs->sb.s_feature_incompat &
 		       cpu_to_le64(NOVA_FEATURE_INCOMPAT_CASEFOLD);
 	const char *what;
-	struct nv_wlog w;
-	uint64_t old;
 
 	if (!(st->flags & NV_CASEFOLD_FL))
 		return CK_NEXT;
@@ -752,24 +792,9 @@ static int check_casefold(struct nova_fsck *ctx, uint64_t ino,
 		what = "an encrypted directory";
 	else
 		return CK_NEXT;
-	if (!problem(ctx, PR_INODE_CASEFOLD, (unsigned long long)ino, what))
-		return CK_NEXT;
-	nv_wlog_from_state(&w, st);
-	old = w.last_lc;
-	w.flags &= ~NV_CASEFOLD_FL;
-	if (nv_append_link_change(fs, &w, NULL)) {
-		not_fixed(ctx, PR_INODE_CASEFOLD, "inode %llu: no space in its log",
-			  (unsigned long long)ino);
-		return CK_NEXT;
-	}
-	nv_log_commit(fs, &w);
-	if (old)
-		nv_invalidate_entry(fs, old);
-	nv_put32(fs, st->pi_off + offsetof(struct nova_inode, i_flags),
-		 st->flags & ~NV_CASEFOLD_FL);
-	fixed(ctx, PR_INODE_CASEFOLD, "inode %llu: casefold flag cleared",
-	      (unsigned long long)ino);
-	return CK_AGAIN;
+	if (problem(ctx, PR_INODE_CASEFOLD, (unsigned long long)ino, what))
+		defer(ctx, ino, FIX_CASEFOLD);
+	return CK_NEXT;
 }
 
 /*
@@ -778,37 +803,94 @@ static int check_casefold(struct nova_fsck *ctx, uint64_t ino,
  * damage.  The kernel skips such an inode when it counts the project
  * usage at mount, and so counts it again at every mount, and a quota
  * transfer to or from it fails.  Checked where the kernel counts: the
- * root and the inodes from NOVA_NORMAL_INODE_START.  Set to 0 as
- * FS_IOC_FSSETXATTR logs an ID: a link-change entry.
+ * root and the inodes from NOVA_NORMAL_INODE_START.  Set to 0 at the end
+ * of the pass (repair_deferred()).
  */
 static int check_projid(struct nova_fsck *ctx, uint64_t ino,
 			struct nv_inode_state *st)
 {
+	if (st->projid == NV_INVALID_PROJID &&
+	    (ino == NOVA_ROOT_INO || ino >= NOVA_NORMAL_INODE_START) &&
+	    problem(ctx, PR_INODE_PROJID, (unsigned long long)ino,
+		    type_str(st->mode)))
+		defer(ctx, ino, FIX_PROJID);
+	return CK_NEXT;
+}
+
+/*
+ * The deferred repairs of inode @d->ino, as FS_IOC_SETFLAGS and
+ * FS_IOC_FSSETXATTR log them: one link-change entry that clears the
+ * casefold flag and sets the project ID to 0, committed, then the entry
+ * it supersedes marked dead, and the inode's fields.  Its log pages, new
+ * ones too, in the block map.
+ */
+static void repair_one(struct nova_fsck *ctx, const struct fsck_deferred *d)
+{
 	struct nv_fs *fs = &ctx->fs;
+	unsigned long long ino = d->ino;
+	struct nv_inode_state st;
+	const char *why = NULL;
 	struct nv_wlog w;
 	uint64_t old;
+	size_t i;
+	int ret;
 
-	if (st->projid != NV_INVALID_PROJID ||
-	    (ino != NOVA_ROOT_INO && ino < NOVA_NORMAL_INODE_START) ||
-	    !problem(ctx, PR_INODE_PROJID, (unsigned long long)ino,
-		     type_str(st->mode)))
-		return CK_NEXT;
-	nv_wlog_from_state(&w, st);
-	old = w.last_lc;
-	w.projid = 0;
-	if (nv_append_link_change(fs, &w, NULL)) {
-		not_fixed(ctx, PR_INODE_PROJID, "inode %llu: no space in its log",
-			  (unsigned long long)ino);
-		return CK_NEXT;
+	if (!nv_inode_slot_valid(fs, d->ino))
+		return;
+	if (nv_iread(fs, d->ino, &st, NV_IREAD_NO_DATA, NULL, NULL)) {
+		fsck_fatal(ctx, "out of memory");
+		return;
 	}
-	nv_log_commit(fs, &w);
+	nv_wlog_from_state(&w, &st);
+	old = w.last_lc;
+	if (d->fix & FIX_CASEFOLD)
+		w.flags &= ~NV_CASEFOLD_FL;
+	if (d->fix & FIX_PROJID)
+		w.projid = 0;
+	ret = nv_append_link_change(fs, &w, NULL);
+	if (ret)
+		why = ret == -EIO ? NULL : "no space in its log";
+	else if (nv_log_commit(fs, &w))
+		ret = -EIO;
+	if (ret) {
+		/* an I/O error ends the run: nothing is said of the repair */
+		if (d->fix & FIX_CASEFOLD && why)
+			not_fixed(ctx, PR_INODE_CASEFOLD, "inode %llu: %s", ino, why);
+		if (d->fix & FIX_PROJID && why)
+			not_fixed(ctx, PR_INODE_PROJID, "inode %llu: %s", ino, why);
+		if (d->fix & FIX_PROJID)
+			ctx->n_projid++;	/* it keeps its ID */
+		nv_ifree(&st);
+		return;
+	}
 	if (old)
 		nv_invalidate_entry(fs, old);
-	if (le32_to_cpu(st->pi.i_projid) == NV_INVALID_PROJID)
-		nv_put32(fs, st->pi_off + offsetof(struct nova_inode, i_projid), 0);
-	fixed(ctx, PR_INODE_PROJID, "inode %llu: project ID set to 0",
-	      (unsigned long long)ino);
-	return CK_AGAIN;
+	if (d->fix & FIX_CASEFOLD)
+		nv_put32(fs, st.pi_off + offsetof(struct nova_inode, i_flags),
+			 le32_to_cpu(st.pi.i_flags) & ~NV_CASEFOLD_FL);
+	if (d->fix & FIX_PROJID &&
+	    le32_to_cpu(st.pi.i_projid) == NV_INVALID_PROJID)
+		nv_put32(fs, st.pi_off + offsetof(struct nova_inode, i_projid), 0);
+	nv_ifree(&st);
+	if (!nv_iread(fs, d->ino, &st, NV_IREAD_NO_DATA, NULL, NULL)) {
+		for (i = 0; i < st.log.npages; i++)
+			claim(ctx, st.log.pages[i] >> NOVA_BLOCK_SHIFT, K_LOG);
+		nv_ifree(&st);
+	}
+	if (d->fix & FIX_CASEFOLD)
+		fixed(ctx, PR_INODE_CASEFOLD, "inode %llu: casefold flag cleared", ino);
+	if (d->fix & FIX_PROJID)
+		fixed(ctx, PR_INODE_PROJID, "inode %llu: project ID set to 0", ino);
+}
+
+/* The repairs deferred to the end of the pass, every used block known */
+static void repair_deferred(struct nova_fsck *ctx)
+{
+	size_t i;
+
+	for (i = 0; i < ctx->ndeferred && !ctx->stop; i++)
+		repair_one(ctx, &ctx->deferred[i]);
+	ctx->ndeferred = 0;
 }
 
 /* One round of an inode's checks */
@@ -860,7 +942,8 @@ static int check_inode(struct nova_fsck *ctx, uint64_t ino)
 		ctx->n_xattrs += st.nxattrs;
 		if (nv_encryption_context(&st))
 			ctx->n_encrypted++;
-		if (st.projid)
+		/* one deferred repair sets it to 0 */
+		if (st.projid && !(deferred_fix(ctx, ino) & FIX_PROJID))
 			ctx->n_projid++;
 		if (ino == NOVA_PRJQUOTA_INO)
 			ctx->prjquota = true;
@@ -1001,9 +1084,15 @@ int pass_inodes(struct nova_fsck *ctx)
 	ctx->n_inodes = ctx->n_xattr_entries = ctx->n_xattrs = 0;
 	ctx->n_encrypted = ctx->n_projid = 0;
 	ctx->prjquota = false;
+	ctx->ndeferred = 0;
 	if (scan_inodes(ctx, check_inode, true))
 		return -1;
+	/* every used block known: the repairs that take blocks */
+	ctx->blocks_known = true;
 	replace_journals_itables(ctx);
+	repair_deferred(ctx);
+	if (ctx->stop)
+		return -1;
 	info(ctx, "%llu valid inodes", (unsigned long long)ctx->n_inodes);
 	if (ctx->n_xattr_entries)
 		info(ctx, "%llu extended attributes, %llu xattr log entries",

@@ -203,9 +203,9 @@ static bool relog_name(struct nova_fsck *ctx, uint64_t d, const char *name,
 
 	if (wlog_of(ctx, d, &w))
 		return false;
-	if (nv_append_dentry(&ctx->fs, &w, name, len, ino, ftype, NULL))
+	if (nv_append_dentry(&ctx->fs, &w, name, len, ino, ftype, NULL) ||
+	    nv_log_commit(&ctx->fs, &w))
 		return false;
-	nv_log_commit(&ctx->fs, &w);
 	if (old_off)
 		nv_invalidate_entry(&ctx->fs, old_off);
 	return true;
@@ -240,9 +240,9 @@ static bool set_links(struct nova_fsck *ctx, uint64_t ino, uint32_t links)
 		return false;
 	old = w.last_lc;
 	w.links = links;
-	if (nv_append_link_change(&ctx->fs, &w, NULL))
+	if (nv_append_link_change(&ctx->fs, &w, NULL) ||
+	    nv_log_commit(&ctx->fs, &w))
 		return false;
-	nv_log_commit(&ctx->fs, &w);
 	if (old)
 		nv_invalidate_entry(&ctx->fs, old);
 	return true;
@@ -257,8 +257,7 @@ static bool set_dotdot(struct nova_fsck *ctx, uint64_t ino, uint64_t parent)
 	if (nv_append_dentry(&ctx->fs, &w, "..", 2, parent, nv_dtype(S_IFDIR),
 			     NULL))
 		return false;
-	nv_log_commit(&ctx->fs, &w);
-	return true;
+	return !nv_log_commit(&ctx->fs, &w);
 }
 
 /* /lost+found, created if needed (for problem @code); 0 if none */
@@ -346,14 +345,16 @@ static bool move_to_lost_found(struct nova_fsck *ctx, uint64_t t, int code)
 	if (!lf || wlog_of(ctx, t, &tw))
 		return false;
 	if (dir) {
-		if (!nv_append_dentry(fs, &tw, "..", 2, lf, nv_dtype(S_IFDIR), NULL))
-			nv_log_commit(fs, &tw);
+		if (!nv_append_dentry(fs, &tw, "..", 2, lf, nv_dtype(S_IFDIR), NULL) &&
+		    nv_log_commit(fs, &tw))
+			return false;
 	} else if (tw.links != 1) {
 		old = tw.last_lc;
 		tw.links = 1;
 		tw.ctime = ctx->now;
 		if (!nv_append_link_change(fs, &tw, NULL)) {
-			nv_log_commit(fs, &tw);
+			if (nv_log_commit(fs, &tw))
+				return false;
 			if (old)
 				nv_invalidate_entry(fs, old);
 			relinked = true;
@@ -363,9 +364,9 @@ static bool move_to_lost_found(struct nova_fsck *ctx, uint64_t t, int code)
 	if (dir)
 		lw.links++;
 	if (nv_append_dentry(fs, &lw, name, strlen(name), t,
-			     nv_dtype(ctx->ni[t].mode), NULL))
+			     nv_dtype(ctx->ni[t].mode), NULL) ||
+	    nv_log_commit(fs, &lw))
 		return false;
-	nv_log_commit(fs, &lw);
 	fixed(ctx, code, "inode %llu (%s) moved to /lost+found/%s%s",
 	      (unsigned long long)t, type_str(ctx->ni[t].mode), name,
 	      relinked ? ", link count set to 1" : "");

@@ -205,7 +205,8 @@ bool fsck_problem(struct nova_fsck *ctx, int code, ...)
 	const struct fsck_problem *p = problem_get(code);
 	va_list ap;
 
-	if (ctx->stop)
+	/* nothing more after an I/O error (io_failed() ends the run) */
+	if (ctx->stop || io_failed(ctx))
 		return false;
 	va_start(ap, code);
 	if (p->flags & PR_NOTICE) {
@@ -238,10 +239,16 @@ bool fsck_problem(struct nova_fsck *ctx, int code, ...)
 	}
 }
 
+/*
+ * After an I/O error a repair is not said to be made, nor counted: what
+ * it stored may not be durable, and what came after was not stored
+ */
 void fixed(struct nova_fsck *ctx, int code, const char *fmt, ...)
 {
 	va_list ap;
 
+	if (ctx->fs.io_error)
+		return;
 	ctx->n_fixed++;
 	ctx->run_fixed++;
 	if (ctx->stop)
@@ -255,6 +262,8 @@ void not_fixed(struct nova_fsck *ctx, int code, const char *fmt, ...)
 {
 	va_list ap;
 
+	if (ctx->fs.io_error)
+		return;		/* the run ends with the I/O error */
 	ctx->n_unfixed++;
 	if (ctx->stop)
 		return;

@@ -307,8 +307,8 @@ static void supersede_old(struct nv_fs *fs, const struct nv_inode_state *st)
  * written copy-on-write as the kernel writes a file: new blocks filled,
  * then write entries for them and hole entries (block 0) for the old
  * pages past the new end (which map them out whatever the size before),
- * all committed by one tail store.  Returns 0, or -ENOSPC or -ENOMEM
- * with nothing committed.
+ * all committed by one tail store.  Returns 0, or -ENOSPC, -ENOMEM or
+ * -EIO (an I/O error) with nothing committed.
  */
 static int write_qfile(struct nova_fsck *ctx, struct nv_inode_state *st,
 		       const uint8_t *buf, size_t len)
@@ -361,9 +361,10 @@ static int write_qfile(struct nova_fsck *ctx, struct nv_inode_state *st,
 			;
 		ret = nv_append_write(fs, &w, old[i], j - i, 0, NULL);
 	}
+	if (!ret && nv_log_commit(fs, &w))
+		ret = -EIO;
 	if (ret)
 		goto fail;
-	nv_log_commit(fs, &w);
 	test_kill_point("prjquota-commit");
 	supersede_old(fs, st);
 	for (i = 0; i < nrun; i++)
@@ -430,6 +431,8 @@ static void rebuild(struct nova_fsck *ctx, struct nv_inode_state *st,
 	free(buf);
 	if (ret == -ENOSPC)
 		no_room(ctx, st, q);
+	else if (ret == -EIO)
+		io_failed(ctx);
 	else if (ret)
 		fsck_fatal(ctx, "out of memory");
 	else if (q->lost)

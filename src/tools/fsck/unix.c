@@ -176,15 +176,14 @@ static int run_passes(struct nova_fsck *ctx)
 	uint64_t b, used = 0;
 	size_t i;
 
+	ctx->blocks_known = false;
 	for (i = 0; i < ARRAY_SIZE(fsck_passes); i++) {
 		if (fsck_passes[i].heading)
 			pass_heading(ctx, "%s", fsck_passes[i].heading);
 		if (fsck_passes[i].run(ctx))
 			return -1;
-		/* a repair that could not be made durable ends the run */
-		if (fs->io_error)
-			return fsck_fatal(ctx, "%s: writing the repairs failed: %s",
-					  ctx->dev, strerror(fs->io_error));
+		if (io_failed(ctx))
+			return -1;
 	}
 	for (b = 0; b < fs->nblocks; b++)
 		if (ctx->bkind[b] != K_FREE)
@@ -258,10 +257,36 @@ void fs_stale(struct nova_fsck *ctx)
 		drop_snapshot_inodes(ctx);
 }
 
-/* nv_alloc()'s hook: a repair takes blocks */
-static void alloc_hook(void *arg)
+/*
+ * A repair that could not be made durable (an msync() that failed) ends
+ * the run, at once: from then on libnova makes no store, and no repair
+ * is said to be made (fixed())
+ */
+bool io_failed(struct nova_fsck *ctx)
 {
-	fs_stale(arg);
+	int err = ctx->fs.io_error;
+
+	if (err && !(ctx->stop & FSCK_ERROR))
+		fsck_fatal(ctx, "%s: writing the repairs failed: %s", ctx->dev,
+			   strerror(err));
+	return err;
+}
+
+/*
+ * nv_alloc()'s hook: a repair takes blocks.  Not before every used block
+ * is known (the end of pass 4): the allocator would hand out a block in
+ * use; such a repair is a bug, which ends the run.
+ */
+static bool alloc_hook(void *arg)
+{
+	struct nova_fsck *ctx = arg;
+
+	if (!ctx->blocks_known) {
+		fsck_fatal(ctx, "internal error: a repair takes a block before every used block is known");
+		return false;
+	}
+	fs_stale(ctx);
+	return true;
 }
 
 /*
@@ -454,6 +479,7 @@ static void fsck_free(struct nova_fsck *ctx)
 	free(ctx->bkind);
 	free(ctx->jreset);
 	free(ctx->itreset);
+	free(ctx->deferred);
 	nv_pmap_free(&ctx->prj_usage);
 	ns_free(ctx);
 	powercut_free(ctx);
@@ -466,13 +492,12 @@ static int fsck_end(struct nova_fsck *ctx, int code)
 {
 	struct nv_fs *fs = &ctx->fs;
 
-	if (fs->map && fs->mode == NV_OPEN_RW && nv_sync(fs)) {
+	/* after an I/O error nothing more is written (nv_sync() either) */
+	if (io_failed(ctx)) {
+		code |= FSCK_ERROR;
+	} else if (fs->map && fs->mode == NV_OPEN_RW && nv_sync(fs)) {
 		fprintf(stderr, "%s: %s: writing the repairs failed: %s\n",
 			ctx->prog, ctx->dev, strerror(errno));
-		code |= FSCK_ERROR;
-	} else if (fs->io_error && !(ctx->stop & FSCK_ERROR)) {
-		fprintf(stderr, "%s: %s: writing the repairs failed: %s\n",
-			ctx->prog, ctx->dev, strerror(fs->io_error));
 		code |= FSCK_ERROR;
 	}
 	fflush(stdout);
