@@ -2108,6 +2108,8 @@ static int bad_prjquota(struct nv_fs *fs, const char *kind, const char *arg)
  *   dotdot PATH DIR                           PATH's ".." -> DIR
  *   ftype DIR NAME                            wrong file_type in a name
  *   dead-flag DIR NAME                        mark a live dentry dead
+ *   dead-lc PATH                              mark PATH's live link-change
+ *                                             entry dead
  *   tail-counters PATH                        page-tail invalid count
  *   cycle PARENT/A A/B                        A unreachable, in a cycle
  *   dir-hardlink DIR TARGETDIR NAME           a second directory name
@@ -2349,6 +2351,10 @@ int inject(int argc, char **argv)
 		    !(de = nv_dir_lookup(&st.dir, argv[3], strlen(argv[3]))))
 			return 1;
 		nv_invalidate_entry(&fs, de->off);
+	} else if (argc >= 3 && !strcmp(kind, "dead-lc")) {
+		if (inj_state(&fs, argv[2], &st) || !st.last_lc)
+			return 1;
+		nv_invalidate_entry(&fs, st.last_lc);
 	} else if (argc >= 3 && !strcmp(kind, "tail-counters")) {
 		if (inj_state(&fs, argv[2], &st) || st.log.npages < 2)
 			return 1;

@@ -98,6 +98,11 @@ if injected "projid / 4294967295 lc 0x20000000" "projid /p/a 4294967295 lc"; the
 else
 	fail "project: fsck -p sets project ID 4294967295 to 0 (injection failed)"
 fi
+# a dead mark on the only link-change entry that holds a project ID: the
+# replay would lose the ID (the entry before it says 0), nothing else
+reported "project: the link-change entry with the ID marked dead" PR_LOG_DEAD_LIVE \
+	'log entries marked dead are still live \(project IDs differ\)' "projid /q/x 12 lc" "dead-lc /q/x"
+t "project: ... live again: the ID 12" [ "$(attrs /q/x projid)" = 12 ]
 # a reserved inode's ID is not the kernel's concern (it counts none)
 clean "project: project ID 4294967295 of the project quota file" \
 	"prjquota 9000" "projid 6 4294967295 pi"

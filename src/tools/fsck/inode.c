@@ -137,6 +137,10 @@ static bool same_state(struct nova_fsck *ctx, struct nv_inode_state *a,
 		snprintf(what, len, "attributes differ");
 		return false;
 	}
+	if (a->projid != b->projid) {
+		snprintf(what, len, "project IDs differ");
+		return false;
+	}
 	if (!same_xattrs(a, b, what, len))
 		return false;
 	if (S_ISDIR(a->mode) && !same_names(a, b, what, len))
