@@ -106,16 +106,17 @@ kill_tree() {
 }
 
 # A test running longer than $test_timeout s: its processes are killed (./check
-# runs each test as "bash ./tests/DIR/NNN", in a systemd scope or not) and
-# ./check records a failure and goes on. Every 10 s.
+# runs each test as "exec ./tests/DIR/NNN", in a systemd scope or not; the
+# process shows as "/bin/bash /var/lib/xfstests/tests/DIR/NNN") and ./check
+# records a failure and goes on. Every 10 s.
 watchdog() {
 	local pid secs name
 	while sleep 10; do
 		ps -eo pid=,etimes=,args= |
 			awk -v lim="$test_timeout" '$2 > lim && $3 ~ /bash$/ &&
-				$4 ~ /^\.\/tests\/[a-z0-9]+\/[0-9]+$/ { print $1, $2, $4 }' |
+				$4 ~ /(^|\/)tests\/[a-z0-9]+\/[0-9]+$/ { print $1, $2, $4 }' |
 			while read -r pid secs name; do
-				say "TIMEOUT ${name#./tests/} $secs"
+				say "TIMEOUT ${name##*/tests/} $secs"
 				kill_tree "$pid"
 			done
 	done
