@@ -128,6 +128,35 @@ reported() {
 	fi
 }
 
+# full_log_dir DIR N [LONG]: DIR with N empty files of 15-byte names
+# (64-byte dentries; with LONG one more of 24 bytes, an 80-byte dentry):
+# after "." and "..", 61 names leave 32 bytes of the log page, as do 59
+# and LONG with one link-change entry logged after them (48 bytes)
+full_log_dir() {
+	local i
+	mkdir -p "$1"
+	for i in $(seq 100 $((99 + $2))); do
+		: >"$1/name-of-15-$i"
+	done
+	[ -z "${3:-}" ] || : >"$1/a-name-of-twenty-four-b"
+}
+
+# log_room PATH: the bytes left in the last log page of PATH in $c
+log_room() {
+	echo $((4064 - $("$helper" info "$c" "$1" | sed -n 's/^tail=//p') % 4096))
+}
+
+# tree_kept NAME TREE: $c holds every name, link count, size and content
+# of the directory TREE (nova_image check-tree)
+tree_kept() {
+	if "$helper" check-tree "$c" "$2" >"$work/reader.out" 2>&1; then
+		pass "$1: every name, link count, size and content kept"
+	else
+		fail "$1: not every name, link count, size and content kept"
+		grep -v '^PASS' "$work/reader.out" | tail -n 3 | indent
+	fi
+}
+
 # unit_done NAME: remove the work directory, print the counts; the status
 # says whether every case passed
 unit_done() {

@@ -474,54 +474,36 @@ fi
 # names of 64 bytes and one of 80, then the link-change entry injected:
 # 32 bytes left too
 rm -rf "$work/tree2"
-mkdir -p "$work/tree2/full" "$work/tree2/full2" "$work/tree2/z"
-for i in $(seq 100 160); do
-	: >"$work/tree2/full/name-of-15-$i"
-done
-for i in $(seq 100 158); do
-	: >"$work/tree2/full2/name-of-15-$i"
-done
-: >"$work/tree2/full2/a-name-of-twenty-four-b"
+full_log_dir "$work/tree2/full" 61
+full_log_dir "$work/tree2/full2" 59 long
+mkdir -p "$work/tree2/z"
 echo data >"$work/tree2/z/f"
 img=$work/full.img
 truncate -s 64M "$img"
 run "$mkfs" -q -c 2 -d "$work/tree2" "$img"
 expect "project: mkfs.nova -d of directories whose log page is full" 0
-# room PATH: the bytes left in PATH's last log page
-room() { echo $((4064 - $("$helper" info "$c" "$1" | sed -n 's/^tail=//p') % 4096)); }
-# full_repaired NAME PATH: the repair of fsck $mode ($out, $rc) was
-# PR_INODE_PROJID alone, nothing lost, the ID 0, then clean
+# full_repaired NAME PATH HOW OPT: project ID 4294967295 put in PATH's
+# inode or link-change entry (HOW: pi, lc) when its log page is full;
+# fsck OPT repairs PR_INODE_PROJID alone, nothing lost, the ID 0, in a
+# new log page, then clean
 full_repaired() {
 	local name=$1 path=$2
-	is "$name (exit)" "$rc" 1
-	is "$name: PR_INODE_PROJID alone repaired" "$(codes <<<"$out")" PR_INODE_PROJID
-	if "$helper" check-tree "$c" "$work/tree2" >"$work/reader.out" 2>&1; then
-		pass "$name: every name, link count, size and content kept"
-	else
-		fail "$name: not every name, link count, size and content kept"
-		grep -v '^PASS' "$work/reader.out" | tail -n 3 | indent
+	if ! injected "projid $path 4294967295 $3"; then
+		fail "$name (injection failed)"
+		return
 	fi
+	t "$name: no room" [ "$(log_room "$path")" -lt 48 ]
+	run "$fsck" "$4" "$c"
+	is "$name: fsck $4 (exit)" "$rc" 1
+	is "$name: PR_INODE_PROJID alone repaired" "$(codes <<<"$out")" PR_INODE_PROJID
+	tree_kept "$name" "$work/tree2"
 	is "$name: the project ID 0" "$(attrs "$path" projid)" 0
-	t "$name: a new log page" [ "$(room "$path")" -gt 3000 ]
+	t "$name: a new log page" [ "$(log_room "$path")" -gt 3000 ]
 	run "$fsck" -fn "$c"
 	expect "$name: then clean" 0
 }
-if injected "projid /full 4294967295 pi"; then
-	t "project: ID 4294967295 on a directory whose log page is full: no room" \
-		[ "$(room /full)" -lt 48 ]
-	run "$fsck" -fy "$c"
-	full_repaired "project: ... fsck -y" /full
-else
-	fail "project: ID 4294967295 on a directory whose log page is full (injection failed)"
-fi
+full_repaired "project: ID 4294967295 on a directory whose log page is full" /full pi -fy
 # -p, at boot, repairs it too; a link-change entry of ID 4294967295
-if injected "projid /full2 4294967295 lc"; then
-	t "project: ID 4294967295 logged in a full log page: no room" \
-		[ "$(room /full2)" -lt 48 ]
-	run "$fsck" -fp "$c"
-	full_repaired "project: ... fsck -p" /full2
-else
-	fail "project: ID 4294967295 logged in a full log page (injection failed)"
-fi
+full_repaired "project: ID 4294967295 logged in a full log page" /full2 lc -fp
 
 unit_done project
