@@ -130,6 +130,11 @@ img=$("$NOVA_ROOT/packaging/mkimage.sh" --release "$release" --profile xfstests 
 	{ tail -n 20 "$res/mkimage.log"; abort "packaging/mkimage.sh (see $res/mkimage.log)"; }
 kver=$(cat "$img/kver")
 if [ "$fstyp" = NOVA ]; then
+	# The guest kernel's headers (installed on the host for 6.1, else a
+	# chroot): a fresh machine has none.
+	{ mkver=$("$NOVA_QEMU_DIR/kernel-version.sh" "$kname") &&
+		"$NOVA_QEMU_DIR/fetch-kernel.sh" "$mkver" >/dev/null; } 2>"$res/fetch-kernel.log" ||
+		{ tail -n 20 "$res/fetch-kernel.log"; abort "qemu/fetch-kernel.sh (see $res/fetch-kernel.log)"; }
 	ko=$("$NOVA_QEMU_DIR/build-module.sh" --kver "$kname" 2>"$res/build-module.log") ||
 		{ tail -n 20 "$res/build-module.log"; abort "qemu/build-module.sh (see $res/build-module.log)"; }
 	# The run's own copy: later module builds must not change a resumed run.
