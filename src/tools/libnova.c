@@ -324,28 +324,19 @@ void nv_put64(struct nv_fs *fs, uint64_t off, uint64_t val)
 {
 	uint64_t v = htole64(val);
 
-	if (fs->io_error)
-		return;
-	memcpy(fs->map + off, &v, 8);
-	track(fs, off, 8);
+	nv_put(fs, off, &v, 8);
 }
 
 void nv_put32(struct nv_fs *fs, uint64_t off, uint32_t val)
 {
 	uint32_t v = htole32(val);
 
-	if (fs->io_error)
-		return;
-	memcpy(fs->map + off, &v, 4);
-	track(fs, off, 4);
+	nv_put(fs, off, &v, 4);
 }
 
 void nv_put8(struct nv_fs *fs, uint64_t off, uint8_t val)
 {
-	if (fs->io_error)
-		return;
-	fs->map[off] = val;
-	track(fs, off, 1);
+	nv_put(fs, off, &val, 1);
 }
 
 void nv_zero(struct nv_fs *fs, uint64_t off, size_t len)
