@@ -20,6 +20,11 @@
  *   t_xattr setacl PATH ACL [default]  ACL as "u::rwx,u:1000:r-x,g::r-x,m::rwx,o::---"
  *   t_xattr getacl PATH [default]    print it in the same form
  *   t_xattr asuser UID GID CMD...    run CMD with those ids
+ *   t_xattr lcforge PATH             set user.abcdefghijklmnop to 48 bytes
+ *                                    that are a well-formed link-change
+ *                                    entry with links 0 and its checksum:
+ *                                    the group's entry ends with them, so
+ *                                    they are the 48 bytes before the tail
  */
 #include <errno.h>
 #include <stdint.h>
@@ -67,6 +72,52 @@ static void pattern(unsigned char *p, size_t n, unsigned long seed)
 		x ^= x << 5;
 		p[i] = x >> 24;
 	}
+}
+
+/* CRC32C (Castagnoli, reflected), with the usual inversions */
+static uint32_t crc32c(const unsigned char *p, size_t n)
+{
+	uint32_t crc = ~0u;
+	int k;
+
+	while (n--) {
+		crc ^= *p++;
+		for (k = 0; k < 8; k++)
+			crc = crc >> 1 ^ (0x82f63b78u & -(crc & 1));
+	}
+	return ~crc;
+}
+
+static void put_le32(unsigned char *p, uint32_t v)
+{
+	p[0] = v;
+	p[1] = v >> 8;
+	p[2] = v >> 16;
+	p[3] = v >> 24;
+}
+
+/*
+ * A value that reads as a struct nova_link_change_entry (nova_format.h:
+ * entry_type 4 at 0, invalid at 1, links at 4, ctime at 8, e_csum at 24,
+ * trans_id at 32; 48 bytes) with links 0, checksummed as nova_lib.h's
+ * nova_entry_crc() does: CRC32C of the entry with e_csum and invalid
+ * taken as zero.  A user.* name of 16 bytes after "user." makes the
+ * extended attribute entry 48 + 16 + 48 bytes, no padding, so the value
+ * ends at the log tail.  Anyone who may set user.* attributes can do it.
+ */
+static int lc_forge(const char *path)
+{
+	unsigned char v[48];
+
+	memset(v, 0, sizeof(v));
+	v[0] = 4;			/* NOVA_LINK_CHANGE */
+	put_le32(v + 4, 0);		/* links */
+	put_le32(v + 8, 1000000000);	/* ctime (low half) */
+	put_le32(v + 32, 1);		/* trans_id (low half) */
+	put_le32(v + 24, crc32c(v, sizeof(v)));
+	if (lsetxattr(path, "user.abcdefghijklmnop", v, sizeof(v), 0))
+		return fail_errno("lsetxattr");
+	return 0;
 }
 
 static int flag_of(const char *s)
@@ -294,6 +345,8 @@ int main(int argc, char **argv)
 		return cmd_setacl(path, argv[3], argc > 4);
 	if (!strcmp(cmd, "getacl") && argc >= 3)
 		return cmd_getacl(path, argc > 3);
+	if (!strcmp(cmd, "lcforge") && argc == 3)
+		return lc_forge(path);
 	if (!strcmp(cmd, "asuser") && argc >= 5) {
 		gid_t gid = strtoul(argv[3], NULL, 0);
 
