@@ -189,21 +189,44 @@ static int nova_scan_entry(struct super_block *sb, u64 off, const void *entry,
 }
 
 /*
- * A directory's link count only drops to zero through rmdir, which logs a
- * link-change entry as the directory's last entry: look at that one entry
- * instead of walking the directory's log.
+ * A directory's link count only drops to zero through rmdir (or a rename
+ * over it), which logs a link-change entry with links 0; a change made
+ * later through a descriptor logs another one after its own entries
+ * (inode.c: nova_append_dead_dir_mark()).  So the last entry of a
+ * directory's log tells whether it was removed while open, and the scan
+ * reads that one entry instead of walking the whole log.
+ *
+ * The bytes just before the tail prove nothing by themselves: they may
+ * be the end of an extended attribute value or of a name, which the user
+ * who sets it chooses, checksum included.  The last entry is found by
+ * walking the tail's page from its start: every log page is filled from
+ * offset 0 with entries back to back (log.c nova_log_make_room(), gc.c
+ * nova_new_log_append(), and the tools' nv_log_append()), and the
+ * committed tail is the end of one of them.  A page that does not parse
+ * up to the tail reads as linked: the directory is kept, and reading it
+ * reports the damage.
  */
 static u32 nova_dir_last_links(struct super_block *sb, struct nova_inode *pi)
 {
 	u64 tail = le64_to_cpu(pi->log_tail);
+	size_t end = tail & (NOVA_BLOCK_SIZE - 1), off = 0, size = 0;
 	const struct nova_link_change_entry *lc;
+	const u8 *page;
 
 	/* a tail outside the device is reported by nova_scan_log_pages() */
-	if ((tail & (NOVA_BLOCK_SIZE - 1)) < sizeof(*lc) ||
-	    !nova_range_valid(NOVA_SB(sb), tail - sizeof(*lc), sizeof(*lc)))
+	if (!end || end > NOVA_LOG_LAST_ENTRY ||
+	    !nova_range_valid(NOVA_SB(sb), tail - end, NOVA_BLOCK_SIZE))
 		return 1;
-	lc = nova_get_block(sb, tail - sizeof(*lc));
-	if (lc->entry_type != NOVA_LINK_CHANGE ||
+	page = nova_get_block(sb, tail - end);
+	while (off < end) {
+		size = nova_entry_size(page + off, end - off);
+		if (!size || size > end - off)
+			return 1;
+		off += size;
+	}
+	/* the entry that ends at the tail */
+	lc = (const void *)(page + end - size);
+	if (lc->entry_type != NOVA_LINK_CHANGE || size != sizeof(*lc) ||
 	    !nova_entry_csum_ok(lc, sizeof(*lc)))
 		return 1;
 	return le32_to_cpu(lc->links);
