@@ -67,6 +67,7 @@ guest-bin:
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/t_dax_pin tests/guest/src/t_dax_pin.c
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/t_eof_zero tests/guest/src/t_eof_zero.c
 	$(CC) $(CFLAGS_STATIC) -pthread -o $(GUEST_BIN)/t_mmap_race tests/guest/src/t_mmap_race.c
+	$(CC) $(CFLAGS_STATIC) -pthread -o $(GUEST_BIN)/t_inplace_edge tests/guest/src/t_inplace_edge.c
 	$(CC) $(CFLAGS_STATIC) -Isrc -o $(GUEST_BIN)/t_gc tests/guest/src/t_gc.c
 	$(CC) $(CFLAGS_STATIC) -Isrc -Isrc/tools -o $(GUEST_BIN)/t_claim \
 		tests/guest/src/t_claim.c src/tools/libnova.c src/tools/nova_tools.c

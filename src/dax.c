@@ -707,6 +707,12 @@ struct nova_run {
 	unsigned long blk;
 	loff_t start;		/* file offset of the first data byte */
 	loff_t end;		/* file offset just past the data */
+	/*
+	 * Past the bytes that the write stored in place after the run (0:
+	 * none): its commit's size covers them.  Never moves end, which
+	 * says where the run's own partial last page starts being old bytes.
+	 */
+	loff_t inplace_end;
 	bool short_copy;	/* the user buffer faulted */
 	/* blocks whose bytes completed the partial first and last page */
 	u64 head_from, tail_from;
@@ -829,7 +835,8 @@ static int nova_commit_runs(struct inode *inode, struct nova_run *runs,
 	/* (interrupted while waiting for pinned pages: nothing is committed) */
 	for (i = 0; i < ok && !stop; i++) {
 		/* the size only grows with a run whose entry is in the log */
-		loff_t run_size = extend ? max(size, runs[i].end) : size;
+		loff_t run_size = extend ? max3(size, runs[i].end,
+						runs[i].inplace_end) : size;
 
 		if (nova_append_write_entry(inode, runs[i].pg, runs[i].n,
 					    runs[i].blk ?
@@ -900,7 +907,7 @@ static ssize_t nova_cow_chunk(struct inode *inode, struct iov_iter *from,
 	int ret;
 
 	want = min_t(unsigned long, want, limit - pg);
-	run->tail_from = 0;
+	*run = (struct nova_run){};
 	ret = -ENOSPC;
 	/* whole 2 MiB file ranges get 2 MiB-aligned blocks: PMD mappings */
 	if (IS_ALIGNED(pg, NOVA_HUGE_BLOCKS) && want >= NOVA_HUGE_BLOCKS)
@@ -1091,8 +1098,7 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 			written += got;
 			/* the size the run before commits covers these bytes */
 			if (nr)
-				runs[nr - 1].end = max_t(loff_t, runs[nr - 1].end,
-							 p + got);
+				runs[nr - 1].inplace_end = p + got;
 			nova_stat_add(NOVA_SB(sb), inplace_bytes, got);
 			if (got < n) {
 				ret = -EFAULT;
