@@ -8,7 +8,8 @@
 # with the mount option only (quotaon and quotaoff refuse it).  The usage
 # survives an unmount, is counted again after a mount without prjquota
 # and after a shutdown (a power cut); fsck.nova clean.  A remount
-# read-write that cannot turn them on stays read-only.
+# read-write that cannot turn them on stays read-only.  A remount changes
+# only the quota options it names; noquota while quotas are on is refused.
 . "$NOVA_TESTS/lib.sh"
 . "$NOVA_TESTS/nova-lib.inc"
 
@@ -84,6 +85,22 @@ expect_ok mount -o remount,rw "$MNT"
 expect_eq "$(q state "$PMEM" project)" "on" "on again after remount,rw"
 expect_ok dd if=/dev/zero of="$MNT/p/rw" bs=4096 count=3
 prj_expect_usage 42 "charged after remount,rw"
+
+# a remount changes only the quota options it names (as ext4): usrquota
+# keeps project quotas on and counting; noquota while quotas are on is
+# refused with a reason ("Cannot change quota options when quota turned on")
+expect_ok mount -o remount,usrquota "$MNT"
+grep " $MNT " /proc/mounts | grep -q prjquota || fail "remount,usrquota dropped prjquota: $(grep " $MNT " /proc/mounts)"
+grep " $MNT " /proc/mounts | grep -q usrquota || fail "remount,usrquota not shown: $(grep " $MNT " /proc/mounts)"
+expect_eq "$(q state "$PMEM" project)" "on" "still on after remount,usrquota"
+expect_ok dd if=/dev/zero of="$MNT/p/usr" bs=4096 count=2
+prj_expect_usage 42 "still charged after remount,usrquota"
+expect_ok rm "$MNT/p/usr"
+dmesg_mark
+expect_fail mount -o remount,noquota "$MNT"
+expect_dmesg "cannot change quota options while quotas are on" "remount,noquota refused with a reason"
+expect_eq "$(q state "$PMEM" project)" "on" "still on after the refused remount,noquota"
+grep " $MNT " /proc/mounts | grep -q prjquota || fail "the refused remount,noquota dropped prjquota"
 
 # an unmount keeps the usage and limits; the next mount does not count
 expect_ok q set "$PMEM" project 42 1000 100
