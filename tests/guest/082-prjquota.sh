@@ -62,6 +62,17 @@ out=$(as1000 dd if=/dev/zero of="$MNT/p/big" bs=4096 count=20 2>&1) &&
 echo "$out" | grep -qi "quota" || fail "not EDQUOT: $out"
 expect_eq "$(usage 42)" "blocks=$((used + 5)) inodes=4 bhard=$((used + 5)) ihard=0" \
 	"filled up to the project's limit"
+# a chproj the limit refuses changes nothing, not even the ctime
+chmod 777 "$MNT/other"
+expect_ok as1000 sh -c "echo y > $MNT/other/mine"
+c0=$(stat -c %Z "$MNT/other/mine")
+sleep 1
+out=$(as1000 nova-fsctl proj "$MNT/other/mine" 42 2>&1) &&
+	fail "a chproj into a full project: $out"
+echo "$out" | grep -q "errno 122" || fail "a chproj into a full project: not EDQUOT: $out"
+expect_eq "$(nova-fsctl proj "$MNT/other/mine")" "projid=0 inherit=0" "the refused chproj kept the project"
+expect_eq "$(stat -c %Z "$MNT/other/mine")" "$c0" "the refused chproj kept the ctime"
+expect_ok rm "$MNT/other/mine"
 # statfs of the project directory: its limit and what is left
 expect_eq "$(nova_statfs blocks "$MNT/p")" "$((used + 5))" "statfs: the project's limit"
 expect_eq "$(nova_statfs bfree "$MNT/p")" "0" "statfs: nothing left in the project"
