@@ -100,7 +100,7 @@ prj_expect_usage 42 "charged after remount,rw"
 # a remount changes only the quota options it names (as ext4): usrquota
 # keeps project quotas on and counting; noquota while quotas are on is
 # refused with a reason ("Cannot change quota options when quota turned on")
-expect_ok mount -o remount,usrquota "$MNT"
+expect_ok nova-fsctl remount "$MNT" usrquota
 grep " $MNT " /proc/mounts | grep -q prjquota || fail "remount,usrquota dropped prjquota: $(grep " $MNT " /proc/mounts)"
 grep " $MNT " /proc/mounts | grep -q usrquota || fail "remount,usrquota not shown: $(grep " $MNT " /proc/mounts)"
 expect_eq "$(q state "$PMEM" project)" "on" "still on after remount,usrquota"
@@ -108,7 +108,7 @@ expect_ok dd if=/dev/zero of="$MNT/p/usr" bs=4096 count=2
 prj_expect_usage 42 "still charged after remount,usrquota"
 expect_ok rm "$MNT/p/usr"
 dmesg_mark
-expect_fail mount -o remount,noquota "$MNT"
+expect_fail nova-fsctl remount "$MNT" noquota
 expect_dmesg "cannot change quota options while quotas are on" "remount,noquota refused with a reason"
 expect_eq "$(q state "$PMEM" project)" "on" "still on after the refused remount,noquota"
 grep " $MNT " /proc/mounts | grep -q prjquota || fail "the refused remount,noquota dropped prjquota"
