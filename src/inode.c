@@ -331,16 +331,20 @@ static_assert(NOVA_FL_KERNEL == NOVA_FL_SUPPORTED);
 /* The flags only a directory keeps */
 #define NOVA_FL_DIR_ONLY (FS_DIRSYNC_FL | FS_PROJINHERIT_FL | FS_CASEFOLD_FL)
 
+/* The flags an inode of @mode may carry (as ext4_mask_flags()) */
+static u32 nova_flags_for_mode(umode_t mode)
+{
+	if (S_ISDIR(mode))
+		return NOVA_FL_SUPPORTED;
+	if (S_ISREG(mode))
+		return NOVA_FL_SUPPORTED & ~NOVA_FL_DIR_ONLY;
+	return FS_NODUMP_FL | FS_NOATIME_FL;
+}
+
 /* The inherited flags a new inode of @mode gets from @dir_flags */
 static u32 nova_inherit_flags(u32 dir_flags, umode_t mode)
 {
-	u32 f = dir_flags & NOVA_FL_INHERITED;
-
-	if (!S_ISDIR(mode))
-		f &= ~NOVA_FL_DIR_ONLY;
-	if (!S_ISDIR(mode) && !S_ISREG(mode))
-		f &= ~(FS_DAX_FL | FS_NOCOW_FL);
-	return f;
+	return dir_flags & NOVA_FL_INHERITED & nova_flags_for_mode(mode);
 }
 
 void nova_set_inode_flags(struct inode *inode, u32 flags)
@@ -1280,6 +1284,7 @@ int nova_fileattr_set(nova_idmap_t *idmap,
 	u32 old = sih->flags, old_projid = sih->projid;
 	bool new_projid = fa->fsx_projid != old_projid;
 	struct dquot *to = NULL;
+	struct timespec64 old_ctime;
 	u64 tail;
 	int ret;
 
@@ -1295,20 +1300,16 @@ int nova_fileattr_set(nova_idmap_t *idmap,
 	fa->flags &= ~FS_ENCRYPT_FL;
 	if (fa->flags & ~NOVA_FL_SUPPORTED)
 		return -EOPNOTSUPP;
-	if (!S_ISDIR(inode->i_mode) && (fa->flags & FS_PROJINHERIT_FL))
+	/* a flag that does not fit the type: as ext4_mask_flags() */
+	if (fa->flags & ~nova_flags_for_mode(inode->i_mode))
 		return -EOPNOTSUPP;
 	/* a quota file in use keeps its flags and project (as ext4) */
 	if (IS_NOQUOTA(inode))
 		return -EPERM;
-	if (!S_ISDIR(inode->i_mode) && (fa->flags & FS_DIRSYNC_FL))
-		return -EINVAL;
 	/* chattr +F / -F: as ext4 (casefold.c) */
 	ret = nova_casefold_check_flags(inode, old, fa->flags);
 	if (ret)
 		return ret;
-	if (!S_ISDIR(inode->i_mode) && !S_ISREG(inode->i_mode) &&
-	    (fa->flags & (FS_DAX_FL | FS_NOCOW_FL)))
-		return -EINVAL;
 	/* a module without project IDs would drop the flag it does not know */
 	if (fa->flags & FS_PROJINHERIT_FL)
 		nova_set_feature(inode->i_sb,
@@ -1335,6 +1336,7 @@ int nova_fileattr_set(nova_idmap_t *idmap,
 
 	mutex_lock(&sih->log_mutex);
 	tail = sih->log_tail;
+	old_ctime = nova_get_ctime(inode);
 	sih->flags = fa->flags;
 	sih->projid = fa->fsx_projid;
 	nova_set_ctime_current(inode);
@@ -1343,8 +1345,10 @@ int nova_fileattr_set(nova_idmap_t *idmap,
 	if (!ret)
 		ret = nova_prjquota_move(inode, &to);
 	if (ret) {
+		/* nothing changed: the next entry must not log the new ctime */
 		sih->flags = old;
 		sih->projid = old_projid;
+		nova_set_ctime(inode, old_ctime);
 	} else {
 		nova_log_commit(inode->i_sb, inode, tail);
 		nova_link_change_committed(inode);

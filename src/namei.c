@@ -664,6 +664,9 @@ static int nova_remove(struct inode *dir, struct dentry *dentry)
 	}
 	nova_op_remove_name(&op, dir, dn);
 	nova_op_commit(dir->i_sb, &op);
+	/* a removed directory reads as empty, as ext4_rmdir() (DRAM only) */
+	if (isdir)
+		i_size_write(inode, 0);
 	/* an emptied directory gets its log rewritten to one page */
 	if (!NOVA_I(dir)->header.dir_entries && NOVA_I(dir)->header.log_pages > 1)
 		NOVA_I(dir)->header.gc_pending = true;

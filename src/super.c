@@ -249,6 +249,7 @@ static const struct fs_parameter_spec nova_fs_parameters[] = {
 
 struct nova_fs_context {
 	unsigned long mount_opt;
+	unsigned long quota_mask;	/* the quota options given (as ext4) */
 	unsigned int set;		/* which of the below were given */
 	umode_t mode;
 	kuid_t uid;
@@ -340,12 +341,17 @@ static int nova_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		 * quotaon turns the user and group quota files on, the
 		 * mount turns the project quota file on (quota.c)
 		 */
-		if (opt == Opt_noquota)
+		if (opt == Opt_noquota) {
 			ctx->mount_opt &= ~NOVA_MOUNT_QUOTA;
-		else
-			ctx->mount_opt |= opt == Opt_usrquota ? NOVA_MOUNT_USRQUOTA :
-					  opt == Opt_grpquota ? NOVA_MOUNT_GRPQUOTA :
-					  NOVA_MOUNT_PRJQUOTA;
+			ctx->quota_mask |= NOVA_MOUNT_QUOTA;
+		} else {
+			unsigned long bit = opt == Opt_usrquota ? NOVA_MOUNT_USRQUOTA :
+					    opt == Opt_grpquota ? NOVA_MOUNT_GRPQUOTA :
+					    NOVA_MOUNT_PRJQUOTA;
+
+			ctx->mount_opt |= bit;
+			ctx->quota_mask |= bit;
+		}
 		ctx->set |= NOVA_SET_QUOTA;
 		break;
 	case Opt_dax_enum:
@@ -698,6 +704,9 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 		     cpu_to_le64(NOVA_FEATURE_INCOMPAT_ENCRYPT)))
 			return invalfc(fc, "%s: encrypted files, and this kernel has no CONFIG_FS_ENCRYPTION",
 				       sb->s_id);
+		if (le32_to_cpu(sbi->s_super.s_state) & NOVA_STATE_ERROR)
+			pr_warn("NOVA (%s): mounting a file system with errors, running fsck.nova is recommended\n",
+				sb->s_id);
 		nova_layout_of_super(&sbi->s_super, &sbi->layout);
 		ret = nova_alloc_free_lists(sb);
 		if (!ret)
@@ -972,8 +981,8 @@ static bool nova_remount_needs_prj_count(struct fs_context *fc)
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	bool want, current_usage;
 
-	want = ctx->set & NOVA_SET_QUOTA ? ctx->mount_opt & NOVA_MOUNT_PRJQUOTA :
-	       nova_test_opt(sbi, PRJQUOTA);
+	want = ctx->quota_mask & NOVA_MOUNT_PRJQUOTA ?
+	       ctx->mount_opt & NOVA_MOUNT_PRJQUOTA : nova_test_opt(sbi, PRJQUOTA);
 	if (!want || sb_has_quota_loaded(sb, PRJQUOTA))
 		return false;
 	/* read-only since a clean unmount that wrote the file back */
@@ -1018,6 +1027,11 @@ static int nova_reconfigure(struct fs_context *fc)
 	}
 	if (ctx->set & (NOVA_SET_MODE | NOVA_SET_UID | NOVA_SET_GID))
 		return invalfc(fc, "mode=, uid= and gid= cannot be changed on remount");
+	/* as ext4: noquota cannot turn loaded quotas off under their users */
+	if ((ctx->set & NOVA_SET_QUOTA) && sb_any_quota_loaded(sb) &&
+	    !(ctx->mount_opt & ctx->quota_mask & NOVA_MOUNT_QUOTA))
+		return invalfc(fc, "%s: cannot change quota options while quotas are on",
+			       sb->s_id);
 	/*
 	 * Project usage is counted only at a mount, before anything writes:
 	 * a remount may turn project quotas on only if the file is current
@@ -1038,8 +1052,9 @@ static int nova_reconfigure(struct fs_context *fc)
 		sbi->s_mount_opt |= ctx->mount_opt & NOVA_MOUNT_INPLACE;
 	}
 	if (ctx->set & NOVA_SET_QUOTA) {
-		sbi->s_mount_opt &= ~NOVA_MOUNT_QUOTA;
-		sbi->s_mount_opt |= ctx->mount_opt & NOVA_MOUNT_QUOTA;
+		/* only the quota options given change, as in ext4 */
+		sbi->s_mount_opt &= ~ctx->quota_mask;
+		sbi->s_mount_opt |= ctx->mount_opt & ctx->quota_mask;
 	}
 	if (ctx->set & NOVA_SET_ACL) {
 		sbi->s_mount_opt &= ~NOVA_MOUNT_NOACL;

@@ -8,7 +8,8 @@
 # when the second user is read (EUCLEAN and a log line), and writing the
 # first cannot change the second.  Before that, the file opened and a
 # write to it freed (copy-on-write) the other file's log page.  The
-# super block records the errors (NOVA_STATE_ERROR): fsck.nova looks.
+# super block records the errors (NOVA_STATE_ERROR): fsck.nova looks,
+# and the next mount says so in the log (as ext4).
 . "$NOVA_TESTS/lib.sh"
 . "$NOVA_TESTS/nova-lib.inc"
 
@@ -55,6 +56,7 @@ expect_ok blockdev --flushbufs "$PMEM"
 dmesg_mark
 nova_mount
 expect_no_dmesg "snapshot unusable" "the clean-unmount snapshot is used"
+expect_no_dmesg "mounting a file system with errors" "no errors recorded yet"
 # b is read first: its log page is b's
 expect_eq "$(md5sum < "$MNT/b")" "$bsum" "b read"
 # writing a must not reach b's log page; b read again from its log
@@ -86,6 +88,9 @@ nova_umount
 # the other order: a is read first and keeps the block, b is refused
 dmesg_mark
 nova_mount
+# the errors the last mount recorded are named, as ext4 does
+expect_dmesg "mounting a file system with errors, running fsck.nova is recommended" \
+	"a mount of a file system with errors says so"
 expect_ok t_claim open "$MNT/a" ok
 expect_ok t_claim open "$MNT/b" EUCLEAN
 expect_dmesg "inode $ib: log page 0x[0-9a-f]+ is claimed twice" "b's double claim logged"

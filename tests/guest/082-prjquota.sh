@@ -8,7 +8,8 @@
 # with the mount option only (quotaon and quotaoff refuse it).  The usage
 # survives an unmount, is counted again after a mount without prjquota
 # and after a shutdown (a power cut); fsck.nova clean.  A remount
-# read-write that cannot turn them on stays read-only.
+# read-write that cannot turn them on stays read-only.  A remount changes
+# only the quota options it names; noquota while quotas are on is refused.
 . "$NOVA_TESTS/lib.sh"
 . "$NOVA_TESTS/nova-lib.inc"
 
@@ -61,6 +62,17 @@ out=$(as1000 dd if=/dev/zero of="$MNT/p/big" bs=4096 count=20 2>&1) &&
 echo "$out" | grep -qi "quota" || fail "not EDQUOT: $out"
 expect_eq "$(usage 42)" "blocks=$((used + 5)) inodes=4 bhard=$((used + 5)) ihard=0" \
 	"filled up to the project's limit"
+# a chproj the limit refuses changes nothing, not even the ctime
+chmod 777 "$MNT/other"
+expect_ok as1000 sh -c "echo y > $MNT/other/mine"
+c0=$(stat -c %Z "$MNT/other/mine")
+sleep 1
+out=$(as1000 nova-fsctl proj "$MNT/other/mine" 42 2>&1) &&
+	fail "a chproj into a full project: $out"
+echo "$out" | grep -q "errno 122" || fail "a chproj into a full project: not EDQUOT: $out"
+expect_eq "$(nova-fsctl proj "$MNT/other/mine")" "projid=0 inherit=0" "the refused chproj kept the project"
+expect_eq "$(stat -c %Z "$MNT/other/mine")" "$c0" "the refused chproj kept the ctime"
+expect_ok rm "$MNT/other/mine"
 # statfs of the project directory: its limit and what is left
 expect_eq "$(nova_statfs blocks "$MNT/p")" "$((used + 5))" "statfs: the project's limit"
 expect_eq "$(nova_statfs bfree "$MNT/p")" "0" "statfs: nothing left in the project"
@@ -84,6 +96,22 @@ expect_ok mount -o remount,rw "$MNT"
 expect_eq "$(q state "$PMEM" project)" "on" "on again after remount,rw"
 expect_ok dd if=/dev/zero of="$MNT/p/rw" bs=4096 count=3
 prj_expect_usage 42 "charged after remount,rw"
+
+# a remount changes only the quota options it names (as ext4): usrquota
+# keeps project quotas on and counting; noquota while quotas are on is
+# refused with a reason ("Cannot change quota options when quota turned on")
+expect_ok nova-fsctl remount "$MNT" usrquota
+grep " $MNT " /proc/mounts | grep -q prjquota || fail "remount,usrquota dropped prjquota: $(grep " $MNT " /proc/mounts)"
+grep " $MNT " /proc/mounts | grep -q usrquota || fail "remount,usrquota not shown: $(grep " $MNT " /proc/mounts)"
+expect_eq "$(q state "$PMEM" project)" "on" "still on after remount,usrquota"
+expect_ok dd if=/dev/zero of="$MNT/p/usr" bs=4096 count=2
+prj_expect_usage 42 "still charged after remount,usrquota"
+expect_ok rm "$MNT/p/usr"
+dmesg_mark
+expect_fail nova-fsctl remount "$MNT" noquota
+expect_dmesg "cannot change quota options while quotas are on" "remount,noquota refused with a reason"
+expect_eq "$(q state "$PMEM" project)" "on" "still on after the refused remount,noquota"
+grep " $MNT " /proc/mounts | grep -q prjquota || fail "the refused remount,noquota dropped prjquota"
 
 # an unmount keeps the usage and limits; the next mount does not count
 expect_ok q set "$PMEM" project 42 1000 100

@@ -50,6 +50,9 @@
  *                                     + or -: set or clear it (chattr +C)
  *   nova-fsctl casefold PATH [+|-]    the same for FS_CASEFOLD_FL (chattr +F)
  *   nova-fsctl freeze|thaw PATH       FIFREEZE, FITHAW
+ *   nova-fsctl remount PATH DATA      mount(2) MS_REMOUNT with DATA alone
+ *                                     (busybox and util-linux merge in the
+ *                                     options of /proc/mounts)
  *   nova-fsctl shutdown PATH FLAGS    FS_IOC_SHUTDOWN (0 default, 1 logflush,
  *                                     2 nologflush)
  *   nova-fsctl readnoatime PATH       read a file (list a directory) through
@@ -71,6 +74,7 @@
 #include <time.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -409,6 +413,11 @@ int main(int argc, char **argv)
 		return link_full(argv[2], argv[3]);
 	if (!strcmp(argv[1], "deaddir") && argc == 4)
 		return dead_dir(argv[2], argv[3]);
+	if (!strcmp(argv[1], "remount") && argc == 4) {
+		if (mount("none", argv[2], NULL, MS_REMOUNT, argv[3]))
+			return fail("mount MS_REMOUNT");
+		return 0;
+	}
 	if (!strcmp(argv[1], "dax") && (argc == 3 || argc == 4))
 		return dax_flag(argv[2], argc == 4 ? argv[3] : NULL);
 	if (!strcmp(argv[1], "proj") && argc >= 3 && argc <= 5)

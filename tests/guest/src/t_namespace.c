@@ -855,6 +855,7 @@ static void t_rmdir_basic(void)
 	CHECK_EQ(NLINK("."), pn);
 	ABSENT("d");
 	CHECK_EQ(FST(fd).st_nlink, 0);
+	CHECK_EQ(FST(fd).st_size, 0);	/* as ext4_rmdir() */
 	ERR(gd64(fd, buf, sizeof(buf)), ENOENT);
 	OK(close(fd));
 	CHECK_DIR_EMPTY(".");
@@ -2988,6 +2989,35 @@ static void t_statx_basic_btime(void)
 /* inode flags                                                         */
 /* ------------------------------------------------------------------ */
 
+/*
+ * A flag that does not fit the type of the inode is EOPNOTSUPP, as ext4's
+ * ext4_mask_flags(): DIRSYNC and CASEFOLD on a regular file.  DIRSYNC on
+ * a directory is kept.  (A FIFO's or device's descriptor has no fileattr
+ * operations on either file system: ENOTTY.)
+ */
+static void t_flags_type(void)
+{
+	int fd, fl, v;
+
+	MKFILE("f", 0644);
+	MKDIR("d", 0755);
+	fd = (int)OK(open("f", O_RDONLY));
+	fl = GETFLAGS("f");
+	v = fl | FS_DIRSYNC_FL;
+	ERR(ioctl(fd, FS_IOC_SETFLAGS, &v), EOPNOTSUPP);
+	v = fl | 0x40000000;	/* FS_CASEFOLD_FL */
+	ERR(ioctl(fd, FS_IOC_SETFLAGS, &v), EOPNOTSUPP);
+	OK(close(fd));
+	CHECK_EQ(GETFLAGS("f"), fl);
+	fl = GETFLAGS("d");
+	SETFLAGS("d", fl | FS_DIRSYNC_FL);
+	CHECK(GETFLAGS("d") & FS_DIRSYNC_FL);
+	SETFLAGS("d", fl);
+	CHECK(!(GETFLAGS("d") & FS_DIRSYNC_FL));
+	OK(unlink("f"));
+	OK(rmdir("d"));
+}
+
 static void t_flags_noatime(void)
 {
 	int fl;
@@ -3540,6 +3570,7 @@ static const struct tcase cases[] = {
 	T(dir_mtime_create_unlink),
 	T(dir_mtime_rename),
 	T(statx_basic_btime),
+	T(flags_type),
 	T(flags_noatime),
 	T(flags_append),
 	T(flags_immutable),
