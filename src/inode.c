@@ -217,18 +217,38 @@ static unsigned long nova_max_slot(struct nova_sb_info *sbi, unsigned int s)
 	return (U32_MAX - s) / sbi->layout.stripes;
 }
 
-static int nova_alloc_ino(struct super_block *sb, unsigned long *ino)
+/* Does slot @slot of @map (locked) hold a valid inode on pmem? */
+static bool nova_slot_valid(struct super_block *sb, struct nova_inode_map *map,
+			    unsigned long slot)
+{
+	unsigned long per = nova_slots_per_block(NOVA_SB(sb));
+	struct nova_inode *pi = nova_get_block(sb, map->blocks[slot / per] +
+					       (slot % per) * sizeof(*pi));
+
+	return READ_ONCE(pi->i_valid) == NOVA_INODE_VALID;
+}
+
+/*
+ * A free slot of stripe @s (@map locked, grown if need be), now in use;
+ * its inode number in *@ino.  -ENOSPC if the stripe has none.
+ *
+ * A slot is free in the map only when its pmem inode is free: evict
+ * marks the inode free before it releases the slot.  After a clean
+ * unmount the map is the snapshot's, which the mount does not check
+ * against the tables (bbuild.c), and a damaged or hostile one can call
+ * a live inode's slot free.  Such a slot is never reused (the old name
+ * would lead to the new inode): it is reported once and stays in use,
+ * as ext4 skips an inode that its bitmap calls free but that is in use.
+ * With errors=continue the next free slot is taken; errors=remount-ro
+ * has just made the file system read-only, and the create fails.
+ */
+static int nova_alloc_slot(struct super_block *sb, unsigned int s,
+			   struct nova_inode_map *map, unsigned long *ino)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
-	unsigned int stripe = raw_smp_processor_id() % sbi->layout.stripes, i;
-	int ret = -ENOSPC;
+	unsigned long last = nova_max_slot(sbi, s), limit, slot;
 
-	for (i = 0; i < sbi->layout.stripes && ret; i++) {
-		unsigned int s = (stripe + i) % sbi->layout.stripes;
-		struct nova_inode_map *map = &sbi->inode_maps[s];
-		unsigned long last = nova_max_slot(sbi, s), limit, slot;
-
-		mutex_lock(&map->lock);
+	for (;;) {
 		limit = min(map->capacity, last + 1);
 		slot = find_next_zero_bit(map->inuse, limit, map->hint);
 		if (slot >= limit)
@@ -238,13 +258,36 @@ static int nova_alloc_ino(struct super_block *sb, unsigned long *ino)
 			slot = find_next_zero_bit(map->inuse, map->capacity,
 						  map->capacity -
 						  nova_slots_per_block(sbi));
-		if (slot < map->capacity && slot <= last) {
-			__set_bit(slot, map->inuse);
-			map->used++;
-			map->hint = slot + 1;
-			*ino = slot * sbi->layout.stripes + s;
-			ret = 0;
-		}
+		if (slot >= map->capacity || slot > last)
+			return -ENOSPC;
+		__set_bit(slot, map->inuse);
+		map->used++;
+		map->hint = slot + 1;
+		*ino = slot * sbi->layout.stripes + s;
+		if (!nova_slot_valid(sb, map, slot))
+			return 0;
+		/* in use after all: counted, as the scan would have */
+		atomic64_inc(&sbi->inodes_used);
+		nova_error(sb, "inode %lu is in use but free in the inode allocator: not reused",
+			   *ino);
+		if (nova_test_opt(sbi, ERRORS_RO))
+			return -EUCLEAN;
+		cond_resched();
+	}
+}
+
+static int nova_alloc_ino(struct super_block *sb, unsigned long *ino)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned int stripe = raw_smp_processor_id() % sbi->layout.stripes, i;
+	int ret = -ENOSPC;
+
+	for (i = 0; i < sbi->layout.stripes && ret == -ENOSPC; i++) {
+		unsigned int s = (stripe + i) % sbi->layout.stripes;
+		struct nova_inode_map *map = &sbi->inode_maps[s];
+
+		mutex_lock(&map->lock);
+		ret = nova_alloc_slot(sb, s, map, ino);
 		mutex_unlock(&map->lock);
 	}
 	if (!ret)
