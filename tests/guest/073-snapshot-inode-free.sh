@@ -7,9 +7,10 @@
 # file).  It reports the slot once (nova_error(), which records the error
 # state), keeps it in use and, with errors=continue, takes the next one;
 # with errors=remount-ro the create fails with EUCLEAN and the file
-# system turns read-only.  The old file keeps its inode and content.
-# fsck.nova finds the lie in the snapshot before the mount, and after it
-# only the error state.
+# system turns read-only.  Nor does a delete give back the inode table
+# block of such a slot when the map calls all of its slots free.  The old
+# file keeps its inode and content.  fsck.nova finds the lie in the
+# snapshot before the mount, and after it only the error state.
 . "$NOVA_TESTS/lib.sh"
 . "$NOVA_TESTS/nova-lib.inc"
 
@@ -131,3 +132,38 @@ expect_ok sh -c "echo x > $MNT/d/x"
 expect_eq "$(cat "$MNT/d/x")" "x" "a create after the repair"
 expect_no_dmesg "NOVA error" "nothing reported after the repair"
 nova_umount
+
+# a table block the map calls empty is given back at a delete
+# (nova_shrink_inode_table()), not while it holds a live inode: a, d and
+# d/k are alone in the second 31-slot block, a's slot free in the map
+fresh
+echo "the first file" > "$MNT/a"
+mkdir "$MNT/d"
+echo "keep me" > "$MNT/d/k"
+expect_eq "$(stat -c %i "$MNT/a")" "$ia" "a has the first normal inode number again"
+nova_umount
+drop /a
+dmesg_mark
+nova_mount
+expect_ok rm -r "$MNT/d"
+expect_dmesg "NOVA error \(.*\): inode $ia is in use but free in the inode allocator" \
+	"the live inode in the emptied table block reported"
+expect_eq "$(cat "$MNT/a")" "the first file" "a after the rest of its table block went"
+expect_eq "$(stat -c %i:%h "$MNT/a")" "$ia:1" "a's inode and link count after the delete"
+# its table block is still the table's: new inodes and data leave a alone
+i=0
+while [ $i -lt 40 ]; do
+	echo "file $i" > "$MNT/f$i"
+	[ "$(stat -c %i "$MNT/f$i")" != "$ia" ] || fail "f$i took inode $ia, a's"
+	i=$((i + 1))
+done
+expect_ok dd if=/dev/urandom of="$MNT/big" bs=4096 count=64 2>/dev/null
+echo 2 > /proc/sys/vm/drop_caches
+expect_eq "$(cat "$MNT/a")" "the first file" "a read again after new files"
+expect_eq "$(cat "$MNT/f39")" "file 39" "the last new file"
+expect_no_dmesg "Oops|BUG|WARNING|general protection" "no kernel errors"
+nova_umount
+expect_eq "$(sb_state)" "0x3 clean error" "the super block records the error"
+expect_eq "$(fsck_rc -n)" 0 "fsck.nova -n: only the error state"
+expect_eq "$(fsck_rc -y)" 1 "fsck.nova -y clears the error state"
+expect_eq "$(fsck_rc -fn)" 0 "fsck.nova -fn: then clean"
