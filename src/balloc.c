@@ -144,6 +144,21 @@ static void nova_clear_free_list(struct nova_free_list *fl)
 	fl->nr_recent = 0;
 }
 
+/* Every stripe's tree empty: nothing free until the trees are built */
+void nova_clear_free_lists(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned int i;
+
+	for (i = 0; i < sbi->layout.stripes; i++) {
+		struct nova_free_list *fl = &sbi->free_lists[i];
+
+		spin_lock(&fl->lock);
+		nova_clear_free_list(fl);
+		spin_unlock(&fl->lock);
+	}
+}
+
 void nova_free_free_lists(struct super_block *sb)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);

@@ -860,12 +860,34 @@ static int nova_snap_claim_metadata(struct super_block *sb)
 }
 
 /*
+ * A snapshot that cannot be used leaves nothing of what its load set up:
+ * the scan starts as after a crash.  No claim bitmap (a scan needs
+ * none), no free range (the scan refuses a log page that the free trees
+ * hold, log.c nova_log_check_chain(): one the refused snapshot called
+ * free would fail the mount), empty inode maps, no loaded pages.
+ * Returns -ENOMEM if the inode maps cannot be had again.
+ */
+static int nova_snap_forget(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+
+	nova_claim_destroy(sb);
+	nova_clear_free_lists(sb);
+	sbi->snap_pages[0] = 0;
+	sbi->snap_pages[1] = 0;
+	sbi->snap_prev = 0;
+	nova_free_inode_maps(sb);
+	return nova_alloc_inode_maps(sb);
+}
+
+/*
  * Mount after a clean unmount: restore the allocators and inode maps from
  * the snapshot, claim the fixed metadata in a new claim bitmap (inodes
  * claim their blocks when they are read: balloc.c), then (read-write)
  * free the snapshot's pages and clear it, so that a later crash cannot
- * use it.  Returns -EUCLEAN if it cannot be used; the
- * caller then scans.
+ * use it.  Returns -EUCLEAN if it cannot be used, with the allocators
+ * and inode maps empty again: the caller then scans.  -ENOMEM if not
+ * even that is possible.
  */
 int nova_restore_snapshot(struct super_block *sb)
 {
@@ -883,13 +905,8 @@ int nova_restore_snapshot(struct super_block *sb)
 		ret = nova_snap_load(sb, NOVA_INODELIST_INO, nova_snap_inode_range);
 	if (!ret)
 		ret = nova_snap_claim_metadata(sb);
-	if (ret) {
-		/* a scan rebuilds everything: no claim bitmap then */
-		nova_claim_destroy(sb);
-		sbi->snap_pages[0] = 0;
-		sbi->snap_pages[1] = 0;
-		return ret;
-	}
+	if (ret)
+		return nova_snap_forget(sb) ?: -EUCLEAN;
 	for (s = 0; s < sbi->layout.stripes; s++)
 		used += sbi->inode_maps[s].used;
 	atomic64_set(&sbi->inodes_used, used - NOVA_NORMAL_INODE_START + 1);

@@ -217,18 +217,55 @@ static unsigned long nova_max_slot(struct nova_sb_info *sbi, unsigned int s)
 	return (U32_MAX - s) / sbi->layout.stripes;
 }
 
-static int nova_alloc_ino(struct super_block *sb, unsigned long *ino)
+/* Does slot @slot of @map (locked) hold a valid inode on pmem? */
+static bool nova_slot_valid(struct super_block *sb, struct nova_inode_map *map,
+			    unsigned long slot)
+{
+	unsigned long per = nova_slots_per_block(NOVA_SB(sb));
+	struct nova_inode *pi = nova_get_block(sb, map->blocks[slot / per] +
+					       (slot % per) * sizeof(*pi));
+
+	return READ_ONCE(pi->i_valid) == NOVA_INODE_VALID;
+}
+
+/*
+ * A slot is free in the map only when its pmem inode is free: evict
+ * marks the inode free before it releases the slot.  After a clean
+ * unmount the map is the snapshot's, which the mount does not check
+ * against the tables (bbuild.c), and a damaged or hostile one can call
+ * a live inode's slot free.  Such a slot is never reused (the old name
+ * would lead to the new inode) and its table block never given back:
+ * when the allocator finds one (free in the map, its inode valid), it
+ * reports it once and keeps it in use, as ext4 skips an inode that its
+ * bitmap calls free but that is in use.  @map is locked.
+ */
+static void nova_keep_valid_slot(struct super_block *sb, unsigned int s,
+				 struct nova_inode_map *map, unsigned long slot)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
-	unsigned int stripe = raw_smp_processor_id() % sbi->layout.stripes, i;
-	int ret = -ENOSPC;
 
-	for (i = 0; i < sbi->layout.stripes && ret; i++) {
-		unsigned int s = (stripe + i) % sbi->layout.stripes;
-		struct nova_inode_map *map = &sbi->inode_maps[s];
-		unsigned long last = nova_max_slot(sbi, s), limit, slot;
+	__set_bit(slot, map->inuse);
+	map->used++;
+	/* counted, as the scan would have */
+	atomic64_inc(&sbi->inodes_used);
+	nova_error(sb, "inode %lu is in use but free in the inode allocator: not reused",
+		   slot * sbi->layout.stripes + s);
+}
 
-		mutex_lock(&map->lock);
+/*
+ * A free slot of stripe @s (@map locked, grown if need be), now in use;
+ * its inode number in *@ino.  -ENOSPC if the stripe has none.  A slot
+ * whose inode is valid is kept (nova_keep_valid_slot()): with
+ * errors=continue the next free one is taken; errors=remount-ro has
+ * just made the file system read-only, and the create fails.
+ */
+static int nova_alloc_slot(struct super_block *sb, unsigned int s,
+			   struct nova_inode_map *map, unsigned long *ino)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned long last = nova_max_slot(sbi, s), limit, slot;
+
+	for (;;) {
 		limit = min(map->capacity, last + 1);
 		slot = find_next_zero_bit(map->inuse, limit, map->hint);
 		if (slot >= limit)
@@ -238,13 +275,34 @@ static int nova_alloc_ino(struct super_block *sb, unsigned long *ino)
 			slot = find_next_zero_bit(map->inuse, map->capacity,
 						  map->capacity -
 						  nova_slots_per_block(sbi));
-		if (slot < map->capacity && slot <= last) {
-			__set_bit(slot, map->inuse);
-			map->used++;
-			map->hint = slot + 1;
-			*ino = slot * sbi->layout.stripes + s;
-			ret = 0;
-		}
+		if (slot >= map->capacity || slot > last)
+			return -ENOSPC;
+		map->hint = slot + 1;
+		if (!nova_slot_valid(sb, map, slot))
+			break;
+		nova_keep_valid_slot(sb, s, map, slot);
+		if (nova_test_opt(sbi, ERRORS_RO))
+			return -EUCLEAN;
+		cond_resched();
+	}
+	__set_bit(slot, map->inuse);
+	map->used++;
+	*ino = slot * sbi->layout.stripes + s;
+	return 0;
+}
+
+static int nova_alloc_ino(struct super_block *sb, unsigned long *ino)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned int stripe = raw_smp_processor_id() % sbi->layout.stripes, i;
+	int ret = -ENOSPC;
+
+	for (i = 0; i < sbi->layout.stripes && ret == -ENOSPC; i++) {
+		unsigned int s = (stripe + i) % sbi->layout.stripes;
+		struct nova_inode_map *map = &sbi->inode_maps[s];
+
+		mutex_lock(&map->lock);
+		ret = nova_alloc_slot(sb, s, map, ino);
 		mutex_unlock(&map->lock);
 	}
 	if (!ret)
@@ -253,10 +311,32 @@ static int nova_alloc_ino(struct super_block *sb, unsigned long *ino)
 }
 
 /*
+ * Slots @from to the end of @map (locked, the last table block) are free
+ * in the map: keep those whose inode is valid (nova_keep_valid_slot()).
+ * True if there was one.
+ */
+static bool nova_table_block_valid(struct super_block *sb, unsigned int s,
+				   struct nova_inode_map *map,
+				   unsigned long from)
+{
+	unsigned long slot;
+	bool found = false;
+
+	for (slot = from; slot < map->capacity; slot++) {
+		if (nova_slot_valid(sb, map, slot)) {
+			nova_keep_valid_slot(sb, s, map, slot);
+			found = true;
+		}
+	}
+	return found;
+}
+
+/*
  * Give back trailing inode table blocks whose slots are all free (never
- * the first block).  Each unlink is one durable 8-byte store of the
- * previous block's next pointer; the block held only free inodes, so a
- * crash anywhere leaves a consistent table.  Caller holds map->lock.
+ * the first block): in the map and, as a snapshot's map may be wrong,
+ * on pmem.  Each unlink is one durable 8-byte store of the previous
+ * block's next pointer; the block held only free inodes, so a crash
+ * anywhere leaves a consistent table.  Caller holds map->lock.
  */
 static void nova_shrink_inode_table(struct super_block *sb, unsigned int stripe,
 				    struct nova_inode_map *map)
@@ -279,6 +359,8 @@ static void nova_shrink_inode_table(struct super_block *sb, unsigned int stripe,
 
 		if (find_next_bit(map->inuse, map->capacity, max(first, rsv)) <
 		    map->capacity)
+			break;
+		if (nova_table_block_valid(sb, stripe, map, max(first, rsv)))
 			break;
 		nova_store_le64(nova_get_block(sb, prev + sbi->layout.itable_block_size -
 					       sizeof(__le64)), 0);

@@ -456,6 +456,7 @@ int nova_init_range_cache(void);
 void nova_destroy_range_cache(void);
 int nova_alloc_free_lists(struct super_block *sb);
 void nova_free_free_lists(struct super_block *sb);
+void nova_clear_free_lists(struct super_block *sb);
 void nova_init_free_lists(struct super_block *sb);
 int nova_build_free_lists_from_bitmap(struct super_block *sb,
 				      const unsigned long *used);

@@ -745,15 +745,12 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 		ret = -EUCLEAN;
 		if (le32_to_cpu(sbi->s_super.s_state) & NOVA_STATE_CLEAN) {
 			ret = nova_restore_snapshot(sb);
-			if (ret) {
+			if (ret == -ENOMEM)
+				return ret;
+			/* (it left nothing behind: the scan starts afresh) */
+			if (ret)
 				pr_warn("NOVA (%s): clean-unmount snapshot unusable, scanning\n",
 					sb->s_id);
-				nova_free_inode_maps(sb);
-				ret = nova_alloc_inode_maps(sb);
-				if (ret)
-					return ret;
-				ret = -EUCLEAN;
-			}
 		}
 		if (ret)
 			ret = nova_rebuild_allocator(sb);

@@ -909,6 +909,162 @@ static int make_snapshot(struct nv_fs *fs, bool clean, const char *bad)
 }
 
 
+/* ---- a clean-unmount snapshot changed in place: a lie it tells ---- */
+
+/*
+ * The ranges of snapshot @ino (reserved inode 3 or 4) into *@out (room
+ * for two more), their count into *@n and into *@room how many records
+ * its page chain holds; -1 if it is not a snapshot the kernel would load
+ */
+static int snap_read(struct nv_fs *fs, unsigned int ino, struct range **out,
+		     size_t *n, size_t *room)
+{
+	const struct nova_inode *pi = nv_pi(fs, nv_inode_off(fs, ino));
+	uint64_t page = le64_to_cpu(pi->log_head), records, i, slot = 1, pages = 1;
+	struct nova_snapshot_header h;
+
+	if (pi->i_valid != NOVA_INODE_VALID || !nv_page_valid(fs, page)) {
+		fprintf(stderr, "inject: no snapshot in reserved inode %u\n", ino);
+		return -1;
+	}
+	memcpy(&h, nv_ptr(fs, page), sizeof(h));
+	records = le64_to_cpu(h.records);
+	if (le32_to_cpu(h.magic) != NOVA_SNAPSHOT_MAGIC || records > fs->nblocks) {
+		fprintf(stderr, "inject: reserved inode %u: a bad snapshot header\n", ino);
+		return -1;
+	}
+	*out = malloc((records + 2) * sizeof(**out));
+	if (!*out)
+		return -1;
+	for (i = 0; i < records; i++, slot++) {
+		struct nova_range_node_lowhigh x;
+
+		if (slot == NOVA_SNAPSHOT_PER_PAGE) {
+			page = nv_get64(fs, page + NOVA_LOG_LAST_ENTRY +
+					offsetof(struct nova_log_page_tail, next_page));
+			if (!nv_page_valid(fs, page))
+				goto bad;
+			slot = 0;
+			pages++;
+		}
+		memcpy(&x, nv_ptr(fs, page + slot * sizeof(x)), sizeof(x));
+		(*out)[i] = (struct range){ le64_to_cpu(x.range_low),
+					    le64_to_cpu(x.range_high) };
+	}
+	/* the pages after the last record's */
+	for (;;) {
+		page = nv_get64(fs, page + NOVA_LOG_LAST_ENTRY +
+				offsetof(struct nova_log_page_tail, next_page));
+		if (!page)
+			break;
+		if (!nv_page_valid(fs, page) || pages >= fs->nblocks)
+			goto bad;
+		pages++;
+	}
+	*n = records;
+	*room = pages * NOVA_SNAPSHOT_PER_PAGE - 1;
+	return 0;
+bad:
+	fprintf(stderr, "inject: reserved inode %u: a bad snapshot page chain\n", ino);
+	free(*out);
+	return -1;
+}
+
+/* Write @n ranges into the pages of snapshot @ino, checksum and header */
+static int snap_rewrite(struct nv_fs *fs, unsigned int ino,
+			const struct range *r, size_t n, size_t room)
+{
+	if (n > room) {
+		fprintf(stderr, "inject: %zu records do not fit the %zu of the snapshot's pages\n",
+			n, room);
+		return -1;
+	}
+	snap_write(fs, ino, le64_to_cpu(nv_pi(fs, nv_inode_off(fs, ino))->log_head),
+		   r, n);
+	return 0;
+}
+
+/*
+ * The in-use inode snapshot no longer lists PATH's inode: its slot is
+ * free for the next mount, which restores the snapshot, while the inode
+ * is valid and named
+ */
+static int snap_drop_ino(struct nv_fs *fs, const char *path)
+{
+	struct nv_inode_state st;
+	struct range *r;
+	size_t n, room, i;
+	uint64_t key;
+	int ret;
+
+	if (inj_state(fs, path, &st) || st.ino < NOVA_NORMAL_INODE_START ||
+	    snap_read(fs, NOVA_INODELIST_INO, &r, &n, &room))
+		return -1;
+	key = (uint64_t)(st.ino % fs->stripes) << 48 | st.ino / fs->stripes;
+	for (i = 0; i < n && !(r[i].lo <= key && key <= r[i].hi); i++)
+		;
+	if (i == n) {
+		fprintf(stderr, "inject: inode %llu is not in use in the snapshot\n",
+			(unsigned long long)st.ino);
+		free(r);
+		return -1;
+	}
+	if (r[i].lo == key && r[i].hi == key) {
+		memmove(&r[i], &r[i + 1], (n - i - 1) * sizeof(*r));
+		n--;
+	} else if (r[i].lo == key) {
+		r[i].lo++;
+	} else if (r[i].hi == key) {
+		r[i].hi--;
+	} else {
+		memmove(&r[i + 2], &r[i + 1], (n - i - 1) * sizeof(*r));
+		r[i + 1] = (struct range){ key + 1, r[i].hi };
+		r[i].hi = key - 1;
+		n++;
+	}
+	ret = snap_rewrite(fs, NOVA_INODELIST_INO, r, n, room);
+	free(r);
+	return ret;
+}
+
+/*
+ * The free-block snapshot also lists stripe 0's first journal page and
+ * the first log page of PATH as free, in order, with a right checksum:
+ * the journal page makes the mount refuse the snapshot (its claim of the
+ * metadata), the log page is what the recovery scan then walks
+ */
+static int snap_free_used(struct nv_fs *fs, const char *path)
+{
+	struct nv_inode_state st;
+	uint64_t b[2];
+	struct range *r;
+	size_t n, room, i, k;
+	int ret;
+
+	if (inj_state(fs, path, &st) || !st.pi.log_head ||
+	    snap_read(fs, NOVA_BLOCKNODE_INO, &r, &n, &room))
+		return -1;
+	b[0] = nv_get64(fs, nv_journal_ptr_off(0)) >> NOVA_BLOCK_SHIFT;
+	b[1] = le64_to_cpu(st.pi.log_head) >> NOVA_BLOCK_SHIFT;
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < n && r[i].hi < b[k]; i++)
+			;
+		if (i < n && r[i].lo <= b[k]) {
+			fprintf(stderr, "inject: block %llu is free already\n",
+				(unsigned long long)b[k]);
+			free(r);
+			return -1;
+		}
+		memmove(&r[i + 1], &r[i], (n - i) * sizeof(*r));
+		r[i] = (struct range){ b[k], b[k] };
+		n++;
+	}
+	ret = snap_rewrite(fs, NOVA_BLOCKNODE_INO, r, n, room);
+	free(r);
+	return ret;
+}
+
+
 /* ---- kernel-like updates, for states fsck must accept ---- */
 
 /* A log being written into fresh pages (gc.c nova_new_log_append()) */
@@ -2136,6 +2292,13 @@ static int bad_prjquota(struct nv_fs *fs, const char *kind, const char *arg)
  *                                             with / without the flag
  *   snapshot-bad PATH                         ... listing PATH's data
  *                                             block 0 as free
+ *   snapshot-drop-ino PATH                    the clean-unmount snapshot
+ *                                             (the kernel's, or one made
+ *                                             above) no longer lists
+ *                                             PATH's inode as in use
+ *   snapshot-free-used PATH                   ... lists stripe 0's journal
+ *                                             page and PATH's first log
+ *                                             page as free
  *   invalid-pages PATH                        last write entry claims
  *                                             all its pages superseded
  *   write-flags PATH FLAGS                    last write entry gets
@@ -2611,6 +2774,10 @@ int inject(int argc, char **argv)
 		ret = make_snapshot(&fs, kind[8] != '-', NULL);
 	} else if (argc >= 3 && !strcmp(kind, "snapshot-bad")) {
 		ret = make_snapshot(&fs, true, argv[2]);
+	} else if (argc >= 3 && !strcmp(kind, "snapshot-drop-ino")) {
+		ret = snap_drop_ino(&fs, argv[2]);
+	} else if (argc >= 3 && !strcmp(kind, "snapshot-free-used")) {
+		ret = snap_free_used(&fs, argv[2]);
 	} else {
 		fprintf(stderr, "inject: unknown kind '%s' or missing arguments\n",
 			kind);

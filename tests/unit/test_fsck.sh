@@ -401,6 +401,15 @@ crash_state "stale clean-unmount snapshot" "PR_SNAPSHOT_STALE" \
 	'stale snapshot in reserved inode 3 discarded' snapshot-stale
 case_ "clean-unmount snapshot listing a used block as free" "PR_SNAPSHOT_BAD" 'clean-unmount snapshot unusable: .*1 used block\(s\) listed as free' \
 	'clean-unmount snapshot discarded and clean flag cleared' 1 snapshot-bad /sizes/s8192
+# a consistent snapshot changed in place, as the guest tests change the
+# kernel's (tests/guest/073-snapshot-inode-free.sh, 074-snapshot-fallback.sh)
+c=$work/case.img
+reported "clean-unmount snapshot listing an inode in use as free" "PR_SNAPSHOT_BAD" \
+	'clean-unmount snapshot unusable: .* 1 inode\(s\) in use listed as free' \
+	snapshot "snapshot-drop-ino /sizes/s100"
+reported "clean-unmount snapshot listing a journal page and a log page as free" "PR_SNAPSHOT_BAD" \
+	'clean-unmount snapshot unusable: .*: 2 used block\(s\) listed as free' \
+	snapshot "snapshot-free-used /many"
 
 crash_state "directory log in a thorough GC's crash window" "PR_DIR_RELOGGED" 'directory [0-9]+: 201 live name\(s\) logged twice with the same readdir cookie' \
 	'the 201 superseded entries marked dead' gc-window /many
