@@ -103,12 +103,17 @@ static u64 nova_inode_off(struct super_block *sb, unsigned long ino)
 	return off;
 }
 
-/* Grow a stripe's bitmap and block list to hold one more table block */
-static int nova_inode_map_grow(struct nova_sb_info *sbi,
+/*
+ * Grow stripe @s's bitmap and block list to hold one more table block.
+ * The slots of reserved numbers in it are in use from the start: with one
+ * stripe and 31 slots a block, reserved number 31 is a slot of the second
+ * block, which a map built from one block would otherwise hand out.
+ */
+static int nova_inode_map_grow(struct nova_sb_info *sbi, unsigned int s,
 			       struct nova_inode_map *map, u64 blk)
 {
 	unsigned long per = nova_slots_per_block(sbi);
-	unsigned long cap = (map->nblocks + 1) * per;
+	unsigned long cap = (map->nblocks + 1) * per, slot;
 	unsigned long *bits;
 	u64 *blocks;
 
@@ -125,6 +130,10 @@ static int nova_inode_map_grow(struct nova_sb_info *sbi,
 		kvfree(map->inuse);
 	}
 	map->inuse = bits;
+	for (slot = map->capacity; slot < cap; slot++)
+		if (slot * sbi->layout.stripes + s < NOVA_NORMAL_INODE_START &&
+		    !__test_and_set_bit(slot, map->inuse))
+			map->used++;
 	map->blocks[map->nblocks++] = blk;
 	map->capacity = cap;
 	return 0;
@@ -136,7 +145,7 @@ int nova_inode_map_add_block(struct super_block *sb, unsigned int stripe,
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 
-	return nova_inode_map_grow(sbi, &sbi->inode_maps[stripe], blk);
+	return nova_inode_map_grow(sbi, stripe, &sbi->inode_maps[stripe], blk);
 }
 
 /* Mount-time: mark inode @ino in use */
@@ -196,7 +205,7 @@ static int nova_extend_inode_table(struct super_block *sb, unsigned int stripe,
 			      stripe, true);
 	if (ret < 0)
 		return ret;
-	ret = nova_inode_map_grow(sbi, map, nova_block_off(blk));
+	ret = nova_inode_map_grow(sbi, stripe, map, nova_block_off(blk));
 	if (ret) {
 		nova_free_blocks(sb, blk, sbi->layout.itable_block_size >> NOVA_BLOCK_SHIFT);
 		return ret;
