@@ -56,6 +56,10 @@ static int nova_set_context(struct inode *inode, const void *ctx, size_t len,
 
 	if (sb_rdonly(sb))
 		return -EROFS;
+	/* (before the feature bit is set in the super block) */
+	ret = nova_emergency_state(sb);
+	if (ret)
+		return ret;
 	/*
 	 * as ext4: never the root, where fsck.nova makes lost+found and the
 	 * quota files live, both in plaintext

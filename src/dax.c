@@ -1177,8 +1177,9 @@ ssize_t nova_dax_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	ssize_t ret;
 	u64 t = nova_timer_start();
 
-	if (nova_is_shutdown(inode->i_sb))
-		return -EIO;
+	ret = nova_emergency_state(inode->i_sb);
+	if (ret)
+		return ret;
 	inode_lock(inode);
 	/* chattr +i after the open (as ext4) */
 	ret = -EPERM;
@@ -1212,9 +1213,10 @@ ssize_t nova_kernel_write(struct inode *inode, const void *buf, size_t len,
 {
 	struct kvec kv = { .iov_base = (void *)buf, .iov_len = len };
 	struct iov_iter from;
+	int ret = nova_emergency_state(inode->i_sb);
 
-	if (nova_is_shutdown(inode->i_sb))
-		return -EIO;
+	if (ret)
+		return ret;
 	iov_iter_kvec(&from, WRITE, &kv, 1, len);
 	return nova_do_write(inode, &from, pos);
 }
@@ -1233,7 +1235,8 @@ static void nova_zero_in_page(struct inode *inode, loff_t start, loff_t end)
  * After a replay: the bytes past EOF in the last page must be zero.  A
  * crash after a shrinking truncate's commit and before its zeroing
  * leaves old bytes there, which a later extension would expose.  Only a
- * nonzero tail is written, and never on a read-only mount.
+ * nonzero tail is written, and never on a read-only mount (nor after an
+ * error with errors=remount-ro).
  */
 void nova_zero_past_eof(struct inode *inode)
 {
@@ -1242,7 +1245,7 @@ void nova_zero_past_eof(struct inode *inode)
 	u64 blk;
 	char *p;
 
-	if (!off || sb_rdonly(inode->i_sb))
+	if (!off || sb_rdonly(inode->i_sb) || nova_emergency_state(inode->i_sb))
 		return;
 	blk = nova_find_page(inode, size >> NOVA_BLOCK_SHIFT);
 	if (!blk)
@@ -1705,8 +1708,9 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 	bool shift = mode & (FALLOC_FL_COLLAPSE_RANGE | FALLOC_FL_INSERT_RANGE);
 	long ret;
 
-	if (nova_is_shutdown(inode->i_sb))
-		return -EIO;
+	ret = nova_emergency_state(inode->i_sb);
+	if (ret)
+		return ret;
 	/* the VFS lets no flag be combined with a shift */
 	if (!shift && (mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE |
 				FALLOC_FL_ZERO_RANGE)))

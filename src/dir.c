@@ -440,10 +440,10 @@ out:
 static int nova_dir_fsync(struct file *file, loff_t start, loff_t end,
 			  int datasync)
 {
-	int ret;
+	int ret = nova_emergency_state(file_inode(file)->i_sb);
 
-	if (nova_is_shutdown(file_inode(file)->i_sb))
-		return -EIO;
+	if (ret)
+		return ret;
 	ret = nova_write_attr(file_inode(file));
 	nova_fence();
 	return ret;

@@ -106,8 +106,10 @@ static int nova_fsync(struct file *file, loff_t start, loff_t end, int datasync)
 	int ret;
 	u64 t = nova_timer_start();
 
-	if (nova_is_shutdown(file_inode(file)->i_sb))
-		return -EIO;
+	/* EIO after a shutdown, EROFS after an error (as ext4) */
+	ret = nova_emergency_state(file_inode(file)->i_sb);
+	if (ret)
+		return ret;
 	ret = file_write_and_wait_range(file, start, end);
 	/* times kept in DRAM: in-place writes, atime */
 	if (!ret)
@@ -264,6 +266,11 @@ static vm_fault_t nova_dax_huge_fault(struct vm_fault *vmf,
 		return VM_FAULT_SIGBUS;
 	if (write) {
 		sb_start_pagefault(inode->i_sb);
+		/* read-only after an error (maybe while this waited for a thaw) */
+		if (nova_emergency_state(inode->i_sb)) {
+			sb_end_pagefault(inode->i_sb);
+			return VM_FAULT_SIGBUS;
+		}
 		/*
 		 * mtime and ctime as write(2) sets them; marking the inode
 		 * dirty (nova_dirty_inode()) gets them logged at fsync,

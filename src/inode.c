@@ -919,8 +919,9 @@ struct inode *nova_new_inode(nova_idmap_t *idmap, struct inode *dir,
 	s64 now;
 	int ret;
 
-	if (nova_is_shutdown(sb))
-		return ERR_PTR(-EIO);
+	ret = nova_emergency_state(sb);
+	if (ret)
+		return ERR_PTR(ret);
 	inode = new_inode(sb);
 	if (!inode)
 		return ERR_PTR(-ENOMEM);
@@ -1184,7 +1185,7 @@ int nova_write_attr(struct inode *inode)
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	int ret = 0;
 
-	if (!READ_ONCE(sih->attr_dirty) || nova_is_shutdown(inode->i_sb))
+	if (!READ_ONCE(sih->attr_dirty) || nova_emergency_state(inode->i_sb))
 		return 0;
 	mutex_lock(&sih->log_mutex);
 	if (READ_ONCE(sih->attr_dirty) && inode->i_nlink && !is_bad_inode(inode) &&
@@ -1206,7 +1207,7 @@ static void nova_gc_after_attr(struct inode *inode)
 	bool reg = S_ISREG(inode->i_mode);
 
 	if (!nova_gc_needed(inode) || sb_rdonly(inode->i_sb) ||
-	    nova_is_shutdown(inode->i_sb) || !inode->i_nlink ||
+	    nova_emergency_state(inode->i_sb) || !inode->i_nlink ||
 	    is_bad_inode(inode) || !inode_trylock(inode))
 		return;
 	if (!reg || down_write_trylock(&inode->i_mapping->invalidate_lock)) {
@@ -1245,8 +1246,9 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 	loff_t old;
 	int ret;
 
-	if (nova_is_shutdown(inode->i_sb))
-		return -EIO;
+	ret = nova_emergency_state(inode->i_sb);
+	if (ret)
+		return ret;
 	/*
 	 * As ext4: the VFS checks these flags for path calls and some
 	 * attributes, not for a size change through a descriptor opened
@@ -1379,6 +1381,10 @@ int nova_fileattr_set(nova_idmap_t *idmap,
 	u64 tail;
 	int ret;
 
+	/* (before a feature bit is set in the super block) */
+	ret = nova_emergency_state(inode->i_sb);
+	if (ret)
+		return ret;
 	/*
 	 * FS_IOC_FSSETXATTR: flags and the project ID; XFS's other fields
 	 * and flags are not supported
@@ -1463,22 +1469,31 @@ void nova_evict_inode(struct inode *inode)
 {
 	struct super_block *sb = inode->i_sb;
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
-	/* after a shutdown an unlinked inode is left to the next mount */
+	/*
+	 * after a shutdown or an error (errors=remount-ro) an unlinked
+	 * inode is left to the next mount (or fsck.nova)
+	 */
 	bool destroy = !inode->i_nlink && !is_bad_inode(inode) && sih->pi_addr &&
-		       !nova_is_shutdown(sb);
+		       !nova_emergency_state(sb);
 
 	if (IS_DAX(inode))
 		nova_dax_break_layout_final(inode);
 	truncate_inode_pages_final(&inode->i_data);
+	if (destroy) {
+		/* its blocks and itself leave its owner's quota */
+		dquot_initialize(inode);
+		/* a frozen file system stays as it is: wait for the thaw */
+		sb_start_intwrite(sb);
+		/* (an error may have come while frozen) */
+		destroy = !nova_emergency_state(sb);
+		if (!destroy)
+			sb_end_intwrite(sb);
+	}
 	if (!destroy && !nova_write_attr(inode))
 		nova_gc_after_attr(inode);
 	if (destroy) {
 		struct nova_inode *pi = nova_get_block(sb, sih->pi_addr);
 
-		/* its blocks and itself leave its owner's quota */
-		dquot_initialize(inode);
-		/* a frozen file system stays as it is: wait for the thaw */
-		sb_start_intwrite(sb);
 		pi->i_valid = NOVA_INODE_FREE;
 		nova_persist(pi, sizeof(*pi));
 		NOVA_CRASH_POINT(CP_EVICT);

@@ -42,11 +42,14 @@ static int nova_ioc_setfslabel(struct file *filp, const char __user *arg)
 	ret = mnt_want_write_file(filp);
 	if (ret)
 		return ret;
-	mutex_lock(&sbi->s_lock);
-	memset(sbi->s_super.s_label, 0, NOVA_LABEL_LEN);
-	memcpy(sbi->s_super.s_label, label, len);
-	ret = nova_sync_super(sb);
-	mutex_unlock(&sbi->s_lock);
+	ret = nova_emergency_state(sb);
+	if (!ret) {
+		mutex_lock(&sbi->s_lock);
+		memset(sbi->s_super.s_label, 0, NOVA_LABEL_LEN);
+		memcpy(sbi->s_super.s_label, label, len);
+		ret = nova_sync_super(sb);
+		mutex_unlock(&sbi->s_lock);
+	}
 	mnt_drop_write_file(filp);
 	return ret;
 }
@@ -101,7 +104,8 @@ static int nova_ioc_shutdown(struct super_block *sb, u32 __user *arg)
 		up_read(&sb->s_umount);
 	}
 	nova_fence();
-	WRITE_ONCE(sbi->shutdown, true);
+	/* (also after an error: EIO from now on) */
+	WRITE_ONCE(sbi->stopped, -EIO);
 	pr_info("NOVA (%s): shut down (flags %u): every operation fails with EIO until it is mounted again\n",
 		sb->s_id, flags);
 	return 0;

@@ -393,8 +393,9 @@ int nova_log_append(struct super_block *sb, struct inode *inode,
 	struct nova_log_page_tail *pt;
 	int ret;
 
-	if (nova_is_shutdown(sb))
-		return -EIO;
+	ret = nova_emergency_state(sb);
+	if (ret)
+		return ret;
 	ret = nova_log_make_room(sb, inode, sih, pi, tail, size);
 	if (ret)
 		return ret;

@@ -130,7 +130,12 @@ struct nova_sb_info {
 
 	struct nova_stats stats;
 	struct proc_dir_entry *s_proc;
-	bool shutdown;			/* FS_IOC_SHUTDOWN: no more pmem writes */
+	/*
+	 * 0, or what every change fails with until the unmount (set once,
+	 * never cleared): -EIO after FS_IOC_SHUTDOWN (ioctl.c), -EROFS
+	 * after an error with errors=remount-ro (nova_error())
+	 */
+	int stopped;
 	unsigned long orphans_left;	/* not reclaimed: the device was read-only */
 	bool recovery_skipped;		/* norecovery left journals open */
 	/* the super block may record NOVA_STATE_ERROR (nova_record_error()) */
@@ -307,7 +312,25 @@ static inline struct nova_link_state nova_link_state_of(const struct inode *inod
  */
 static inline bool nova_is_shutdown(struct super_block *sb)
 {
-	return READ_ONCE(NOVA_SB(sb)->shutdown);
+	return READ_ONCE(NOVA_SB(sb)->stopped) == -EIO;
+}
+
+/*
+ * 0 if the file system may change, else the error every change fails
+ * with: EIO after a shutdown, EROFS in the emergency read-only state an
+ * error leaves with errors=remount-ro (as ext4's ext4_emergency_state()).
+ * That state is NOVA's own, as ext4's: SB_RDONLY is the VFS's, changed
+ * under s_umount by a remount (a file system frozen when it is set
+ * behind the VFS's back keeps its freeze locks at the thaw, and every
+ * write after waits for good).  Reads go on; a remount is refused (as
+ * ext4 refuses the switch between ro and rw), and unmount writes
+ * nothing but the error state: fsck.nova and a new mount write again.
+ * Checked where each change starts (after the VFS's freeze protection)
+ * and where pmem is written: nova_log_append(), nova_new_inode().
+ */
+static inline int nova_emergency_state(struct super_block *sb)
+{
+	return READ_ONCE(NOVA_SB(sb)->stopped);
 }
 
 /* Offset <-> address translation; callers validate offsets first */

@@ -69,8 +69,11 @@ ssize_t nova_quota_write(struct super_block *sb, int type,
 	/* the quota code does not retry: the file no longer matches */
 	if (ret < 0 && type == PRJQUOTA)
 		WRITE_ONCE(NOVA_SB(sb)->prj_stale, true);
-	/* (after a shutdown every write fails: the next mount counts) */
-	if (ret < 0 && !nova_is_shutdown(sb))
+	/*
+	 * (after a shutdown or an error with errors=remount-ro every write
+	 * fails: the next mount counts)
+	 */
+	if (ret < 0 && !nova_emergency_state(sb))
 		pr_warn("NOVA (%s): cannot write the quota file of type %d (%zd)\n",
 			sb->s_id, type, ret);
 	return ret;
@@ -402,8 +405,8 @@ static int nova_prjquota_count(struct super_block *sb)
 	xa_init(&c.usage);
 	ret = nova_walk_inodes(sb, nova_prj_count_inode, &c, &unread);
 	/* an inode's error may have made it read-only (errors=remount-ro) */
-	if (!ret && sb_rdonly(sb))
-		ret = -EROFS;
+	if (!ret)
+		ret = nova_emergency_state(sb);
 	xa_for_each(&c.usage, id, u) {
 		if (!ret)
 			ret = nova_prj_set_usage(sb, id, u);

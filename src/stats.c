@@ -223,8 +223,9 @@ static ssize_t nova_gc_write(struct file *file, const char __user *buf,
 		return ret;
 	if (ino != NOVA_ROOT_INO && ino < NOVA_NORMAL_INODE_START)
 		return -ENOENT;
-	if (nova_is_shutdown(sb))
-		return -EIO;
+	ret = nova_emergency_state(sb);
+	if (ret)
+		return ret;
 	if (!down_read_trylock(&sb->s_umount))
 		return -EBUSY;
 	ret = -EROFS;

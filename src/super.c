@@ -142,11 +142,14 @@ void nova_error(struct super_block *sb, const char *fmt, ...)
 		}
 		panic("NOVA (%s): panic forced after error\n", sb->s_id);
 	}
-	if (nova_test_opt(sbi, ERRORS_RO) && !sb_rdonly(sb)) {
-		pr_crit("NOVA (%s): remounting file system read-only\n",
+	/*
+	 * As ext4: a state of its own, never SB_RDONLY behind the VFS's
+	 * back (nova_emergency_state()); not after a shutdown
+	 */
+	if (nova_test_opt(sbi, ERRORS_RO) && !sb_rdonly(sb) &&
+	    !cmpxchg(&sbi->stopped, 0, -EROFS))
+		pr_crit("NOVA (%s): remounting file system read-only (emergency_ro): every change fails with EROFS until it is unmounted\n",
 			sb->s_id);
-		sb->s_flags |= SB_RDONLY;
-	}
 }
 
 /*
@@ -206,6 +209,7 @@ enum {
 	Opt_init, Opt_mode, Opt_uid, Opt_gid, Opt_errors, Opt_dbgmask,
 	Opt_dax, Opt_dax_enum, Opt_inplace, Opt_acl, Opt_noacl, Opt_user_xattr,
 	Opt_norecovery, Opt_usrquota, Opt_grpquota, Opt_prjquota, Opt_noquota,
+	Opt_emergency_ro,
 };
 
 enum { Opt_dax_always, Opt_dax_never, Opt_dax_inode };
@@ -244,6 +248,7 @@ static const struct fs_parameter_spec nova_fs_parameters[] = {
 	fsparam_flag("grpquota",	Opt_grpquota),
 	fsparam_flag("prjquota",	Opt_prjquota),
 	fsparam_flag("noquota",		Opt_noquota),
+	fsparam_flag("emergency_ro",	Opt_emergency_ro),
 	{}
 };
 
@@ -353,6 +358,15 @@ static int nova_parse_param(struct fs_context *fc, struct fs_parameter *param)
 			ctx->quota_mask |= bit;
 		}
 		ctx->set |= NOVA_SET_QUOTA;
+		break;
+	case Opt_emergency_ro:
+		/*
+		 * The state nova_show_options() shows after an error, which
+		 * mount(8) passes back at a remount: that remount is refused
+		 * with EROFS (nova_reconfigure()), not for the option
+		 */
+		if (fc->purpose != FS_CONTEXT_FOR_RECONFIGURE)
+			return invalfc(fc, "emergency_ro is the state of a mounted file system after an error, not a mount option");
 		break;
 	case Opt_dax_enum:
 		if (result.uint_32 != Opt_dax_always)
@@ -863,8 +877,11 @@ static void nova_put_super(struct super_block *sb)
 	/* the quota files' last writes come before the clean state */
 	nova_quota_off_umount(sb);
 	nova_proc_unregister(sb);
-	/* after a shutdown the next mount recovers, as after a power cut */
-	if (!sb_rdonly(sb) && !nova_is_shutdown(sb))
+	/*
+	 * after a shutdown the next mount recovers, as after a power cut;
+	 * after an error (errors=remount-ro) it scans too
+	 */
+	if (!sb_rdonly(sb) && !nova_emergency_state(sb))
 		nova_mark_clean(sb);
 }
 
@@ -892,8 +909,11 @@ static int nova_statfs(struct dentry *dentry, struct kstatfs *buf)
 
 static int nova_sync_fs(struct super_block *sb, int wait)
 {
-	if (nova_is_shutdown(sb))
-		return -EIO;
+	/* EIO after a shutdown, EROFS after an error (as ext4) */
+	int ret = nova_emergency_state(sb);
+
+	if (ret)
+		return ret;
 	/* the quota usage lives in DRAM until written back */
 	dquot_writeback_dquots(sb, -1);
 	/* every update is durable when its system call returns */
@@ -944,6 +964,9 @@ static int nova_show_options(struct seq_file *seq, struct dentry *root)
 	if (nova_test_opt(sbi, PRJQUOTA))
 		seq_puts(seq, ",prjquota");
 	seq_puts(seq, ",dax");
+	/* read-only after an error, as ext4 shows it (the VFS shows rw) */
+	if (nova_emergency_state(root->d_sb) == -EROFS)
+		seq_puts(seq, ",emergency_ro");
 	return 0;
 }
 
@@ -1001,6 +1024,15 @@ static int nova_reconfigure(struct fs_context *fc)
 	if (nova_is_shutdown(sb)) {
 		errorfc(fc, "%s is shut down: unmount it and mount it again", sb->s_id);
 		return -EIO;
+	}
+	/*
+	 * As ext4, which refuses the switch between ro and rw after an
+	 * error: SB_RDONLY was never set, so remount,rw is refused too
+	 */
+	if (nova_emergency_state(sb)) {
+		errorfc(fc, "%s is read-only after an error (errors=remount-ro): unmount it, run fsck.nova and mount it again",
+			sb->s_id);
+		return -EROFS;
 	}
 	if (ctx->mount_opt & NOVA_MOUNT_FORMAT)
 		return invalfc(fc, "init is not allowed on remount");

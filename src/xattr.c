@@ -412,8 +412,9 @@ int nova_xattr_set_mode(struct inode *inode, u8 index, const char *name,
 	bool exists;
 	int ret;
 
-	if (nova_is_shutdown(inode->i_sb))
-		return -EIO;
+	ret = nova_emergency_state(inode->i_sb);
+	if (ret)
+		return ret;
 	if (d.name_len > NOVA_XATTR_NAME_MAX)
 		return -ERANGE;
 	if (d.size > NOVA_XATTR_VALUE_MAX)
