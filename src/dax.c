@@ -525,6 +525,9 @@ long nova_reserve_pages(struct inode *inode, pgoff_t pg, unsigned long n)
 			return ret;
 		}
 		holes++;
+		/* (a fallocate may reserve a whole device's pages) */
+		if (!(holes & 1023))
+			cond_resched();
 	}
 	return holes;
 }
@@ -1486,61 +1489,118 @@ static bool nova_falloc_keep(struct inode *inode, pgoff_t p, bool zero,
 	       !(zero && p >= zfirst && p < zend && !nova_page_unwritten(inode, p));
 }
 
+/* Every 1024 pages of a long walk: let others run */
+static void nova_falloc_yield(unsigned long *count)
+{
+	if (!(++*count & 1023))
+		cond_resched();
+}
+
+/*
+ * How many pages of [first, last] fallocate must fill (those that
+ * nova_falloc_keep() does not keep), counted from the mapped pages of
+ * the range: a range of billions of pages costs no more than the blocks
+ * the file has.
+ */
+static unsigned long nova_falloc_need(struct inode *inode, pgoff_t first,
+				      pgoff_t last, bool zero, pgoff_t zfirst,
+				      pgoff_t zend)
+{
+	struct nova_file_write_entry *e;
+	unsigned long index, kept = 0, count = 0;
+
+	xa_for_each_range(&NOVA_I(inode)->header.pages, index, e, first, last) {
+		if (nova_falloc_keep(inode, index, zero, zfirst, zend))
+			kept++;
+		nova_falloc_yield(&count);
+	}
+	return last - first + 1 - kept;
+}
+
+/*
+ * Pages [pg, pg + n), all to be filled: zeroed blocks for as many of
+ * them as one contiguous run gives (2 MiB-aligned where the range is),
+ * pushed as one run.  Returns the number of pages, or an error (the
+ * run's blocks, slots and charge given back).
+ */
+static long nova_falloc_run(struct nova_falloc *f, pgoff_t pg,
+			    unsigned long n)
+{
+	struct inode *inode = f->inode;
+	struct super_block *sb = inode->i_sb;
+	struct nova_run r = { .pg = pg };
+	long holes;
+	int ret = -ENOSPC;
+
+	if (IS_ALIGNED(pg, NOVA_HUGE_BLOCKS) && n >= NOVA_HUGE_BLOCKS)
+		ret = nova_new_aligned_blocks(sb, &r.blk,
+					      round_down(n, NOVA_HUGE_BLOCKS));
+	if (ret < 0)
+		ret = nova_new_data_blocks(sb, &r.blk, n, false);
+	if (ret < 0)
+		return ret;
+	r.n = ret;
+	holes = nova_reserve_pages(inode, pg, r.n);
+	if (holes < 0) {
+		nova_free_blocks(sb, r.blk, r.n);
+		return holes;
+	}
+	ret = nova_quota_charge(inode, holes);
+	if (!ret) {
+		r.charged = holes;
+		r.unwritten = true;
+		nova_set_feature(sb, &NOVA_SB(sb)->s_super.s_feature_ro_compat,
+				 NOVA_FEATURE_RO_COMPAT_UNWRITTEN);
+		nova_zero_blocks(sb, r.blk, r.n);
+		ret = nova_push_run(&f->runs, &f->nr, &f->cap, NULL, r);
+	}
+	if (ret) {
+		nova_drop_run(inode, &r);
+		return ret;
+	}
+	return r.n;
+}
+
 /*
  * Zeroed blocks, logged unwritten, for every hole in the range; with
  * @zero (ZERO_RANGE) also in place of every whole page that is written
- * (partial pages at the edges: nova_falloc_edges()).
+ * (partial pages at the edges: nova_falloc_edges()).  fallocate is all
+ * or nothing (nova_falloc_commit() drops every run when one fails), so
+ * when the pages to fill are more than the free blocks it fails with
+ * ENOSPC before it allocates or zeroes anything (as XFS, which reserves
+ * the space first), whatever the size of the range.
  */
 static int nova_falloc_fill(struct nova_falloc *f, bool zero)
 {
 	struct inode *inode = f->inode;
-	struct super_block *sb = inode->i_sb;
 	pgoff_t pg = f->offset >> NOVA_BLOCK_SHIFT;
 	pgoff_t last = (f->end - 1) >> NOVA_BLOCK_SHIFT;
 	pgoff_t zfirst = DIV_ROUND_UP(f->offset, NOVA_BLOCK_SIZE);
 	pgoff_t zend = f->end >> NOVA_BLOCK_SHIFT;
-	long holes;
-	int ret;
+	unsigned long need, count = 0;
+	long ret;
 
+	need = nova_falloc_need(inode, pg, last, zero, zfirst, zend);
+	if (need && nova_in_reserve(inode->i_sb, need))
+		return -ENOSPC;
 	while (pg <= last) {
-		struct nova_run r = { .pg = pg };
-		unsigned long n;
+		pgoff_t end;
 
 		if (nova_falloc_keep(inode, pg, zero, zfirst, zend)) {
 			pg++;
+			nova_falloc_yield(&count);
 			continue;
 		}
-		for (n = 1; pg + n <= last &&
-		     !nova_falloc_keep(inode, pg + n, zero, zfirst, zend); n++)
-			;
-		ret = -ENOSPC;
-		if (IS_ALIGNED(pg, NOVA_HUGE_BLOCKS) && n >= NOVA_HUGE_BLOCKS)
-			ret = nova_new_aligned_blocks(sb, &r.blk,
-						      round_down(n, NOVA_HUGE_BLOCKS));
-		if (ret < 0)
-			ret = nova_new_data_blocks(sb, &r.blk, n, false);
-		if (ret < 0)
-			return ret;
-		r.n = ret;
-		holes = nova_reserve_pages(inode, pg, r.n);
-		if (holes < 0) {
-			nova_free_blocks(sb, r.blk, r.n);
-			return holes;
+		/* the pages to fill from here: [pg, end) */
+		for (end = pg + 1; end <= last &&
+		     !nova_falloc_keep(inode, end, zero, zfirst, zend); end++)
+			nova_falloc_yield(&count);
+		while (pg < end) {
+			ret = nova_falloc_run(f, pg, end - pg);
+			if (ret < 0)
+				return ret;
+			pg += ret;
 		}
-		ret = nova_quota_charge(inode, holes);
-		if (!ret) {
-			r.charged = holes;
-			r.unwritten = true;
-			nova_set_feature(sb, &NOVA_SB(sb)->s_super.s_feature_ro_compat,
-					 NOVA_FEATURE_RO_COMPAT_UNWRITTEN);
-			nova_zero_blocks(sb, r.blk, r.n);
-			ret = nova_push_run(&f->runs, &f->nr, &f->cap, NULL, r);
-		}
-		if (ret) {
-			nova_drop_run(inode, &r);
-			return ret;
-		}
-		pg += r.n;
 	}
 	return 0;
 }
