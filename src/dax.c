@@ -1445,10 +1445,11 @@ int nova_crypt_grow(struct inode *inode, loff_t size)
 
 /*
  * Zero @n blocks from @blk, durable, 2 MiB at a time: a fallocate of
- * gigabytes must not hold the CPU (soft lockups, xfstests generic/103).
+ * gigabytes must not hold the CPU (soft lockups, xfstests generic/103),
+ * and ends at a fatal signal (-EINTR: the blocks are the caller's to free).
  */
-static void nova_zero_blocks(struct super_block *sb, unsigned long blk,
-			     unsigned long n)
+static int nova_zero_blocks(struct super_block *sb, unsigned long blk,
+			    unsigned long n)
 {
 	while (n) {
 		unsigned long k = min(n, NOVA_HUGE_BLOCKS);
@@ -1457,8 +1458,11 @@ static void nova_zero_blocks(struct super_block *sb, unsigned long blk,
 				    k << NOVA_BLOCK_SHIFT);
 		blk += k;
 		n -= k;
+		if (fatal_signal_pending(current))
+			return -EINTR;
 		cond_resched();
 	}
+	return 0;
 }
 
 /*
@@ -1489,30 +1493,35 @@ static bool nova_falloc_keep(struct inode *inode, pgoff_t p, bool zero,
 	       !(zero && p >= zfirst && p < zend && !nova_page_unwritten(inode, p));
 }
 
-/* Every 1024 pages of a long walk: let others run */
-static void nova_falloc_yield(unsigned long *count)
+/* Every 1024 pages of a long walk: let others run, end at a fatal signal */
+static int nova_falloc_yield(unsigned long *count)
 {
-	if (!(++*count & 1023))
-		cond_resched();
+	if (++*count & 1023)
+		return 0;
+	cond_resched();
+	return fatal_signal_pending(current) ? -EINTR : 0;
 }
 
 /*
  * How many pages of [first, last] fallocate must fill (those that
  * nova_falloc_keep() does not keep), counted from the mapped pages of
  * the range: a range of billions of pages costs no more than the blocks
- * the file has.
+ * the file has.  Returns the count or -EINTR.
  */
-static unsigned long nova_falloc_need(struct inode *inode, pgoff_t first,
-				      pgoff_t last, bool zero, pgoff_t zfirst,
-				      pgoff_t zend)
+static long nova_falloc_need(struct inode *inode, pgoff_t first,
+			     pgoff_t last, bool zero, pgoff_t zfirst,
+			     pgoff_t zend)
 {
 	struct nova_file_write_entry *e;
 	unsigned long index, kept = 0, count = 0;
+	int ret;
 
 	xa_for_each_range(&NOVA_I(inode)->header.pages, index, e, first, last) {
 		if (nova_falloc_keep(inode, index, zero, zfirst, zend))
 			kept++;
-		nova_falloc_yield(&count);
+		ret = nova_falloc_yield(&count);
+		if (ret)
+			return ret;
 	}
 	return last - first + 1 - kept;
 }
@@ -1551,9 +1560,10 @@ static long nova_falloc_run(struct nova_falloc *f, pgoff_t pg,
 		r.unwritten = true;
 		nova_set_feature(sb, &NOVA_SB(sb)->s_super.s_feature_ro_compat,
 				 NOVA_FEATURE_RO_COMPAT_UNWRITTEN);
-		nova_zero_blocks(sb, r.blk, r.n);
-		ret = nova_push_run(&f->runs, &f->nr, &f->cap, NULL, r);
+		ret = nova_zero_blocks(sb, r.blk, r.n);
 	}
+	if (!ret)
+		ret = nova_push_run(&f->runs, &f->nr, &f->cap, NULL, r);
 	if (ret) {
 		nova_drop_run(inode, &r);
 		return ret;
@@ -1568,7 +1578,8 @@ static long nova_falloc_run(struct nova_falloc *f, pgoff_t pg,
  * or nothing (nova_falloc_commit() drops every run when one fails), so
  * when the pages to fill are more than the free blocks it fails with
  * ENOSPC before it allocates or zeroes anything (as XFS, which reserves
- * the space first), whatever the size of the range.
+ * the space first), whatever the size of the range.  A fatal signal
+ * ends it (-EINTR).
  */
 static int nova_falloc_fill(struct nova_falloc *f, bool zero)
 {
@@ -1577,10 +1588,12 @@ static int nova_falloc_fill(struct nova_falloc *f, bool zero)
 	pgoff_t last = (f->end - 1) >> NOVA_BLOCK_SHIFT;
 	pgoff_t zfirst = DIV_ROUND_UP(f->offset, NOVA_BLOCK_SIZE);
 	pgoff_t zend = f->end >> NOVA_BLOCK_SHIFT;
-	unsigned long need, count = 0;
-	long ret;
+	unsigned long count = 0;
+	long need, ret;
 
 	need = nova_falloc_need(inode, pg, last, zero, zfirst, zend);
+	if (need < 0)
+		return need;
 	if (need && nova_in_reserve(inode->i_sb, need))
 		return -ENOSPC;
 	while (pg <= last) {
@@ -1588,13 +1601,18 @@ static int nova_falloc_fill(struct nova_falloc *f, bool zero)
 
 		if (nova_falloc_keep(inode, pg, zero, zfirst, zend)) {
 			pg++;
-			nova_falloc_yield(&count);
+			ret = nova_falloc_yield(&count);
+			if (ret)
+				return ret;
 			continue;
 		}
 		/* the pages to fill from here: [pg, end) */
 		for (end = pg + 1; end <= last &&
-		     !nova_falloc_keep(inode, end, zero, zfirst, zend); end++)
-			nova_falloc_yield(&count);
+		     !nova_falloc_keep(inode, end, zero, zfirst, zend); end++) {
+			ret = nova_falloc_yield(&count);
+			if (ret)
+				return ret;
+		}
 		while (pg < end) {
 			ret = nova_falloc_run(f, pg, end - pg);
 			if (ret < 0)
