@@ -1791,8 +1791,16 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 		return -ENODEV;
 
 	inode_lock(inode);
-	ret = shift ? nova_shift_check(inode, mode, offset, len) :
-	      inode_newsize_ok(inode, f.end);
+	/*
+	 * The file size limit (RLIMIT_FSIZE: SIGXFSZ and EFBIG) only for a
+	 * mode that grows the file, as ext4 and XFS: not KEEP_SIZE, so not
+	 * PUNCH_HOLE (s_maxbytes: vfs_fallocate())
+	 */
+	ret = 0;
+	if (shift)
+		ret = nova_shift_check(inode, mode, offset, len);
+	else if (!(mode & FALLOC_FL_KEEP_SIZE) && f.end > inode->i_size)
+		ret = inode_newsize_ok(inode, f.end);
 	/*
 	 * Before the invalidate lock: dropping set-user-ID is a setattr,
 	 * which may run a GC that takes that lock.  The times: logged with
