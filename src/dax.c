@@ -29,10 +29,11 @@
  * mtime and ctime are in DRAM (visible to stat at once), the inode is
  * marked dirty (sih->attr_dirty), and one set-attribute entry records
  * them at fsync, writeback (sync, the flusher), eviction or unmount
- * (inode.c: nova_write_attr()).  After a crash before that, the file
- * has the new data with the times of its last logged change - as with
- * other file systems' timestamps before fsync; sizes are still logged
- * before write() returns.
+ * (inode.c: nova_write_attr()), or before an O_SYNC or RWF_SYNC write
+ * returns (nova_write_sync_needed()).  After a crash before that, the
+ * file has the new data with the times of its last logged change - as
+ * with other file systems' timestamps before fsync; sizes are still
+ * logged before write() returns.
  *
  * Bytes past EOF are no file data, but blocks may hold some there:
  * stores through a mapping into the last page, in-place writes into
@@ -1166,6 +1167,25 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 	return written ? written : ret;
 }
 
+/*
+ * After a synchronous write (O_SYNC, O_DSYNC, RWF_SYNC, RWF_DSYNC, a
+ * sync inode): must it run fsync's work on its range, as ext4 does with
+ * generic_write_sync()?  The data is durable already, and so is every
+ * size change and every copy-on-write commit (with its times), so only
+ * if something is left for nova_fsync(): the times kept in DRAM
+ * (sih->attr_dirty: an in-place overwrite that kept the size), which
+ * file integrity (IOCB_SYNC) covers and data integrity does not, or
+ * cache lines that stores through a mapping dirtied.
+ */
+static bool nova_write_sync_needed(struct kiocb *iocb, struct inode *inode)
+{
+	if (!iocb_is_dsync(iocb))
+		return false;
+	return ((iocb->ki_flags & IOCB_SYNC) &&
+		READ_ONCE(NOVA_I(inode)->header.attr_dirty)) ||
+	       mapping_tagged(inode->i_mapping, PAGECACHE_TAG_DIRTY);
+}
+
 ssize_t nova_dax_write_iter(struct kiocb *iocb, struct iov_iter *from)
 {
 	struct file *file = iocb->ki_filp;
@@ -1193,8 +1213,11 @@ ssize_t nova_dax_write_iter(struct kiocb *iocb, struct iov_iter *from)
 out:
 	inode_unlock(inode);
 	nova_stat_inc(sbi, write_calls);
-	if (ret > 0)
+	if (ret > 0) {
 		nova_stat_add(sbi, write_bytes, ret);
+		if (nova_write_sync_needed(iocb, inode))
+			ret = generic_write_sync(iocb, ret);
+	}
 	NOVA_TIMER_END(sbi, T_WRITE, t);
 	return ret;
 }
