@@ -57,6 +57,15 @@
  *   nova-fsctl readfsync PATH N       N times: read the file (list the
  *                                     directory), fsync it, sleep 10 ms (a
  *                                     new atime each time with strictatime)
+ *   nova-fsctl pmdstore FILE [PRE]    FILE made 4 MiB long (ftruncate; with
+ *                                     PRE, pages [0, PRE) preallocated
+ *                                     first, fallocate), mapped whole
+ *                                     MAP_SHARED, one byte stored at
+ *                                     1 MiB + 8 (PRE: in page PRE / 2),
+ *                                     unmapped; prints "aligned=0|1
+ *                                     blocks=N data=OFF" (the mapping's
+ *                                     address 2 MiB-aligned, st_blocks,
+ *                                     lseek(SEEK_DATA, 0))
  *   nova-fsctl syncwrite FILE HOW OFF LEN
  *                                     write LEN bytes at OFF: HOW osync
  *                                     (O_SYNC), odsync (O_DSYNC), rwfsync,
@@ -431,6 +440,40 @@ static int sync_write(const char *file, const char *how, off_t off, size_t len)
 	return 0;
 }
 
+/* pmdstore: one byte stored into a hole of a 2 MiB-aligned shared mapping */
+static int pmd_store(const char *file, long pre)
+{
+	const size_t len = 4 << 20;
+	size_t at = pre ? (size_t)pre / 2 * 4096 + 8 : (1 << 20) + 8;
+	struct stat st;
+	off_t data;
+	char *p;
+	int fd = open(file, O_RDWR | O_CREAT | O_TRUNC, 0644);
+
+	if (fd < 0)
+		return fail("open");
+	if (pre && fallocate(fd, 0, 0, pre * 4096))
+		return fail("fallocate");
+	if (ftruncate(fd, len))
+		return fail("ftruncate");
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return fail("mmap");
+	p[at] = 1;
+	if (munmap(p, len))
+		return fail("munmap");
+	if (fstat(fd, &st))
+		return fail("fstat");
+	data = lseek(fd, 0, SEEK_DATA);
+	if (data < 0)
+		return fail("lseek(SEEK_DATA)");
+	printf("aligned=%d blocks=%lld data=%lld\n",
+	       !((unsigned long)p & ((2 << 20) - 1)), (long long)st.st_blocks,
+	       (long long)data);
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char label[FSLABEL_MAX];
@@ -452,10 +495,13 @@ int main(int argc, char **argv)
 			"       nova-fsctl shutdown PATH FLAGS\n"
 			"       nova-fsctl readnoatime PATH\n"
 			"       nova-fsctl readfsync PATH N\n"
+			"       nova-fsctl pmdstore FILE [PRE]\n"
 			"       nova-fsctl syncwrite FILE HOW OFF LEN\n"
 			"       nova-fsctl times PATH\n");
 		return 2;
 	}
+	if (!strcmp(argv[1], "pmdstore") && (argc == 3 || argc == 4))
+		return pmd_store(argv[2], argc == 4 ? strtol(argv[3], NULL, 0) : 0);
 	if (!strcmp(argv[1], "syncwrite") && argc == 6)
 		return sync_write(argv[2], argv[3], strtoll(argv[4], NULL, 0),
 				  strtoul(argv[5], NULL, 0));
