@@ -66,6 +66,7 @@ guest-bin:
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/t_enospc_write tests/guest/src/t_enospc_write.c
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/t_dax_pin tests/guest/src/t_dax_pin.c
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/t_eof_zero tests/guest/src/t_eof_zero.c
+	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/t_falloc tests/guest/src/t_falloc.c
 	$(CC) $(CFLAGS_STATIC) -pthread -o $(GUEST_BIN)/t_mmap_race tests/guest/src/t_mmap_race.c
 	$(CC) $(CFLAGS_STATIC) -pthread -o $(GUEST_BIN)/t_inplace_edge tests/guest/src/t_inplace_edge.c
 	$(CC) $(CFLAGS_STATIC) -Isrc -o $(GUEST_BIN)/t_gc tests/guest/src/t_gc.c

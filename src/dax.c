@@ -29,10 +29,11 @@
  * mtime and ctime are in DRAM (visible to stat at once), the inode is
  * marked dirty (sih->attr_dirty), and one set-attribute entry records
  * them at fsync, writeback (sync, the flusher), eviction or unmount
- * (inode.c: nova_write_attr()).  After a crash before that, the file
- * has the new data with the times of its last logged change - as with
- * other file systems' timestamps before fsync; sizes are still logged
- * before write() returns.
+ * (inode.c: nova_write_attr()), or before an O_SYNC or RWF_SYNC write
+ * returns (nova_write_sync_needed()).  After a crash before that, the
+ * file has the new data with the times of its last logged change - as
+ * with other file systems' timestamps before fsync; sizes are still
+ * logged before write() returns.
  *
  * Bytes past EOF are no file data, but blocks may hold some there:
  * stores through a mapping into the last page, in-place writes into
@@ -525,6 +526,9 @@ long nova_reserve_pages(struct inode *inode, pgoff_t pg, unsigned long n)
 			return ret;
 		}
 		holes++;
+		/* (a fallocate may reserve a whole device's pages) */
+		if (!(holes & 1023))
+			cond_resched();
 	}
 	return holes;
 }
@@ -1169,6 +1173,25 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 	return written ? written : ret;
 }
 
+/*
+ * After a synchronous write (O_SYNC, O_DSYNC, RWF_SYNC, RWF_DSYNC, a
+ * sync inode): must it run fsync's work on its range, as ext4 does with
+ * generic_write_sync()?  The data is durable already, and so is every
+ * size change and every copy-on-write commit (with its times), so only
+ * if something is left for nova_fsync(): the times kept in DRAM
+ * (sih->attr_dirty: an in-place overwrite that kept the size), which
+ * file integrity (IOCB_SYNC) covers and data integrity does not, or
+ * cache lines that stores through a mapping dirtied.
+ */
+static bool nova_write_sync_needed(struct kiocb *iocb, struct inode *inode)
+{
+	if (!iocb_is_dsync(iocb))
+		return false;
+	return ((iocb->ki_flags & IOCB_SYNC) &&
+		READ_ONCE(NOVA_I(inode)->header.attr_dirty)) ||
+	       mapping_tagged(inode->i_mapping, PAGECACHE_TAG_DIRTY);
+}
+
 ssize_t nova_dax_write_iter(struct kiocb *iocb, struct iov_iter *from)
 {
 	struct file *file = iocb->ki_filp;
@@ -1197,8 +1220,11 @@ ssize_t nova_dax_write_iter(struct kiocb *iocb, struct iov_iter *from)
 out:
 	inode_unlock(inode);
 	nova_stat_inc(sbi, write_calls);
-	if (ret > 0)
+	if (ret > 0) {
 		nova_stat_add(sbi, write_bytes, ret);
+		if (nova_write_sync_needed(iocb, inode))
+			ret = generic_write_sync(iocb, ret);
+	}
 	NOVA_TIMER_END(sbi, T_WRITE, t);
 	return ret;
 }
@@ -1451,10 +1477,11 @@ int nova_crypt_grow(struct inode *inode, loff_t size)
 
 /*
  * Zero @n blocks from @blk, durable, 2 MiB at a time: a fallocate of
- * gigabytes must not hold the CPU (soft lockups, xfstests generic/103).
+ * gigabytes must not hold the CPU (soft lockups, xfstests generic/103),
+ * and ends at a fatal signal (-EINTR: the blocks are the caller's to free).
  */
-static void nova_zero_blocks(struct super_block *sb, unsigned long blk,
-			     unsigned long n)
+static int nova_zero_blocks(struct super_block *sb, unsigned long blk,
+			    unsigned long n)
 {
 	while (n) {
 		unsigned long k = min(n, NOVA_HUGE_BLOCKS);
@@ -1463,8 +1490,11 @@ static void nova_zero_blocks(struct super_block *sb, unsigned long blk,
 				    k << NOVA_BLOCK_SHIFT);
 		blk += k;
 		n -= k;
+		if (fatal_signal_pending(current))
+			return -EINTR;
 		cond_resched();
 	}
+	return 0;
 }
 
 /*
@@ -1495,61 +1525,132 @@ static bool nova_falloc_keep(struct inode *inode, pgoff_t p, bool zero,
 	       !(zero && p >= zfirst && p < zend && !nova_page_unwritten(inode, p));
 }
 
+/* Every 1024 pages of a long walk: let others run, end at a fatal signal */
+static int nova_falloc_yield(unsigned long *count)
+{
+	if (++*count & 1023)
+		return 0;
+	cond_resched();
+	return fatal_signal_pending(current) ? -EINTR : 0;
+}
+
+/*
+ * How many pages of [first, last] fallocate must fill (those that
+ * nova_falloc_keep() does not keep), counted from the mapped pages of
+ * the range: a range of billions of pages costs no more than the blocks
+ * the file has.  Returns the count or -EINTR.
+ */
+static long nova_falloc_need(struct inode *inode, pgoff_t first,
+			     pgoff_t last, bool zero, pgoff_t zfirst,
+			     pgoff_t zend)
+{
+	struct nova_file_write_entry *e;
+	unsigned long index, kept = 0, count = 0;
+	int ret;
+
+	xa_for_each_range(&NOVA_I(inode)->header.pages, index, e, first, last) {
+		if (nova_falloc_keep(inode, index, zero, zfirst, zend))
+			kept++;
+		ret = nova_falloc_yield(&count);
+		if (ret)
+			return ret;
+	}
+	return last - first + 1 - kept;
+}
+
+/*
+ * Pages [pg, pg + n), all to be filled: zeroed blocks for as many of
+ * them as one contiguous run gives (2 MiB-aligned where the range is),
+ * pushed as one run.  Returns the number of pages, or an error (the
+ * run's blocks, slots and charge given back).
+ */
+static long nova_falloc_run(struct nova_falloc *f, pgoff_t pg,
+			    unsigned long n)
+{
+	struct inode *inode = f->inode;
+	struct super_block *sb = inode->i_sb;
+	struct nova_run r = { .pg = pg };
+	long holes;
+	int ret = -ENOSPC;
+
+	if (IS_ALIGNED(pg, NOVA_HUGE_BLOCKS) && n >= NOVA_HUGE_BLOCKS)
+		ret = nova_new_aligned_blocks(sb, &r.blk,
+					      round_down(n, NOVA_HUGE_BLOCKS));
+	if (ret < 0)
+		ret = nova_new_data_blocks(sb, &r.blk, n, false);
+	if (ret < 0)
+		return ret;
+	r.n = ret;
+	holes = nova_reserve_pages(inode, pg, r.n);
+	if (holes < 0) {
+		nova_free_blocks(sb, r.blk, r.n);
+		return holes;
+	}
+	ret = nova_quota_charge(inode, holes);
+	if (!ret) {
+		r.charged = holes;
+		r.unwritten = true;
+		nova_set_feature(sb, &NOVA_SB(sb)->s_super.s_feature_ro_compat,
+				 NOVA_FEATURE_RO_COMPAT_UNWRITTEN);
+		ret = nova_zero_blocks(sb, r.blk, r.n);
+	}
+	if (!ret)
+		ret = nova_push_run(&f->runs, &f->nr, &f->cap, NULL, r);
+	if (ret) {
+		nova_drop_run(inode, &r);
+		return ret;
+	}
+	return r.n;
+}
+
 /*
  * Zeroed blocks, logged unwritten, for every hole in the range; with
  * @zero (ZERO_RANGE) also in place of every whole page that is written
- * (partial pages at the edges: nova_falloc_edges()).
+ * (partial pages at the edges: nova_falloc_edges()).  fallocate is all
+ * or nothing (nova_falloc_commit() drops every run when one fails), so
+ * when the pages to fill are more than the free blocks it fails with
+ * ENOSPC before it allocates or zeroes anything (as XFS, which reserves
+ * the space first), whatever the size of the range.  A fatal signal
+ * ends it (-EINTR).
  */
 static int nova_falloc_fill(struct nova_falloc *f, bool zero)
 {
 	struct inode *inode = f->inode;
-	struct super_block *sb = inode->i_sb;
 	pgoff_t pg = f->offset >> NOVA_BLOCK_SHIFT;
 	pgoff_t last = (f->end - 1) >> NOVA_BLOCK_SHIFT;
 	pgoff_t zfirst = DIV_ROUND_UP(f->offset, NOVA_BLOCK_SIZE);
 	pgoff_t zend = f->end >> NOVA_BLOCK_SHIFT;
-	long holes;
-	int ret;
+	unsigned long count = 0;
+	long need, ret;
 
+	need = nova_falloc_need(inode, pg, last, zero, zfirst, zend);
+	if (need < 0)
+		return need;
+	if (need && nova_in_reserve(inode->i_sb, need))
+		return -ENOSPC;
 	while (pg <= last) {
-		struct nova_run r = { .pg = pg };
-		unsigned long n;
+		pgoff_t end;
 
 		if (nova_falloc_keep(inode, pg, zero, zfirst, zend)) {
 			pg++;
+			ret = nova_falloc_yield(&count);
+			if (ret)
+				return ret;
 			continue;
 		}
-		for (n = 1; pg + n <= last &&
-		     !nova_falloc_keep(inode, pg + n, zero, zfirst, zend); n++)
-			;
-		ret = -ENOSPC;
-		if (IS_ALIGNED(pg, NOVA_HUGE_BLOCKS) && n >= NOVA_HUGE_BLOCKS)
-			ret = nova_new_aligned_blocks(sb, &r.blk,
-						      round_down(n, NOVA_HUGE_BLOCKS));
-		if (ret < 0)
-			ret = nova_new_data_blocks(sb, &r.blk, n, false);
-		if (ret < 0)
-			return ret;
-		r.n = ret;
-		holes = nova_reserve_pages(inode, pg, r.n);
-		if (holes < 0) {
-			nova_free_blocks(sb, r.blk, r.n);
-			return holes;
+		/* the pages to fill from here: [pg, end) */
+		for (end = pg + 1; end <= last &&
+		     !nova_falloc_keep(inode, end, zero, zfirst, zend); end++) {
+			ret = nova_falloc_yield(&count);
+			if (ret)
+				return ret;
 		}
-		ret = nova_quota_charge(inode, holes);
-		if (!ret) {
-			r.charged = holes;
-			r.unwritten = true;
-			nova_set_feature(sb, &NOVA_SB(sb)->s_super.s_feature_ro_compat,
-					 NOVA_FEATURE_RO_COMPAT_UNWRITTEN);
-			nova_zero_blocks(sb, r.blk, r.n);
-			ret = nova_push_run(&f->runs, &f->nr, &f->cap, NULL, r);
+		while (pg < end) {
+			ret = nova_falloc_run(f, pg, end - pg);
+			if (ret < 0)
+				return ret;
+			pg += ret;
 		}
-		if (ret) {
-			nova_drop_run(inode, &r);
-			return ret;
-		}
-		pg += r.n;
 	}
 	return 0;
 }
@@ -1723,8 +1824,16 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 		return -ENODEV;
 
 	inode_lock(inode);
-	ret = shift ? nova_shift_check(inode, mode, offset, len) :
-	      inode_newsize_ok(inode, f.end);
+	/*
+	 * The file size limit (RLIMIT_FSIZE: SIGXFSZ and EFBIG) only for a
+	 * mode that grows the file, as ext4 and XFS: not KEEP_SIZE, so not
+	 * PUNCH_HOLE (s_maxbytes: vfs_fallocate())
+	 */
+	ret = 0;
+	if (shift)
+		ret = nova_shift_check(inode, mode, offset, len);
+	else if (!(mode & FALLOC_FL_KEEP_SIZE) && f.end > inode->i_size)
+		ret = inode_newsize_ok(inode, f.end);
 	/*
 	 * Before the invalidate lock: dropping set-user-ID is a setattr,
 	 * which may run a GC that takes that lock.  The times: logged with

@@ -192,6 +192,14 @@ static bool nova_fault_crosslinked(struct inode *inode, pgoff_t pg, u64 blk,
 	return false;
 }
 
+/*
+ * A fault maps @length bytes at @offset: one page, or 2 MiB for a PMD
+ * fault.  The kernel falls back to page faults when what is mapped is
+ * shorter than a PMD fault's length or not 2 MiB-aligned on pmem: a PMD
+ * fault that cannot be served changes nothing then (a write fault on a
+ * hole allocates nothing, preallocated pages are not logged written),
+ * and the page fault that follows does that for the one page it maps.
+ */
 static int nova_iomap_begin(struct inode *inode, loff_t offset, loff_t length,
 			    unsigned int flags, struct iomap *iomap,
 			    struct iomap *srcmap)
@@ -199,10 +207,11 @@ static int nova_iomap_begin(struct inode *inode, loff_t offset, loff_t length,
 	struct nova_sb_info *sbi = NOVA_SB(inode->i_sb);
 	pgoff_t pg = offset >> NOVA_BLOCK_SHIFT, last;
 	u64 blk = nova_find_page(inode, pg), next;
+	bool huge = (flags & IOMAP_FAULT) && length > NOVA_BLOCK_SIZE;
 	bool new = false;
 	int ret;
 
-	if (!blk && (flags & IOMAP_WRITE)) {
+	if (!blk && (flags & IOMAP_WRITE) && !huge) {
 		ret = nova_fault_alloc(inode, pg, &blk);
 		if (ret)
 			return ret;
@@ -228,6 +237,15 @@ static int nova_iomap_begin(struct inode *inode, loff_t offset, loff_t length,
 		next = b;
 		pg++;
 	}
+	iomap->type = IOMAP_MAPPED;
+	iomap->addr = blk + sbi->s_dax_part_off;
+	/* a PMD fault that will fall back: its first page, nothing changed */
+	if (huge && (pg < last || (sbi->base_pfn &&
+				   !IS_ALIGNED(sbi->base_pfn + (blk >> PAGE_SHIFT),
+					       length >> PAGE_SHIFT)))) {
+		iomap->length = NOVA_BLOCK_SIZE;
+		return 0;
+	}
 	if ((flags & IOMAP_FAULT) && !new &&
 	    nova_fault_crosslinked(inode, offset >> NOVA_BLOCK_SHIFT, blk,
 				   pg + 1 - (offset >> NOVA_BLOCK_SHIFT)))
@@ -239,8 +257,6 @@ static int nova_iomap_begin(struct inode *inode, loff_t offset, loff_t length,
 		if (ret)
 			return ret;
 	}
-	iomap->type = IOMAP_MAPPED;
-	iomap->addr = blk + sbi->s_dax_part_off;
 	iomap->length = next + NOVA_BLOCK_SIZE - blk;
 	return 0;
 }

@@ -5,7 +5,9 @@
 # directory's log pages); inode usage counts inodes.  A hard limit gives
 # EDQUOT with nothing of the refused part committed, and a write fills
 # exactly up to it; an overwrite at the limit still works (copy-on-write
-# needs no more quota); fallocate is refused; chown and chgrp move the
+# needs no more quota); fallocate is refused; a store through a shared
+# mapping into a hole one block below the limit works (a 2 MiB fault
+# that falls back charges nothing); chown and chgrp move the
 # usage, truncate and unlink give it back; the usage survives quotaoff,
 # an unmount and quotaon; a name that needs a new directory page is
 # refused at the limit, a removal never; remount read-only and back with
@@ -138,6 +140,19 @@ expect_ok mount -o remount,rw "$MNT"
 expect_eq "$(q state "$PMEM" user)" "on" "quotas on again after remount,rw"
 expect_ok as1000 dd if=/dev/zero of="$MNT/d/rw" bs=4096 count=2
 expect_eq "$(usage user 1000 | cut -d' ' -f1)" "blocks=$((sum / 8 + 2))" "charged after remount,rw"
+
+# one block below the limit, a store through a 2 MiB-aligned shared
+# mapping into a hole: the PMD fault, which falls back, charges nothing,
+# the page fault one block (no SIGBUS)
+expect_ok as1000 touch "$MNT/d/pmd"
+b=$(usage user 1000 | sed 's/^blocks=\([0-9]*\) .*/\1/')
+expect_ok q set "$PMEM" user 1000 $((b + 1)) 50
+out=$(as1000 nova-fsctl pmdstore "$MNT/d/pmd" 2>&1) ||
+	fail "a store through a mapping at one block below the limit: $out"
+expect_eq "$out" "aligned=1 blocks=8 data=1048576" "a store through a mapping at one block below the limit"
+expect_eq "$(usage user 1000 | cut -d' ' -f1)" "blocks=$((b + 1))" "one block charged for the store"
+expect_ok rm "$MNT/d/pmd"
+expect_ok q set "$PMEM" user 1000 100 50
 nova_umount
 expect_ok fsck.nova -n -f "$PMEM"
 expect_no_dmesg 'Oops|BUG|WARNING|general protection' "no kernel errors"

@@ -60,6 +60,22 @@
  *   nova-fsctl readfsync PATH N       N times: read the file (list the
  *                                     directory), fsync it, sleep 10 ms (a
  *                                     new atime each time with strictatime)
+ *   nova-fsctl pmdstore FILE [PRE]    FILE made 4 MiB long (ftruncate; with
+ *                                     PRE, pages [0, PRE) preallocated
+ *                                     first, fallocate), mapped whole
+ *                                     MAP_SHARED, one byte stored at
+ *                                     1 MiB + 8 (PRE: in page PRE / 2),
+ *                                     unmapped; prints "aligned=0|1
+ *                                     blocks=N data=OFF" (the mapping's
+ *                                     address 2 MiB-aligned, st_blocks,
+ *                                     lseek(SEEK_DATA, 0))
+ *   nova-fsctl syncwrite FILE HOW OFF LEN
+ *                                     write LEN bytes at OFF: HOW osync
+ *                                     (O_SYNC), odsync (O_DSYNC), rwfsync,
+ *                                     rwfdsync (pwritev2 RWF_SYNC,
+ *                                     RWF_DSYNC) or plain; prints what
+ *                                     "times" prints after it
+ *   nova-fsctl times PATH             print "mtime=S.N ctime=S.N"
  *
  * Exit status 0 on success; on failure prints the errno name and exits
  * with 1.
@@ -78,6 +94,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 #include <linux/fs.h>
@@ -372,6 +389,95 @@ static int fs_ioctl(int fd, unsigned long req, void *arg, const char *name)
 	return 0;
 }
 
+/* "mtime=S.N ctime=S.N" of @st */
+static void print_times(const struct stat *st)
+{
+	printf("mtime=%lld.%09ld ctime=%lld.%09ld\n",
+	       (long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec,
+	       (long long)st->st_ctim.tv_sec, st->st_ctim.tv_nsec);
+}
+
+#ifndef RWF_DSYNC
+#define RWF_DSYNC 0x00000002
+#endif
+#ifndef RWF_SYNC
+#define RWF_SYNC 0x00000004
+#endif
+
+/* syncwrite: LEN bytes at OFF through a synchronous write of kind @how */
+static int sync_write(const char *file, const char *how, off_t off, size_t len)
+{
+	int oflags = O_WRONLY, rwf = 0, fd;
+	struct iovec iov;
+	struct stat st;
+	char *buf;
+
+	if (!strcmp(how, "osync"))
+		oflags |= O_SYNC;
+	else if (!strcmp(how, "odsync"))
+		oflags |= O_DSYNC;
+	else if (!strcmp(how, "rwfsync"))
+		rwf = RWF_SYNC;
+	else if (!strcmp(how, "rwfdsync"))
+		rwf = RWF_DSYNC;
+	else if (strcmp(how, "plain")) {
+		fprintf(stderr, "nova-fsctl syncwrite: osync, odsync, rwfsync, rwfdsync or plain, not %s\n",
+			how);
+		return 2;
+	}
+	buf = malloc(len ? len : 1);
+	if (!buf)
+		return fail("malloc");
+	memset(buf, 'S', len);
+	fd = open(file, oflags);
+	if (fd < 0)
+		return fail("open");
+	iov.iov_base = buf;
+	iov.iov_len = len;
+	if (pwritev2(fd, &iov, 1, off, rwf) != (ssize_t)len)
+		return fail("pwritev2");
+	if (fstat(fd, &st))
+		return fail("fstat");
+	print_times(&st);
+	close(fd);
+	free(buf);
+	return 0;
+}
+
+/* pmdstore: one byte stored into a hole of a 2 MiB-aligned shared mapping */
+static int pmd_store(const char *file, long pre)
+{
+	const size_t len = 4 << 20;
+	size_t at = pre ? (size_t)pre / 2 * 4096 + 8 : (1 << 20) + 8;
+	struct stat st;
+	off_t data;
+	char *p;
+	int fd = open(file, O_RDWR | O_CREAT | O_TRUNC, 0644);
+
+	if (fd < 0)
+		return fail("open");
+	if (pre && fallocate(fd, 0, 0, pre * 4096))
+		return fail("fallocate");
+	if (ftruncate(fd, len))
+		return fail("ftruncate");
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return fail("mmap");
+	p[at] = 1;
+	if (munmap(p, len))
+		return fail("munmap");
+	if (fstat(fd, &st))
+		return fail("fstat");
+	data = lseek(fd, 0, SEEK_DATA);
+	if (data < 0)
+		return fail("lseek(SEEK_DATA)");
+	printf("aligned=%d blocks=%lld data=%lld\n",
+	       !((unsigned long)p & ((2 << 20) - 1)), (long long)st.st_blocks,
+	       (long long)data);
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char label[FSLABEL_MAX];
@@ -392,8 +498,24 @@ int main(int argc, char **argv)
 			"       nova-fsctl freeze|thaw PATH\n"
 			"       nova-fsctl shutdown PATH FLAGS\n"
 			"       nova-fsctl readnoatime PATH\n"
-			"       nova-fsctl readfsync PATH N\n");
+			"       nova-fsctl readfsync PATH N\n"
+			"       nova-fsctl pmdstore FILE [PRE]\n"
+			"       nova-fsctl syncwrite FILE HOW OFF LEN\n"
+			"       nova-fsctl times PATH\n");
 		return 2;
+	}
+	if (!strcmp(argv[1], "pmdstore") && (argc == 3 || argc == 4))
+		return pmd_store(argv[2], argc == 4 ? strtol(argv[3], NULL, 0) : 0);
+	if (!strcmp(argv[1], "syncwrite") && argc == 6)
+		return sync_write(argv[2], argv[3], strtoll(argv[4], NULL, 0),
+				  strtoul(argv[5], NULL, 0));
+	if (!strcmp(argv[1], "times") && argc == 3) {
+		struct stat ts;
+
+		if (stat(argv[2], &ts))
+			return fail("stat");
+		print_times(&ts);
+		return 0;
 	}
 	if (!strcmp(argv[1], "readnoatime") && argc == 3)
 		return read_times(argv[2], O_NOATIME, 1, 0);
