@@ -5,9 +5,6 @@
 . "$NOVA_TESTS/lib.sh"
 . "$NOVA_TESTS/nova-lib.inc"
 
-val() { # KEY INFO: the value of KEY= in t_claim's output
-	printf '%s\n' "$2" | sed -n "s/^$1=//p"
-}
 state() {
 	nova-debug "$PMEM" super | sed -n 's/^state 0x\([0-9a-f]*\).*/\1/p'
 }
@@ -18,11 +15,7 @@ expect_ok dd if=/dev/urandom of="$MNT/a" bs=4096 count=1 2>/dev/null
 ia=$(stat -c %i "$MNT/a")
 ib=$(stat -c %i "$MNT/b")
 nova_umount
-expect_ok blockdev --flushbufs "$PMEM"
-bpage=$(val page0 "$(t_claim info "$PMEM" "$ib")")
-[ -n "$bpage" ] && [ "$bpage" -gt 0 ] || fail "no log page for b"
-expect_ok t_claim setblock "$PMEM" "$ia" 0 "$bpage"
-expect_ok blockdev --flushbufs "$PMEM"
+give_log_page "$ia" "$ib"
 
 nova_mount errors=panic
 expect_ok cat "$MNT/b" >/dev/null

@@ -17,9 +17,6 @@
 . "$NOVA_TESTS/lib.sh"
 . "$NOVA_TESTS/nova-lib.inc"
 
-val() { # KEY INFO: the value of KEY= in t_claim's output
-	printf '%s\n' "$2" | sed -n "s/^$1=//p"
-}
 state() { # the super block's state word, as nova-debug prints it
 	expect_ok blockdev --flushbufs "$PMEM" >/dev/null
 	nova-debug "$PMEM" super | sed -n 's/^state //p'
@@ -39,11 +36,7 @@ damaged_image() {
 	ia=$(stat -c %i "$MNT/a")
 	ib=$(stat -c %i "$MNT/b")
 	nova_umount
-	expect_ok blockdev --flushbufs "$PMEM"
-	bpage=$(val page0 "$(t_claim info "$PMEM" "$ib")")
-	[ -n "$bpage" ] && [ "$bpage" -gt 0 ] || fail "no log page for b"
-	expect_ok t_claim setblock "$PMEM" "$ia" 0 "$bpage"
-	expect_ok blockdev --flushbufs "$PMEM"
+	give_log_page "$ia" "$ib"
 }
 
 # run_bg NAME CMD...: run CMD in the background; its exit status goes to

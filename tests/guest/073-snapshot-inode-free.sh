@@ -14,15 +14,6 @@
 . "$NOVA_TESTS/lib.sh"
 . "$NOVA_TESTS/nova-lib.inc"
 
-sb_state() { nova-debug "$PMEM" super | sed -n 's/^state //p'; }
-fsck_rc() {	# fsck_rc OPTIONS: fsck.nova's exit status; its output in /tmp/fsck.out
-	_rc=0
-	fsck.nova "$1" "$PMEM" > /tmp/fsck.out 2>&1 || _rc=$?
-	echo "$_rc"
-}
-fsck_says() {	# fsck_says REGEX WHAT: the last fsck.nova run printed REGEX
-	grep -qE -- "$1" /tmp/fsck.out || { cat /tmp/fsck.out; fail "fsck.nova: $2: /$1/"; }
-}
 # drop PATH: the snapshot of the unmounted $PMEM no longer lists PATH's
 # inode in use, which fsck.nova -fn reports
 drop() {

@@ -13,12 +13,6 @@
 . "$NOVA_TESTS/lib.sh"
 . "$NOVA_TESTS/nova-lib.inc"
 
-sb_state() { nova-debug "$PMEM" super | sed -n 's/^state //p'; }
-fsck_rc() {	# fsck_rc OPTIONS: fsck.nova's exit status; its output in /tmp/fsck.out
-	_rc=0
-	fsck.nova "$1" "$PMEM" > /tmp/fsck.out 2>&1 || _rc=$?
-	echo "$_rc"
-}
 # check_files WHAT: the tree and the free space as before the damage
 check_files() {
 	expect_eq "$(cat "$MNT/a")" "the first file" "a: $1"

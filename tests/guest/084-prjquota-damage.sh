@@ -24,7 +24,6 @@
 q() { t_quota "$@"; }
 usage() { q get "$PMEM" project "$1"; }
 limits() { usage "$1" | cut -d' ' -f3,4; }
-sb_state() { nova-debug "$PMEM" super | sed -n 's/^state //p'; }
 
 # Projects 10, 20 and 30, a directory each (PROJINHERIT) with a file of
 # N pages and a subdirectory with a small file; hard limits on them and
