@@ -265,8 +265,8 @@ static void nova_keep_valid_slot(struct super_block *sb, unsigned int s,
  * A free slot of stripe @s (@map locked, grown if need be), now in use;
  * its inode number in *@ino.  -ENOSPC if the stripe has none.  A slot
  * whose inode is valid is kept (nova_keep_valid_slot()): with
- * errors=continue the next free one is taken; errors=remount-ro has
- * just made the file system read-only, and the create fails.
+ * errors=continue the next free one is taken; with errors=remount-ro its
+ * report has just set the emergency read-only state, and the create fails.
  */
 static int nova_alloc_slot(struct super_block *sb, unsigned int s,
 			   struct nova_inode_map *map, unsigned long *ino)
@@ -290,7 +290,8 @@ static int nova_alloc_slot(struct super_block *sb, unsigned int s,
 		if (!nova_slot_valid(sb, map, slot))
 			break;
 		nova_keep_valid_slot(sb, s, map, slot);
-		if (nova_test_opt(sbi, ERRORS_RO))
+		/* the error left the file system read-only: no more changes */
+		if (nova_emergency_state(sb))
 			return -EUCLEAN;
 		cond_resched();
 	}
