@@ -20,10 +20,18 @@
 #include <linux/quotaops.h>
 #include "nova.h"
 
+/* Does index entry @e hold data (not preallocated and unwritten)? */
+static bool nova_is_data(void *e)
+{
+	return !(((struct nova_file_write_entry *)e)->flags &
+		 NOVA_WRITE_UNWRITTEN);
+}
+
 /*
- * The first page at or after @index that is a hole or at or past @size.
- * A file may map as many pages as the device has blocks: walk the index
- * in order, yielding the CPU now and then.
+ * The first page at or after @index that is a hole or at or past @size;
+ * preallocated pages not written since are holes too (as ext4's and
+ * XFS' unwritten extents).  A file may map as many pages as the device
+ * has blocks: walk the index in order, yielding the CPU now and then.
  */
 static unsigned long nova_next_hole(struct nova_inode_info_header *sih,
 				    unsigned long index, loff_t size)
@@ -34,7 +42,12 @@ static unsigned long nova_next_hole(struct nova_inode_info_header *sih,
 
 	rcu_read_lock();
 	xas_for_each(&xas, e, ULONG_MAX) {
-		if (xas.xa_index != index ||
+		/* (a slot a write fault reserved is a hole still) */
+		if (xa_is_zero(e))
+			break;
+		if (xas_retry(&xas, e))
+			continue;
+		if (xas.xa_index != index || !nova_is_data(e) ||
 		    ((loff_t)index << NOVA_BLOCK_SHIFT) >= size)
 			break;
 		index++;
@@ -49,13 +62,42 @@ static unsigned long nova_next_hole(struct nova_inode_info_header *sih,
 	return index;
 }
 
+/* The first page at or after @index that holds data, ULONG_MAX: none */
+static unsigned long nova_next_data(struct nova_inode_info_header *sih,
+				    unsigned long index, loff_t size)
+{
+	XA_STATE(xas, &sih->pages, index);
+	unsigned long n = 0, found = ULONG_MAX;
+	void *e;
+
+	rcu_read_lock();
+	xas_for_each(&xas, e, ULONG_MAX) {
+		if (((loff_t)xas.xa_index << NOVA_BLOCK_SHIFT) >= size)
+			break;
+		/* (reserved slots and retries: no entry to read) */
+		if (xas_retry(&xas, e))
+			continue;
+		if (nova_is_data(e)) {
+			found = xas.xa_index;
+			break;
+		}
+		if (!(++n & 1023)) {
+			xas_pause(&xas);
+			rcu_read_unlock();
+			cond_resched();
+			rcu_read_lock();
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
 static loff_t nova_seek_data_hole(struct file *file, loff_t offset, int whence)
 {
 	struct inode *inode = file_inode(file);
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	loff_t size;
 	unsigned long index;
-	void *e;
 
 	inode_lock_shared(inode);
 	size = i_size_read(inode);
@@ -65,8 +107,8 @@ static loff_t nova_seek_data_hole(struct file *file, loff_t offset, int whence)
 	}
 	index = offset >> NOVA_BLOCK_SHIFT;
 	if (whence == SEEK_DATA) {
-		e = xa_find(&sih->pages, &index, ULONG_MAX, XA_PRESENT);
-		if (!e || ((loff_t)index << NOVA_BLOCK_SHIFT) >= size)
+		index = nova_next_data(sih, index, size);
+		if (index == ULONG_MAX)
 			offset = -ENXIO;
 		else
 			offset = max_t(loff_t, offset,

@@ -1737,6 +1737,32 @@ static void seek_after_punch(void)
 	SEEK_EQ(fd, 12 * BS, SEEK_DATA, -ENXIO);
 }
 
+/*
+ * Preallocated pages not written since are holes for SEEK_DATA and
+ * SEEK_HOLE, as on ext4 and XFS (iomap: an unwritten extent without
+ * cached pages, which a DAX file never has)
+ */
+static void seek_unwritten(void)
+{
+	unsigned char *ref = rbuf(BS);
+	int fd = NEWF(0);
+
+	FALLOC(fd, 0, 0, 16 * BS);
+	SEEK_EQ(fd, 0, SEEK_DATA, -ENXIO);
+	SEEK_EQ(fd, 0, SEEK_HOLE, 0);
+	PWRITE(fd, ref, BS, 4 * BS);
+	SEEK_EQ(fd, 0, SEEK_DATA, 4 * BS);
+	SEEK_EQ(fd, 0, SEEK_HOLE, 0);
+	SEEK_EQ(fd, 4 * BS, SEEK_HOLE, 5 * BS);
+	SEEK_EQ(fd, 5 * BS, SEEK_DATA, -ENXIO);
+	/* data up to EOF, KEEP_SIZE past it: the hole at EOF as before */
+	PWRITE(fd, ref, BS, 15 * BS);
+	FALLOC(fd, FALLOC_FL_KEEP_SIZE, 16 * BS, 16 * BS);
+	SEEK_EQ(fd, 5 * BS, SEEK_DATA, 15 * BS);
+	SEEK_EQ(fd, 15 * BS, SEEK_HOLE, 16 * BS);
+	SEEK_EQ(fd, 16 * BS, SEEK_DATA, -ENXIO);
+}
+
 /* ------------------------------------------------------------------ */
 /* fsync, st_blocks, timestamps                                        */
 /* ------------------------------------------------------------------ */
@@ -2339,7 +2365,7 @@ static const struct tcase cases[] = {
 	C(punch_then_write), C(punch_hole_mmap),
 	C(zero_range), C(zero_range_keep_size), C(zero_range_allocates),
 	C(seek_data_hole), C(seek_hole_unaligned_eof), C(seek_empty_file),
-	C(seek_after_punch),
+	C(seek_after_punch), C(seek_unwritten),
 	C(fsync_fdatasync), C(osync_write), C(st_blocks_simple),
 	C(times_write), C(times_truncate), C(times_read),
 	C(mmap_read), C(mmap_write_read_coherent), C(mmap_sees_write),
