@@ -191,6 +191,8 @@ enospc-stress: module guest-bin
 #                  cut, recovered on 4 (tests/crash/run-cpumove.sh)
 #   crash-errors   errors=panic writes the error state before the panic
 #                  (tests/crash/run-errors-panic.sh, two boots)
+#   crash-regress  the power cuts that once failed, each at its point with
+#                  its workload and seed (tests/crash/regressions.list)
 #   bench-mount-scan  crash-recovery mount time with the per-stripe parallel
 #                  scan and with it forced serial (serial_scan=1)
 CRASH_ITERS ?= 200
@@ -207,6 +209,9 @@ crash-quick:
 crash-check:
 	tests/crash/run-powercut.sh --mode both --iterations 2 --profiles mixed,crypt \
 		--workloads best $(CRASH_SEED_ARG)
+
+crash-regress:
+	tests/crash/run-regressions.sh
 
 crash-cpumove:
 	tests/crash/run-cpumove.sh $(CRASH_SEED_ARG)
@@ -258,7 +263,7 @@ clean:
 	rm -f src/nova_config.h src/nova_config.log
 	rm -rf build $(GUEST_BIN)
 
-.PHONY: crash-test crash-quick crash-check crash-cpumove crash-errors bench-mount-scan gc-test \
+.PHONY: crash-test crash-quick crash-check crash-cpumove crash-regress crash-errors bench-mount-scan gc-test \
 	crash-stores crash-stores-full crash-stores-mutants \
 	debug-kernel debug-check enospc-stress
 .PHONY: check-kernels crash-crosskernel xfstests xfstests-baselines xfstests-smoke

@@ -560,8 +560,7 @@ void nova_release_pages(struct inode *inode, pgoff_t pg, unsigned long n)
  * charged for its new pages ahead (the rest is released).  The entry
  * was built here, so it is not read back through the log walk's checks.
  */
-static void nova_apply_entry(struct inode *inode, u64 off,
-			     unsigned long charged)
+void nova_apply_entry(struct inode *inode, u64 off, unsigned long charged)
 {
 	struct super_block *sb = inode->i_sb;
 	struct nova_file_write_entry *e = nova_get_block(sb, off);
@@ -1247,7 +1246,10 @@ ssize_t nova_kernel_write(struct inode *inode, const void *buf, size_t len,
 	return nova_do_write(inode, &from, pos);
 }
 
-/* Zero [start, end) of one page in place, if the page has a block */
+/*
+ * Zero [start, end) of one page in place, if the page has a block (even
+ * bytes that read as zeros: a store through a mapping may not be durable)
+ */
 static void nova_zero_in_page(struct inode *inode, loff_t start, loff_t end)
 {
 	u64 blk = nova_find_page(inode, start >> NOVA_BLOCK_SHIFT);
@@ -1286,10 +1288,48 @@ void nova_zero_past_eof(struct inode *inode)
  * blocks hold between the old size and the new one (the old last page's
  * tail, preallocated pages), so no stale bytes ever become part of the
  * file (a crash before the commit leaves them past EOF).
+ *
+ * Shrinking within a page that has a block: the bytes past the new EOF
+ * in that page must read as zeros (through a mapping), also after a
+ * crash right after the commit on a device mounted read-only then,
+ * which cannot zero them.  So the page is copied to a new block with
+ * zeros from the new EOF on, and the commit maps it (its entry is
+ * committed with the size: nova_log_setattr()).  Returns that block
+ * (0: none needed, or no free block: nova_truncate_blocks() zeroes the
+ * old one in place after the commit).  The block may come from the
+ * deletion reserve: the page's old block is freed in the same step.
+ * Caller holds the inode, invalidate and log locks.
  */
-void nova_truncate_prepare(struct inode *inode, loff_t size)
+unsigned long nova_truncate_prepare(struct inode *inode, loff_t size)
 {
-	nova_zero_grow(inode, inode->i_size, size);
+	struct super_block *sb = inode->i_sb;
+	size_t off = size & (NOVA_BLOCK_SIZE - 1);
+	pgoff_t pg = size >> NOVA_BLOCK_SHIFT;
+	unsigned long blk;
+	void *addr;
+
+	if (size >= inode->i_size) {
+		nova_zero_grow(inode, inode->i_size, size);
+		return 0;
+	}
+	/*
+	 * (an encrypted file rewrites its tail when it grows: nova_crypt_grow();
+	 * a preallocated page holds zeros)
+	 */
+	if (!off || IS_ENCRYPTED(inode) || !nova_find_page(inode, pg) ||
+	    nova_page_unwritten(inode, pg))
+		return 0;
+	if (nova_new_data_blocks(sb, &blk, 1, true) < 0)
+		return 0;
+	addr = nova_get_block(sb, nova_block_off(blk));
+	/* (LLONG_MAX: every old byte; 0: zeros) */
+	if (nova_fill_partial(sb, inode, pg, addr, 0, off, LLONG_MAX) ||
+	    nova_fill_partial(sb, inode, pg, addr, off, NOVA_BLOCK_SIZE, 0)) {
+		nova_free_blocks(sb, blk, 1);
+		return 0;
+	}
+	nova_stat_inc(NOVA_SB(sb), cow_pages);
+	return blk;
 }
 
 /*
@@ -1305,7 +1345,8 @@ int nova_truncate_break_layouts(struct inode *inode, loff_t size)
 {
 	if (size >= inode->i_size)
 		return 0;
-	return nova_break_layouts(inode, round_up(size, NOVA_BLOCK_SIZE),
+	/* (the page the new EOF falls in may get a new block) */
+	return nova_break_layouts(inode, round_down(size, NOVA_BLOCK_SIZE),
 				  LLONG_MAX);
 }
 
@@ -1322,16 +1363,19 @@ bool nova_pages_past(struct inode *inode, loff_t size)
  * Truncate, after the new size is committed: drop the cached DAX entries
  * past it (nova_truncate_break_layouts() has waited for pins and unmapped
  * them), then free the blocks (also a truncate to the same size: those
- * kept past EOF).
+ * kept past EOF).  @tail_new: the commit gave the last page a new block
+ * with zeros past EOF (nova_truncate_prepare()); else they are zeroed
+ * in place now.
  */
-void nova_truncate_blocks(struct inode *inode, loff_t old, loff_t size)
+void nova_truncate_blocks(struct inode *inode, loff_t old, loff_t size,
+			  bool tail_new)
 {
 	if (size > old)
 		return;
 	truncate_pagecache(inode, size);
 	nova_index_truncate(inode->i_sb, inode, size, true);
 	/* (an encrypted file's tail: when it grows, nova_crypt_grow()) */
-	if ((size & (NOVA_BLOCK_SIZE - 1)) && !IS_ENCRYPTED(inode))
+	if ((size & (NOVA_BLOCK_SIZE - 1)) && !tail_new && !IS_ENCRYPTED(inode))
 		nova_zero_in_page(inode, size, round_up(size, NOVA_BLOCK_SIZE));
 }
 

@@ -1091,13 +1091,19 @@ int nova_getattr(nova_idmap_t *idmap, const struct path *path,
 
 /*
  * Log the inode's current attributes (mode, owner, times, size) as one
- * NOVA_SET_ATTR entry and commit it.  Caller holds the log mutex.
+ * NOVA_SET_ATTR entry and commit it.  A shrink (@cut, from @old_size)
+ * appends hole entries for the pages past the new size before it and, if
+ * @tail_blk, a write entry that maps the page the size now ends in to
+ * @tail_blk (nova_truncate_prepare()), all committed by one tail store.
+ * Caller holds the log mutex; @tail_blk is the caller's to free on an
+ * error.
  */
-int nova_log_attr(struct inode *inode, bool cut)
+int nova_log_setattr(struct inode *inode, bool cut, unsigned long tail_blk,
+		     loff_t old_size)
 {
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	struct nova_setattr_entry e = { .entry_type = NOVA_SET_ATTR };
-	u64 tail = sih->log_tail, off;
+	u64 tail = sih->log_tail, off, tail_entry = 0;
 	bool dirty;
 	int ret;
 
@@ -1121,6 +1127,16 @@ int nova_log_attr(struct inode *inode, bool cut)
 	/* a cut: hole entries first, committed with the entry (dax.c) */
 	if (cut && S_ISREG(inode->i_mode)) {
 		ret = nova_append_cut_holes(inode, inode->i_size, &tail);
+		/*
+		 * then the new last page, with the size before the cut (so
+		 * that a replay sees the cut, and takes the times from the
+		 * set-attribute entry after it)
+		 */
+		if (!ret && tail_blk)
+			ret = nova_append_write_entry(inode,
+					inode->i_size >> NOVA_BLOCK_SHIFT, 1,
+					nova_block_off(tail_blk), 0, old_size,
+					&tail, &tail_entry);
 		if (ret)
 			goto fail;
 	}
@@ -1132,8 +1148,14 @@ int nova_log_attr(struct inode *inode, bool cut)
 		ret = nova_append_dead_dir_mark(inode, &tail);
 	if (ret)
 		goto fail;
-	/* one tail store commits the hole entries and the new attributes */
+	/*
+	 * one tail store commits the hole entries, the new attributes and
+	 * the new last page
+	 */
 	nova_log_commit(inode->i_sb, inode, tail);
+	/* (its old block is freed) */
+	if (tail_entry)
+		nova_apply_entry(inode, tail_entry, 0);
 	nova_link_change_committed(inode);
 	/* a superseded entry dies, unless it cut the file (see gc.c) */
 	if (sih->last_sa && !sih->last_sa_cut)
@@ -1147,6 +1169,11 @@ fail:
 	if (dirty)
 		WRITE_ONCE(sih->attr_dirty, true);
 	return ret;
+}
+
+int nova_log_attr(struct inode *inode, bool cut)
+{
+	return nova_log_setattr(inode, cut, 0, 0);
 }
 
 /*
@@ -1244,6 +1271,7 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	struct iattr saved;
 	bool resize, trim, cut, transferred = false;
+	unsigned long tail_blk = 0;
 	loff_t old;
 	int ret;
 
@@ -1315,16 +1343,24 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 	saved.ia_mtime = nova_get_mtime(inode);
 	saved.ia_ctime = nova_get_ctime(inode);
 	if (resize)
-		nova_truncate_prepare(inode, attr->ia_size);
+		tail_blk = nova_truncate_prepare(inode, attr->ia_size);
 	setattr_copy(idmap, inode, attr);
 	if (attr->ia_valid & ATTR_SIZE)
 		inode->i_size = attr->ia_size;
 	/* a shrink frees space: on a full device it may use the reserve */
 	cut = (resize && attr->ia_size < old) || trim;
 	sih->use_reserve = cut;
-	ret = nova_log_attr(inode, cut);
+	ret = nova_log_setattr(inode, cut, tail_blk, old);
+	if (ret == -ENOSPC && tail_blk) {
+		/* the new last page took the block the log needed */
+		nova_free_blocks(inode->i_sb, tail_blk, 1);
+		tail_blk = 0;
+		ret = nova_log_setattr(inode, cut, 0, old);
+	}
 	sih->use_reserve = false;
 	if (ret) {
+		if (tail_blk)
+			nova_free_blocks(inode->i_sb, tail_blk, 1);
 		/*
 		 * Nothing committed: every field setattr_copy() changed goes
 		 * back, or a later entry (or GC) would log the failed change.
@@ -1342,7 +1378,8 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 		if (!ret) {
 			NOVA_CRASH_POINT(CP_TRUNCATE_COMMITTED);
 			i_size_write(inode, attr->ia_size);
-			nova_truncate_blocks(inode, old, attr->ia_size);
+			nova_truncate_blocks(inode, old, attr->ia_size,
+					     tail_blk);
 		}
 		filemap_invalidate_unlock(inode->i_mapping);
 	}

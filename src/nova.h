@@ -561,6 +561,8 @@ void nova_link_change_committed(struct inode *inode);
 int nova_append_dead_dir_mark(struct inode *inode, u64 *tail);
 void nova_drop_dead_dir_mark(struct inode *inode);
 int nova_log_attr(struct inode *inode, bool cut);
+int nova_log_setattr(struct inode *inode, bool cut, unsigned long tail_blk,
+		     loff_t old_size);
 int nova_write_attr(struct inode *inode);
 int nova_write_inode(struct inode *inode, struct writeback_control *wbc);
 void nova_dirty_inode(struct inode *inode, int flags);
@@ -693,9 +695,11 @@ long nova_index_truncate(struct super_block *sb, struct inode *inode,
 void nova_index_free(struct inode *inode);
 void nova_free_file_data(struct super_block *sb, struct inode *inode);
 int nova_truncate_break_layouts(struct inode *inode, loff_t size);
-void nova_truncate_prepare(struct inode *inode, loff_t size);
+unsigned long nova_truncate_prepare(struct inode *inode, loff_t size);
+void nova_apply_entry(struct inode *inode, u64 off, unsigned long charged);
 int nova_append_cut_holes(struct inode *inode, loff_t size, u64 *tail);
-void nova_truncate_blocks(struct inode *inode, loff_t old, loff_t size);
+void nova_truncate_blocks(struct inode *inode, loff_t old, loff_t size,
+			  bool tail_new);
 bool nova_pages_past(struct inode *inode, loff_t size);
 long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len);
 ssize_t nova_dax_read_iter(struct kiocb *iocb, struct iov_iter *to);
