@@ -22,6 +22,11 @@
  * held off, copies the partial pages' other bytes again where they may
  * have changed (nova_refill_edges()), before the old blocks are freed.
  *
+ * One exception: a copy-on-write write into preallocated pages
+ * (fallocate) that finds no free block writes them in place, as below,
+ * since fallocate promised that writes there do not fail for space; such
+ * a write is not atomic (nova_prealloc_inplace()).
+ *
  * In-place mode (inplace_data_updates=1): pages that already have a
  * block are overwritten where they are (durable before the call
  * returns, not atomic), pages without one take the copy-on-write path.
@@ -102,6 +107,20 @@ u64 nova_find_page_state(struct inode *inode, pgoff_t pg, bool *unwritten)
 	blk = e ? nova_entry_block(inode->i_sb, e, pg) : 0;
 	*unwritten = blk && (e->flags & NOVA_WRITE_UNWRITTEN);
 	return blk;
+}
+
+/* Is any of file pages [pg, pg + n) preallocated and not written since? */
+static bool nova_any_unwritten(struct inode *inode, pgoff_t pg,
+			       unsigned long n)
+{
+	struct nova_file_write_entry *e;
+	unsigned long index;
+
+	xa_for_each_range(&NOVA_I(inode)->header.pages, index, e, pg,
+			  pg + n - 1)
+		if (e->flags & NOVA_WRITE_UNWRITTEN)
+			return true;
+	return false;
 }
 
 /* Block offset of file page @pg if it may be written in place, else 0 */
@@ -1002,12 +1021,12 @@ fail:
 
 /*
  * A write that committed no run wrote @written bytes at @pos in place: a
- * new size is logged now, times later.  When the log is full, only the
- * bytes below the old size count (*@ret is set to the error).  Returns
- * the bytes written.
+ * new size is logged now (its entry may use @reserve: NOVA_RESERVE_*),
+ * times later.  When the log is full, only the bytes below the old size
+ * count (*@ret is set to the error).  Returns the bytes written.
  */
 static size_t nova_inplace_size(struct inode *inode, loff_t pos,
-				size_t written, ssize_t *ret)
+				size_t written, u8 reserve, ssize_t *ret)
 {
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	loff_t old_size = inode->i_size, end = pos + written;
@@ -1018,7 +1037,9 @@ static size_t nova_inplace_size(struct inode *inode, loff_t pos,
 	mutex_lock(&sih->log_mutex);
 	if (!times_only) {
 		inode->i_size = end;
+		sih->use_reserve = reserve;
 		err = nova_log_attr(inode, false);
+		sih->use_reserve = NOVA_RESERVE_NONE;
 		if (err) {
 			inode->i_size = old_size;
 			written = old_size > pos ?
@@ -1036,6 +1057,36 @@ static size_t nova_inplace_size(struct inode *inode, loff_t pos,
 }
 
 /*
+ * A copy-on-write write found no free block for page @pg: if the page is
+ * preallocated (fallocate), the write must not fail for space, so the
+ * preallocated run from @pg (up to @limit) is logged written (its blocks
+ * hold zeros) and then written in place, as in-place mode does.  Such a
+ * write is not atomic: a crash may leave part of it.  Returns the end of
+ * the pages converted (@pg: none, not preallocated or the log is full).
+ */
+static pgoff_t nova_prealloc_inplace(struct inode *inode, pgoff_t pg,
+				     pgoff_t limit)
+{
+	pgoff_t end = pg;
+
+	/* (an encrypted file's blocks are written whole, never in place) */
+	if (IS_ENCRYPTED(inode))
+		return pg;
+	while (end < limit && nova_page_unwritten(inode, end))
+		end++;
+	if (end == pg)
+		return pg;
+	nova_convert_unwritten(inode, pg, end - pg);
+	/* those that could not be logged written end the run */
+	for (limit = pg; limit < end && nova_inplace_block(inode, limit); limit++)
+		;
+	if (limit > pg)
+		nova_stat_add(NOVA_SB(inode->i_sb), prealloc_inplace_pages,
+			      limit - pg);
+	return limit;
+}
+
+/*
  * The write path; the caller holds the inode lock and has done the
  * generic checks.  Returns bytes written or an error.
  */
@@ -1046,6 +1097,10 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 	size_t count = iov_iter_count(from), written = 0;
 	struct nova_write_faults wf;
 	bool inplace;
+	/* preallocated pages before it are written in place (no space) */
+	pgoff_t prealloc_end = 0;
+	bool prealloc = false;
+	u8 reserve;
 	/* most writes are one run: no allocation for it */
 	struct nova_run inl[2], *runs = inl, run;
 	int nr = 0, cap = ARRAY_SIZE(inl), done = 0;
@@ -1067,10 +1122,15 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 	 * written in place: they need no new block.  Those this fails for
 	 * (a full log) are copied on write below.
 	 */
-	if (inplace && count)
-		nova_convert_unwritten(inode, pos >> NOVA_BLOCK_SHIFT,
-				       ((pos + count - 1) >> NOVA_BLOCK_SHIFT) -
-				       (pos >> NOVA_BLOCK_SHIFT) + 1);
+	if (inplace && count) {
+		pgoff_t first = pos >> NOVA_BLOCK_SHIFT;
+		unsigned long n = ((pos + count - 1) >> NOVA_BLOCK_SHIFT) -
+				  first + 1;
+
+		prealloc = nova_any_unwritten(inode, first, n);
+		if (prealloc)
+			nova_convert_unwritten(inode, first, n);
+	}
 	/* a gap past EOF reads as zeros, whatever its blocks held */
 	nova_zero_grow(inode, inode->i_size, pos);
 	/*
@@ -1089,7 +1149,8 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 	while (written < count) {
 		loff_t p = pos + written;
 		pgoff_t pg = p >> NOVA_BLOCK_SHIFT, limit;
-		u64 blk = inplace ? nova_inplace_block(inode, pg) : 0;
+		u64 blk = inplace || pg < prealloc_end ?
+			  nova_inplace_block(inode, pg) : 0;
 		size_t got;
 
 		if (blk) {
@@ -1123,6 +1184,15 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 			limit = q;
 		}
 		ret = nova_cow_chunk(inode, from, p, count - written, limit, &run);
+		if (ret == -ENOSPC && pg >= prealloc_end) {
+			pgoff_t end = nova_prealloc_inplace(inode, pg, limit);
+
+			if (end > pg) {
+				prealloc_end = end;
+				prealloc = true;
+				continue;
+			}
+		}
 		if (ret <= 0)
 			break;
 		got = ret;
@@ -1136,6 +1206,12 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 			break;
 	}
 
+	/*
+	 * The size entry of a write into preallocated space may use the
+	 * conversions' part of the deletion reserve too: it must not fail
+	 * for space on a full device either
+	 */
+	reserve = prealloc ? NOVA_RESERVE_HALF : NOVA_RESERVE_NONE;
 	if (nr) {
 		NOVA_CRASH_POINT(CP_WRITE_DATA);
 		filemap_invalidate_lock(inode->i_mapping);
@@ -1152,10 +1228,11 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 			ret = done < 0 ? done : -ENOSPC;
 			/* nothing committed: in-place bytes before it may remain */
 			if (done <= 0 && written)
-				written = nova_inplace_size(inode, pos, written, &ret);
+				written = nova_inplace_size(inode, pos, written,
+							    reserve, &ret);
 		}
 	} else if (written) {
-		written = nova_inplace_size(inode, pos, written, &ret);
+		written = nova_inplace_size(inode, pos, written, reserve, &ret);
 	}
 	if (runs != inl)
 		kfree(runs);

@@ -59,6 +59,7 @@ static const struct nova_counter nova_io_counters[] = {
 	NOVA_COUNTER(read_calls), NOVA_COUNTER(read_bytes),
 	NOVA_COUNTER(write_calls), NOVA_COUNTER(write_bytes),
 	NOVA_COUNTER(cow_pages), NOVA_COUNTER(inplace_bytes),
+	NOVA_COUNTER(prealloc_inplace_pages),
 	NOVA_COUNTER(fsync_calls), NOVA_COUNTER(fault_allocs),
 	NOVA_COUNTER(pmd_faults),
 };

@@ -27,7 +27,7 @@ struct nova_counters {
 	/* I/O */
 	u64 read_calls, read_bytes;
 	u64 write_calls, write_bytes;
-	u64 cow_pages, inplace_bytes;
+	u64 cow_pages, inplace_bytes, prealloc_inplace_pages;
 	u64 fsync_calls, fault_allocs, pmd_faults;
 	/* GC */
 	u64 fast_gc_runs, fast_gc_pages;
