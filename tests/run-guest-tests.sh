@@ -6,6 +6,8 @@
 #   TEST...              tests from tests/guest, e.g. 000-smoke (default: all *.sh
 #                        there except lib.sh and _*.sh, in sort order)
 #   --script FILE        run only this host file in the guest (ad-hoc/demo), as one test
+#   --skip LIST          comma list of tests to leave out of the default "all"
+#                        (each must exist; printed as skipped)
 #   --pmem FILE          use (and keep) this pmem backing file instead of a fresh one
 #   --pmem-size SIZE     size of a fresh pmem file (default 512M)
 #   --scratch            attach a second, fresh nvdimm (guest: $PMEM2, $MNT2)
@@ -56,10 +58,11 @@ usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2
 script="" pmem="" pmem_size=512M scratch=0 nova_args="" load_nova=1 test_timeout=300
 timeout="" results="" keep_pmem=0 loglevel="" stdio=0 shell=0 build=1 names=()
 smp="" mem="" fio=0 debug_kernel=${NOVA_DEBUG_KERNEL:-0} append="" test_timeout_set=0
-kernel=""
+kernel="" skip=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--script) script=$2; shift ;;
+	--skip) skip=$2; shift ;;
 	--pmem) pmem=$2; shift ;;
 	--pmem-size) pmem_size=$2; shift ;;
 	--scratch) scratch=1 ;;
@@ -176,8 +179,17 @@ elif [ ${#names[@]} -eq 0 ]; then
 	done
 	# Globs sort by the locale; the guest sorts by bytes.
 	mapfile -t names < <(printf '%s\n' "${names[@]}" | LC_ALL=C sort)
+	if [ -n "$skip" ]; then
+		for n in ${skip//,/ }; do
+			[ -f "$tdir/${n%.sh}.sh" ] || die "--skip: no such test: $tdir/${n%.sh}.sh"
+		done
+		mapfile -t names < <(printf '%s\n' "${names[@]}" |
+			grep -vxF -f <(printf '%s\n' ${skip//,/ } | sed 's/\.sh$//'))
+		log "skipped (--skip): ${skip//,/ }"
+	fi
 	[ ${#names[@]} -gt 0 ] || [ "$shell" = 1 ] || die "no tests in $tdir"
 else
+	[ -z "$skip" ] || die "--skip applies to the default list only"
 	for n in "${names[@]}"; do
 		[ -f "$tdir/$n.sh" ] || die "no such test: $tdir/$n.sh"
 	done

@@ -46,7 +46,7 @@ rc=0
 "$root/tests/unit/test_xfstests.sh" "$root/src/tools" - "$out/xfstests" |
 	tee "$out/test_xfstests.log" || rc=$?
 # fsck.nova fuzzing, short (make fuzz-fsck: the long run)
-"$root/tests/fuzz/run-fuzz-fsck.sh" "${NOVA_FUZZ_UNIT_SECS:-60}" |
+"$root/tests/fuzz/run-fuzz-fsck.sh" "${NOVA_FUZZ_UNIT_SECS:-30}" |
 	tee "$out/fuzz_fsck.log" || rc=$?
 logs=("$out/test_format.log" "$out/test_xattr.log" "$out/test_mkfs.log"
       "$out/test_fsck.log" "$out/test_names.log" "$out/test_encrypt.log"
