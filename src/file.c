@@ -27,6 +27,17 @@ static bool nova_is_data(void *e)
 		 NOVA_WRITE_UNWRITTEN);
 }
 
+/* Every 1024 entries of a walk under RCU: let others run */
+static void nova_xas_yield(struct xa_state *xas, unsigned long *n)
+{
+	if (++*n & 1023)
+		return;
+	xas_pause(xas);
+	rcu_read_unlock();
+	cond_resched();
+	rcu_read_lock();
+}
+
 /*
  * The first page at or after @index that is a hole or at or past @size;
  * preallocated pages not written since are holes too (as ext4's and
@@ -51,12 +62,7 @@ static unsigned long nova_next_hole(struct nova_inode_info_header *sih,
 		    ((loff_t)index << NOVA_BLOCK_SHIFT) >= size)
 			break;
 		index++;
-		if (!(++n & 1023)) {
-			xas_pause(&xas);
-			rcu_read_unlock();
-			cond_resched();
-			rcu_read_lock();
-		}
+		nova_xas_yield(&xas, &n);
 	}
 	rcu_read_unlock();
 	return index;
@@ -81,12 +87,7 @@ static unsigned long nova_next_data(struct nova_inode_info_header *sih,
 			found = xas.xa_index;
 			break;
 		}
-		if (!(++n & 1023)) {
-			xas_pause(&xas);
-			rcu_read_unlock();
-			cond_resched();
-			rcu_read_lock();
-		}
+		nova_xas_yield(&xas, &n);
 	}
 	rcu_read_unlock();
 	return found;

@@ -15,6 +15,15 @@ CH=65536
 # the preallocated chunks: 1..128 (64 KiB to 8 MiB + 64 KiB)
 LAST=128
 expect_ok dd if=/dev/urandom of=/tmp/chunk bs=$CH count=1 2>/dev/null
+# write_chunks FIRST: chunks FIRST, FIRST + 2, ... below LAST of $f
+write_chunks() {
+	i=$1
+	while [ $i -lt $LAST ]; do
+		dd if=/tmp/chunk of="$f" seek=$i bs=$CH count=1 conv=notrunc \
+			2>/tmp/dd.err || fail "$m: write of chunk $i: $(cat /tmp/dd.err)"
+		i=$((i + 2))
+	done
+}
 for mode in 0 1; do
 	m="inplace_data_updates=$mode"
 	nova_make_partition 64
@@ -32,19 +41,9 @@ for mode in 0 1; do
 	dd if=/dev/zero of="$MNT/tmp3" bs=4K oflag=sync 2>/dev/null
 	expect_eq "$(nova_statfs bavail)" 0 "$m: free blocks after the fill"
 	echo 1 >"$stats"
-	i=1
-	while [ $i -lt $LAST ]; do
-		dd if=/tmp/chunk of="$f" seek=$i bs=$CH count=1 conv=notrunc \
-			2>/tmp/dd.err || fail "$m: write of chunk $i: $(cat /tmp/dd.err)"
-		i=$((i + 2))
-	done
+	write_chunks 1
 	sync
-	i=2
-	while [ $i -lt $LAST ]; do
-		dd if=/tmp/chunk of="$f" seek=$i bs=$CH count=1 conv=notrunc \
-			2>/tmp/dd.err || fail "$m: write of chunk $i: $(cat /tmp/dd.err)"
-		i=$((i + 2))
-	done
+	write_chunks 2
 	# not preallocated: ENOSPC as before
 	dd if=/tmp/chunk of="$f" seek=$((LAST + 8)) bs=$CH count=1 conv=notrunc \
 		2>/tmp/dd.err && fail "$m: a write past the preallocated space succeeded"
