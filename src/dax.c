@@ -1979,6 +1979,16 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 		ret = nova_break_layouts(inode, offset, f.end - 1);
 	if (ret)
 		goto out;
+	/*
+	 * A shift moves the last page whole, EOF at the same offset in it:
+	 * what stores through a mapping left past EOF there would stay past
+	 * the new EOF, where a mapping shows it (xfstests generic/363, fsx
+	 * -e).  Zero it first, in place: it is no file data, a crash leaves
+	 * zeros there.
+	 */
+	if (shift && (inode->i_size & (NOVA_BLOCK_SIZE - 1)))
+		nova_zero_in_page(inode, inode->i_size,
+				  round_up(inode->i_size, NOVA_BLOCK_SIZE));
 	f.new_size = (mode & FALLOC_FL_KEEP_SIZE) ? inode->i_size :
 		     max_t(loff_t, inode->i_size, f.end);
 	if (mode & FALLOC_FL_COLLAPSE_RANGE)
