@@ -1184,7 +1184,12 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 			limit = q;
 		}
 		ret = nova_cow_chunk(inode, from, p, count - written, limit, &run);
-		if (ret == -ENOSPC && pg >= prealloc_end) {
+		/*
+		 * (only before any run: in-place bytes after a run that then
+		 * fails to commit would change a file whose write fails; the
+		 * write ends at the run, the next one starts there)
+		 */
+		if (ret == -ENOSPC && !nr && pg >= prealloc_end) {
 			pgoff_t end = nova_prealloc_inplace(inode, pg, limit);
 
 			if (end > pg) {
