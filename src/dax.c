@@ -1366,6 +1366,42 @@ void nova_zero_past_eof(struct inode *inode)
 }
 
 /*
+ * A new block for file page @pg (which has one): its old bytes, with
+ * [from, to) zeros (an encrypted page: its plaintext so, encrypted
+ * again), durable after the next fence; @reserve: it may come from the
+ * deletion reserve (not counted in cow_pages: the callers do).  Returns 0 with the block in *@blk, or an error
+ * (-ENOSPC: no free block).
+ */
+static int nova_cow_zero_block(struct inode *inode, pgoff_t pg, size_t from,
+			       size_t to, bool reserve, unsigned long *blk)
+{
+	struct super_block *sb = inode->i_sb;
+	void *addr;
+	int ret;
+
+	ret = nova_new_data_blocks(sb, blk, 1, reserve);
+	if (ret < 0)
+		return ret;
+	addr = nova_get_block(sb, nova_block_off(*blk));
+	if (IS_ENCRYPTED(inode)) {
+		/* its plaintext, zeros past EOF too, encrypted again */
+		ret = nova_crypt_zero_fill(inode, pg, addr, from, to,
+					   inode->i_size);
+	} else {
+		/* size 0: zeros only; LLONG_MAX: every old byte */
+		ret = nova_fill_partial(sb, inode, pg, addr, 0, from, LLONG_MAX);
+		if (!ret)
+			ret = nova_fill_partial(sb, inode, pg, addr, from, to, 0);
+		if (!ret)
+			ret = nova_fill_partial(sb, inode, pg, addr, to,
+						NOVA_BLOCK_SIZE, LLONG_MAX);
+	}
+	if (ret)
+		nova_free_blocks(sb, *blk, 1);
+	return ret;
+}
+
+/*
  * Truncate, before the new size is committed: growing zeroes what the
  * blocks hold between the old size and the new one (the old last page's
  * tail, preallocated pages), so no stale bytes ever become part of the
@@ -1384,11 +1420,9 @@ void nova_zero_past_eof(struct inode *inode)
  */
 unsigned long nova_truncate_prepare(struct inode *inode, loff_t size)
 {
-	struct super_block *sb = inode->i_sb;
 	size_t off = size & (NOVA_BLOCK_SIZE - 1);
 	pgoff_t pg = size >> NOVA_BLOCK_SHIFT;
 	unsigned long blk;
-	void *addr;
 
 	if (size >= inode->i_size) {
 		nova_zero_grow(inode, inode->i_size, size);
@@ -1401,16 +1435,9 @@ unsigned long nova_truncate_prepare(struct inode *inode, loff_t size)
 	if (!off || IS_ENCRYPTED(inode) || !nova_find_page(inode, pg) ||
 	    nova_page_unwritten(inode, pg))
 		return 0;
-	if (nova_new_data_blocks(sb, &blk, 1, true) < 0)
+	if (nova_cow_zero_block(inode, pg, off, NOVA_BLOCK_SIZE, true, &blk))
 		return 0;
-	addr = nova_get_block(sb, nova_block_off(blk));
-	/* (LLONG_MAX: every old byte; 0: zeros) */
-	if (nova_fill_partial(sb, inode, pg, addr, 0, off, LLONG_MAX) ||
-	    nova_fill_partial(sb, inode, pg, addr, off, NOVA_BLOCK_SIZE, 0)) {
-		nova_free_blocks(sb, blk, 1);
-		return 0;
-	}
-	nova_stat_inc(NOVA_SB(sb), cow_pages);
+	nova_stat_inc(NOVA_SB(inode->i_sb), cow_pages);
 	return blk;
 }
 
@@ -1510,39 +1537,22 @@ static int nova_cow_zero_page(struct inode *inode, pgoff_t pg, size_t from,
 			      size_t to, struct nova_run **runs, int *nr,
 			      int *cap)
 {
-	struct super_block *sb = inode->i_sb;
 	struct nova_run r = { .pg = pg, .n = 1 };
-	void *addr;
 	int ret;
 
 	if (!nova_find_page(inode, pg))
 		return 0;
-	ret = nova_new_data_blocks(sb, &r.blk, 1, false);
-	if (ret < 0)
+	ret = nova_cow_zero_block(inode, pg, from, to, false, &r.blk);
+	if (ret)
 		return ret;
-	addr = nova_get_block(sb, nova_block_off(r.blk));
-	if (IS_ENCRYPTED(inode)) {
-		/* its plaintext, zeros past EOF too, encrypted again */
-		ret = nova_crypt_zero_fill(inode, pg, addr, from, to,
-					   inode->i_size);
-	} else {
-		/* size 0: zeros only; LLONG_MAX: every old byte */
-		ret = nova_fill_partial(sb, inode, pg, addr, 0, from, LLONG_MAX);
-		if (!ret)
-			ret = nova_fill_partial(sb, inode, pg, addr, from, to, 0);
-		if (!ret)
-			ret = nova_fill_partial(sb, inode, pg, addr, to,
-						NOVA_BLOCK_SIZE, LLONG_MAX);
-	}
 	r.start = (loff_t)pg << NOVA_BLOCK_SHIFT;
 	r.end = r.start + NOVA_BLOCK_SIZE;
-	if (!ret)
-		ret = nova_push_run(runs, nr, cap, NULL, r);
+	ret = nova_push_run(runs, nr, cap, NULL, r);
 	if (ret) {
-		nova_free_blocks(sb, r.blk, 1);
+		nova_free_blocks(inode->i_sb, r.blk, 1);
 		return ret;
 	}
-	nova_stat_inc(NOVA_SB(sb), cow_pages);
+	nova_stat_inc(NOVA_SB(inode->i_sb), cow_pages);
 	return 0;
 }
 
