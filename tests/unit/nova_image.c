@@ -856,6 +856,12 @@ static void snap_write(struct nv_fs *fs, unsigned int ino, uint64_t head,
 	h.csum = cpu_to_le32(~crc);
 	h.records = cpu_to_le64(n);
 	nv_put(fs, head, &h, sizeof(h));
+	/* the chain's page count in its first page (nova_format.h) */
+	for (i = 0, page = head; page; i++)
+		page = nv_get64(fs, page + NOVA_LOG_LAST_ENTRY +
+				offsetof(struct nova_log_page_tail, next_page));
+	nv_put64(fs, head + NOVA_LOG_LAST_ENTRY +
+		 offsetof(struct nova_log_page_tail, pad), i);
 	memset(&pi, 0, sizeof(pi));
 	pi.i_ino = cpu_to_le64(ino);
 	pi.log_head = cpu_to_le64(head);
@@ -874,7 +880,11 @@ static int make_snapshot(struct nv_fs *fs, bool clean, const char *bad)
 	ih = snap_pages(fs, ni);
 	nf = free_ranges(fs, &fr);
 	free(fr);
-	bh = snap_pages(fs, nf + 2);
+	/*
+	 * room for the record @bad adds; as in the kernel, the pages may
+	 * take whole single-block ranges (fewer records then)
+	 */
+	bh = snap_pages(fs, nf + 1);
 	nf = free_ranges(fs, &fr);
 	if (!ih || !bh)
 		return -1;
@@ -1062,6 +1072,51 @@ static int snap_free_used(struct nv_fs *fs, const char *path)
 	ret = snap_rewrite(fs, NOVA_BLOCKNODE_INO, r, n, room);
 	free(r);
 	return ret;
+}
+
+/*
+ * The free-block snapshot gets one page more at the end of its chain (the
+ * last block it listed as free, no longer listed), its first page's count
+ * unchanged, or 0 with @old: the shape a module that counted its pages
+ * by its records left, whose next mount did not free that page
+ */
+static int snap_extra_page(struct nv_fs *fs, bool old)
+{
+	uint64_t head = le64_to_cpu(nv_pi(fs, nv_inode_off(fs, NOVA_BLOCKNODE_INO))->log_head);
+	uint64_t pad = head + NOVA_LOG_LAST_ENTRY +
+		       offsetof(struct nova_log_page_tail, pad);
+	uint64_t count, page, next, blk;
+	struct range *r;
+	size_t n, room;
+	int ret;
+
+	if (snap_read(fs, NOVA_BLOCKNODE_INO, &r, &n, &room))
+		return -1;
+	if (!n) {
+		fprintf(stderr, "inject: the snapshot lists no free block\n");
+		free(r);
+		return -1;
+	}
+	count = nv_get64(fs, pad);
+	blk = r[n - 1].hi;
+	if (r[n - 1].lo == blk)
+		n--;
+	else
+		r[n - 1].hi--;
+	ret = snap_rewrite(fs, NOVA_BLOCKNODE_INO, r, n, room);
+	free(r);
+	if (ret)
+		return ret;
+	nv_zero(fs, blk << NOVA_BLOCK_SHIFT, NOVA_BLOCK_SIZE);
+	for (page = head; (next = nv_get64(fs, page + NOVA_LOG_LAST_ENTRY +
+					 offsetof(struct nova_log_page_tail, next_page)));
+	     page = next)
+		;
+	nv_put64(fs, page + NOVA_LOG_LAST_ENTRY +
+		 offsetof(struct nova_log_page_tail, next_page),
+		 blk << NOVA_BLOCK_SHIFT);
+	nv_put64(fs, pad, old ? 0 : count);
+	return 0;
 }
 
 
@@ -2299,6 +2354,10 @@ static int bad_prjquota(struct nv_fs *fs, const char *kind, const char *arg)
  *   snapshot-free-used PATH                   ... lists stripe 0's journal
  *                                             page and PATH's first log
  *                                             page as free
+ *   snapshot-extra-page [old]                 ... has a page more than
+ *                                             its first page says (with
+ *                                             old: says nothing, as
+ *                                             before the count)
  *   invalid-pages PATH                        last write entry claims
  *                                             all its pages superseded
  *   write-flags PATH FLAGS                    last write entry gets
@@ -2778,6 +2837,8 @@ int inject(int argc, char **argv)
 		ret = snap_drop_ino(&fs, argv[2]);
 	} else if (argc >= 3 && !strcmp(kind, "snapshot-free-used")) {
 		ret = snap_free_used(&fs, argv[2]);
+	} else if (!strcmp(kind, "snapshot-extra-page")) {
+		ret = snap_extra_page(&fs, argc >= 3 && !strcmp(argv[2], "old"));
 	} else {
 		fprintf(stderr, "inject: unknown kind '%s' or missing arguments\n",
 			kind);

@@ -410,6 +410,15 @@ reported "clean-unmount snapshot listing an inode in use as free" "PR_SNAPSHOT_B
 reported "clean-unmount snapshot listing a journal page and a log page as free" "PR_SNAPSHOT_BAD" \
 	'clean-unmount snapshot unusable: .*: 2 used block\(s\) listed as free' \
 	snapshot "snapshot-free-used /many"
+# a chain with a page its first page does not count, or (as a module
+# that counted the pages by the records left it) no count and a page
+# more than the records fill: the next mount would not free that page
+reported "clean-unmount snapshot with a page more than it says" "PR_SNAPSHOT_BAD" \
+	'clean-unmount snapshot unusable: free-block snapshot .*: it has more pages than it says' \
+	snapshot snapshot-extra-page
+reported "clean-unmount snapshot without a page count, a page more than its records fill" "PR_SNAPSHOT_BAD" \
+	'clean-unmount snapshot unusable: free-block snapshot .*: it has more pages than it says' \
+	snapshot "snapshot-extra-page old"
 
 crash_state "directory log in a thorough GC's crash window" "PR_DIR_RELOGGED" 'directory [0-9]+: 201 live name\(s\) logged twice with the same readdir cookie' \
 	'the 201 superseded entries marked dead' gc-window /many
