@@ -477,7 +477,7 @@ struct nova_snap {
 static int nova_snap_begin(struct nova_snap *sn, u64 records)
 {
 	struct super_block *sb = sn->sb;
-	unsigned long pages = DIV_ROUND_UP(records + 1, NOVA_SNAPSHOT_PER_PAGE);
+	unsigned long pages = NOVA_SNAPSHOT_PAGES(records);
 	u64 prev = 0;
 
 	while (pages--) {
@@ -499,7 +499,7 @@ static int nova_snap_begin(struct nova_snap *sn, u64 records)
 			sn->head = nova_block_off(blk);
 		prev = nova_block_off(blk);
 	}
-	sn->pages = DIV_ROUND_UP(records + 1, NOVA_SNAPSHOT_PER_PAGE);
+	sn->pages = NOVA_SNAPSHOT_PAGES(records);
 	sn->page = sn->head;
 	sn->slot = 1;		/* the header goes in slot 0 */
 	sn->crc = ~0U;
@@ -543,6 +543,8 @@ static u64 nova_snap_end(struct nova_snap *sn)
 	h->magic = cpu_to_le32(NOVA_SNAPSHOT_MAGIC);
 	h->csum = cpu_to_le32(~sn->crc);
 	h->records = cpu_to_le64(sn->records);
+	/* its pages may be more than its records fill (nova_format.h) */
+	nova_page_tail(sb, sn->head)->pad = cpu_to_le64(sn->pages);
 	for (page = sn->head; page;
 	     page = le64_to_cpu(nova_page_tail(sb, page)->next_page))
 		nova_flush(nova_get_block(sb, page), NOVA_BLOCK_SIZE);
@@ -635,6 +637,36 @@ int nova_save_snapshot(struct super_block *sb)
 	return 0;
 }
 
+/*
+ * The pages of the snapshot chain from @page with @records records, into
+ * *@pages: as many as its first page says, each a valid page and the
+ * last one ending the chain; or, in a snapshot without the count, the
+ * pages its records fill (nova_format.h).  -EUCLEAN if it does not hold.
+ */
+static int nova_snap_chain(struct super_block *sb, u64 page, u64 records,
+			   unsigned long *pages)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	u64 n = le64_to_cpu(nova_page_tail(sb, page)->pad), i;
+
+	if (!n) {
+		*pages = NOVA_SNAPSHOT_PAGES(records);
+		return 0;
+	}
+	if (n > sbi->layout.num_blocks || !NOVA_SNAPSHOT_PAGES_OK(records, n))
+		return -EUCLEAN;
+	for (i = 1; i < n; i++) {
+		page = le64_to_cpu(nova_page_tail(sb, page)->next_page);
+		if (!nova_range_valid(sbi, page, NOVA_BLOCK_SIZE) ||
+		    page & (NOVA_BLOCK_SIZE - 1))
+			return -EUCLEAN;
+	}
+	if (nova_page_tail(sb, page)->next_page)
+		return -EUCLEAN;
+	*pages = n;
+	return 0;
+}
+
 /* Read and check one snapshot; @fn(sb, low, high) takes each range */
 static int nova_snap_load(struct super_block *sb, unsigned long ino,
 			  int (*fn)(struct super_block *sb, u64 low, u64 high))
@@ -643,6 +675,7 @@ static int nova_snap_load(struct super_block *sb, unsigned long ino,
 	struct nova_inode *pi = nova_reserved_inode(sb, ino);
 	u64 page = le64_to_cpu(pi->log_head), records, seen = 0;
 	struct nova_snapshot_header h;
+	unsigned long pages;
 	unsigned int slot = 1;
 	u32 crc = ~0U;
 	int pass, ret;
@@ -655,6 +688,9 @@ static int nova_snap_load(struct super_block *sb, unsigned long ino,
 	if (le32_to_cpu(h.magic) != NOVA_SNAPSHOT_MAGIC ||
 	    records > sbi->layout.num_blocks)
 		return -EUCLEAN;
+	ret = nova_snap_chain(sb, page, records, &pages);
+	if (ret)
+		return ret;
 	/* pass 0 checks the checksum and bounds, pass 1 applies */
 	for (pass = 0; pass < 2; pass++) {
 		u64 p = page;
@@ -688,8 +724,7 @@ static int nova_snap_load(struct super_block *sb, unsigned long ino,
 			return -EUCLEAN;
 	}
 	/* only these pages may be freed when the snapshot is discarded */
-	sbi->snap_pages[ino - NOVA_BLOCKNODE_INO] =
-		DIV_ROUND_UP(records + 1, NOVA_SNAPSHOT_PER_PAGE);
+	sbi->snap_pages[ino - NOVA_BLOCKNODE_INO] = pages;
 	return 0;
 }
 

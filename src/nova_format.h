@@ -488,8 +488,13 @@ struct nova_journal_entry {
  * valid.  The next mount restores them instead of scanning, then frees
  * the pages and clears the flag.  A snapshot is a chain of log pages
  * holding 16-byte records from offset 0 (page tail num_entries = records
- * in the page): first a header, then the ranges, sorted.  The inode's
- * log_tail is unused (0).
+ * in the page): first a header, then the ranges, sorted.  The first
+ * page's tail pad holds the number of pages in the chain: they are
+ * counted for the ranges there are before they are allocated, and each
+ * one allocated may take a whole single-block range away, so the chain
+ * may have more pages than its records fill (NOVA_SNAPSHOT_PAGES_OK());
+ * 0 in snapshots written before this field, whose chain is the pages
+ * its records fill.  The inode's log_tail is unused (0).
  */
 #define NOVA_SNAPSHOT_MAGIC	0x50414e53	/* "SNAP" */
 
@@ -506,6 +511,20 @@ struct nova_range_node_lowhigh {
 
 #define NOVA_SNAPSHOT_PER_PAGE \
 	(NOVA_LOG_LAST_ENTRY / sizeof(struct nova_range_node_lowhigh))
+
+/* Pages a snapshot of @records records fills, with its header */
+#define NOVA_SNAPSHOT_PAGES(records) \
+	(((records) + NOVA_SNAPSHOT_PER_PAGE) / NOVA_SNAPSHOT_PER_PAGE)
+
+/*
+ * Can a chain of @pages pages hold a snapshot of @records records?  At
+ * least the pages they fill; at most the pages counted for @records plus
+ * one range for each page allocated (@records + @pages) and the one
+ * more that the save counts
+ */
+#define NOVA_SNAPSHOT_PAGES_OK(records, pages) \
+	((pages) >= NOVA_SNAPSHOT_PAGES(records) && \
+	 (pages) <= NOVA_SNAPSHOT_PAGES((records) + (pages) + 1))
 
 /*
  * Compile-time layout checks (these sizes are part of the format and

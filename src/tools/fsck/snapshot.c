@@ -60,7 +60,7 @@ static const char *snap_load(struct nova_fsck *ctx, unsigned int ino,
 {
 	struct nv_fs *fs = &ctx->fs;
 	const struct nova_inode *pi = nv_pi(fs, nv_inode_off(fs, ino));
-	uint64_t i, idx = 0, slot = 1;
+	uint64_t i, idx = 0, slot = 1, pages;
 	struct nova_snapshot_header h;
 	uint32_t crc = ~0U;
 	const char *why;
@@ -77,6 +77,17 @@ static const char *snap_load(struct nova_fsck *ctx, unsigned int ino,
 		return "bad magic number";
 	if (sn->records > fs->nblocks)
 		return "too many records";
+	/* as many pages as its first page says, or as its records fill */
+	pages = nv_get64(fs, sn->pages[0] + NOVA_LOG_LAST_ENTRY +
+			 offsetof(struct nova_log_page_tail, pad));
+	if (pages && (pages > fs->nblocks ||
+		      !NOVA_SNAPSHOT_PAGES_OK(sn->records, pages)))
+		return "its page count does not fit its records";
+	if (!pages)
+		pages = NOVA_SNAPSHOT_PAGES(sn->records);
+	if (sn->n != pages)
+		return pages > sn->n ? "its records run past its pages" :
+		       "it has more pages than it says (the next mount would not free them)";
 	sn->r = malloc((sn->records + 1) * sizeof(*sn->r));
 	if (!sn->r)
 		return snap_oom;
