@@ -11,8 +11,9 @@ NOVA_PROG=mkinitrd-bench
 # shellcheck source=../qemu/common.sh
 . "$(dirname "$0")/../qemu/common.sh"
 
-BINARIES=(/usr/bin/fio /usr/bin/perf)
-ensure_pkgs fio linux-perf cpio gzip libc-bin
+# objdump: perf annotate (--profile)
+BINARIES=(/usr/bin/fio /usr/bin/perf /usr/bin/objdump)
+ensure_pkgs fio linux-perf binutils cpio gzip libc-bin
 
 declare -A files=()
 for b in "${BINARIES[@]}"; do

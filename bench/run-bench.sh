@@ -132,7 +132,8 @@ start=$(date +%s)
 # --- module, static helpers, initramfs layers ----------------------------------------
 kver=$(guest_kver)
 "$NOVA_QEMU_DIR/fetch-kernel.sh" "$kver" >/dev/null
-ko=$NOVA_BUILD/module/$kver/nova.ko
+# NOVA_KO: another module (an A/B comparison with --no-build)
+ko=${NOVA_KO:-$NOVA_BUILD/module/$kver/nova.ko}
 if [ "$build" = 1 ]; then
 	log "building the module"
 	ko=$("$NOVA_QEMU_DIR/build-module.sh" --kver "$kver") || die "module build failed"

@@ -24,6 +24,11 @@ D=/mnt/bench
 mkdir -p "$RES" "$D"
 modprobe ext4 2>/dev/null
 modprobe xfs 2>/dev/null
+# perf annotate looks for a module's object under /lib/modules
+if [ -n "$PROFILE" ] && [ -f /nova/nova.ko ]; then
+	mkdir -p "/lib/modules/$(uname -r)/extra" &&
+		cp /nova/nova.ko "/lib/modules/$(uname -r)/extra/nova.ko"
+fi
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
 say() { echo "BENCH: $*"; }
 nova_proc=/proc/fs/NOVA/${PMEM#/dev/}
@@ -129,6 +134,11 @@ run_fio() { # FS JOB NUMJOBS
 		# inclusive time: what each function and its callees took
 		perf report -i /tmp/perf.data --stdio --children --sort sym -g none \
 			--percent-limit 0.5 >"$RES/$_fs/$_name.perf-children.txt" 2>/dev/null
+		# where inside the busiest module functions (nova.ko, see above)
+		for _sym in $(awk '$2 == "[k]" && $3 ~ /^(nova|xfs|ext4|dax|iomap)_/ { print $3 }' \
+				"$RES/$_fs/$_name.perf.txt" | head -n 8); do
+			perf annotate -i /tmp/perf.data --stdio "$_sym" 2>&1
+		done >"$RES/$_fs/$_name.perf-annotate.txt"
 		rm -f /tmp/perf.data
 	fi
 	say "$_fs $_name rc=$_rc $(awk -v a="$_t0" -v b="$_t1" 'BEGIN { printf "%.1f", b - a }')s"
