@@ -497,6 +497,16 @@ int nova_log_walk_own(struct super_block *sb, unsigned long ino, u64 head,
 	return __nova_log_walk(sb, ino, head, tail, fn, arg, true);
 }
 
+/* One more dead entry in the log page of the entry at @off */
+static void nova_page_count_dead(struct super_block *sb, u64 off)
+{
+	struct nova_log_page_tail *pt;
+
+	pt = nova_page_tail(sb, off & ~(u64)(NOVA_BLOCK_SIZE - 1));
+	le32_add_cpu(&pt->invalid_entries, 1);
+	nova_flush(&pt->invalid_entries, sizeof(pt->invalid_entries));
+}
+
 /*
  * Mark the entry at @off dead: its flag, then its page's invalid count,
  * each durable.  Only after the entry that supersedes it is committed.
@@ -505,18 +515,23 @@ void nova_invalidate_entry(struct super_block *sb, u64 off)
 {
 	u8 *p = nova_get_block(sb, off);
 	struct nova_entry_layout l = nova_entry_layout_of(p[0]);
-	struct nova_log_page_tail *pt;
 
 	if (l.flag < 0 || p[l.flag])
 		return;
 	p[l.flag] = 1;
 	nova_persist(p + l.flag, 1);
-	pt = nova_page_tail(sb, off & ~(u64)(NOVA_BLOCK_SIZE - 1));
-	le32_add_cpu(&pt->invalid_entries, 1);
-	nova_persist(&pt->invalid_entries, sizeof(pt->invalid_entries));
+	nova_page_count_dead(sb, off);
+	nova_fence();
 }
 
-/* A write entry lost @n pages; dead when all are gone (returns true then) */
+/*
+ * A write entry lost @n pages; dead when all are gone (returns true
+ * then).  The flag and the counts are hints that need not be durable at
+ * any point (a recovery that still finds the entry live replays it
+ * before the entries that superseded it, and garbage collection reads
+ * them in the running system): only the page's count is ordered after
+ * the flag, and the next fence makes them durable.
+ */
 bool nova_invalidate_pages(struct super_block *sb,
 			   struct nova_file_write_entry *e, unsigned int n)
 {
@@ -524,10 +539,23 @@ bool nova_invalidate_pages(struct super_block *sb,
 	u32 num = le32_to_cpu(e->num_pages);
 
 	e->invalid_pages = cpu_to_le32(dead);
-	nova_flush(&e->invalid_pages, sizeof(e->invalid_pages));
-	if (dead >= num && le64_to_cpu(e->block)) {
-		nova_invalidate_entry(sb, nova_get_addr_off(NOVA_SB(sb), e));
-		return before < num;
+	if (dead < num || !le64_to_cpu(e->block)) {
+		nova_flush(&e->invalid_pages, sizeof(e->invalid_pages));
+		return false;
 	}
-	return false;
+	if (e->reassigned) {
+		nova_flush(&e->invalid_pages, sizeof(e->invalid_pages));
+	} else {
+		/*
+		 * the flag and the page count in one flush of the entry's
+		 * head; the page's dead count never gets ahead of the flags
+		 * that reach the media (fsck.nova: PR_LOG_PAGE_COUNTS)
+		 */
+		e->reassigned = 1;
+		nova_flush(e, offsetofend(struct nova_file_write_entry,
+					  invalid_pages));
+		nova_fence();
+		nova_page_count_dead(sb, nova_get_addr_off(NOVA_SB(sb), e));
+	}
+	return before < num;
 }
