@@ -537,13 +537,10 @@ bool nova_invalidate_pages(struct super_block *sb,
 {
 	u32 before = le32_to_cpu(e->invalid_pages), dead = before + n;
 	u32 num = le32_to_cpu(e->num_pages);
+	bool dies = dead >= num && le64_to_cpu(e->block);
 
 	e->invalid_pages = cpu_to_le32(dead);
-	if (dead < num || !le64_to_cpu(e->block)) {
-		nova_flush(&e->invalid_pages, sizeof(e->invalid_pages));
-		return false;
-	}
-	if (e->reassigned) {
+	if (!dies || e->reassigned) {
 		nova_flush(&e->invalid_pages, sizeof(e->invalid_pages));
 	} else {
 		/*
@@ -557,5 +554,5 @@ bool nova_invalidate_pages(struct super_block *sb,
 		nova_fence();
 		nova_page_count_dead(sb, nova_get_addr_off(NOVA_SB(sb), e));
 	}
-	return before < num;
+	return dies && before < num;
 }

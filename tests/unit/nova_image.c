@@ -810,7 +810,7 @@ static size_t inode_ranges(struct nv_fs *fs, struct range **out)
 
 static uint64_t snap_pages(struct nv_fs *fs, uint64_t records)
 {
-	uint64_t pages = (records + 1 + NOVA_SNAPSHOT_PER_PAGE - 1) / NOVA_SNAPSHOT_PER_PAGE;
+	uint64_t pages = NOVA_SNAPSHOT_PAGES(records);
 	uint64_t head = 0, prev = 0, blk;
 
 	while (pages--) {
