@@ -160,6 +160,7 @@ cloud_unlock() {
 cloud_boot() {
 	local log=$1 timeout=$2 kernel=$3 initrd=$4 qpid tailpid="" t0 own_lock=0
 	shift 4
+	kernel=$(pvh_kernel "$kernel")
 	# shellcheck disable=SC2054 # commas are QEMU option syntax
 	local qargs=(
 		-accel tcg,thread=multi -cpu max -smp 2
