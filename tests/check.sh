@@ -59,7 +59,7 @@ else
 	echo "=== guest: test binaries failed to build"
 	total_fail=$((total_fail + 1))
 fi
-# xfstests' smoke subset on NOVA (make xfstests-smoke: 26 generic tests
+# xfstests' smoke subset on NOVA (make xfstests-smoke: 20 generic tests
 # in a Debian 12 guest, compared with tests/xfstests/expected/NOVA)
 run_tier xfstests make -s xfstests-smoke
 # Packages: the cheap tier always; the cloud-init guest tier on Debian 12

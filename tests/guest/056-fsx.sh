@@ -9,8 +9,8 @@
 # a remount with inplace_data_updates=1.  After each run the file is
 # removed and every block must come back.
 #
-# Scaled for TCG and make check's 45 minutes: one run of "-N 50000 -l 4m
-# -o 32k" takes ~0.7 s on the host (tmpfs), the four runs about 100 s in
+# Scaled for TCG and make check's 45 minutes: one run of "-N 30000 -l 4m
+# -o 32k" takes ~0.7 s on the host (tmpfs), the four runs about 60 s in
 # the guest (100000 operations each took 221 s of make check's time on
 # each kernel).  The fsx_nova defaults (-l 8m -o 256k) take ~5 s a run
 # on the host.  On a loaded 2-core host the four runs of 100000 have
@@ -19,7 +19,7 @@
 . "$NOVA_TESTS/lib.sh"
 . "$NOVA_TESTS/nova-lib.inc"
 
-OPS=50000
+OPS=30000
 FSX_ARGS="-l 4m -o 32k -p 25000 -R"
 
 # a random seed in 1..2^31-1, printed so a failure can be reproduced
