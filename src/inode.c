@@ -752,9 +752,15 @@ static int nova_read_inode(struct super_block *sb, struct inode *inode,
 	}
 	if (S_ISREG(inode->i_mode))
 		nova_count_live_writes(inode);
-	/* a directory's st_blocks (and quota usage) is its log (quota.c) */
+	/*
+	 * a directory's st_blocks (and quota usage) is its log, another
+	 * inode's has its extended attributes' too (quota.c)
+	 */
 	if (S_ISDIR(inode->i_mode))
 		inode->i_blocks = sih->log_pages << (NOVA_BLOCK_SHIFT - 9);
+	else
+		inode->i_blocks += (blkcnt_t)nova_xattr_quota_blocks(inode,
+				sih->xattr_bytes) << (NOVA_BLOCK_SHIFT - 9);
 	ret = nova_claim_inode(sb, inode);
 	if (ret)
 		return ret;
@@ -1539,6 +1545,8 @@ void nova_evict_inode(struct inode *inode)
 			nova_free_file_data(sb, inode);
 		nova_free_log(sb, sih->log_head, sih->log_pages);
 		nova_quota_log_pages(inode, -(long)sih->log_pages, false);
+		nova_quota_release(inode, nova_xattr_quota_blocks(inode,
+							sih->xattr_bytes));
 		if (sih->symlink_block) {
 			nova_free_blocks(sb, sih->symlink_block >> NOVA_BLOCK_SHIFT, 1);
 			nova_quota_release(inode, 1);

@@ -739,6 +739,7 @@ void nova_quota_off_umount(struct super_block *sb);
 int nova_quota_charge(struct inode *inode, unsigned long n);
 void nova_quota_release(struct inode *inode, unsigned long n);
 int nova_quota_log_pages(struct inode *inode, long delta, bool may_fail);
+unsigned long nova_xattr_quota_blocks(struct inode *inode, s64 bytes);
 void nova_quota_settle(struct inode *inode, unsigned long mapped,
 		       unsigned long unmapped, unsigned long *charged);
 int nova_prjquota_enable(struct super_block *sb, bool current_usage);

@@ -6,9 +6,11 @@
  * quotaon), as ext2 and ext4 without the quota feature do.
  *
  * Space is counted in whole 4 KiB blocks, exactly as st_blocks: a file's
- * mapped data pages, a symlink's block and a directory's log pages (its
- * entries: ext4 counts a directory's blocks).  The logs of other inodes
- * are metadata and count as nothing, as in st_blocks.  The dquot calls
+ * mapped data pages, a symlink's block, a directory's log pages (its
+ * entries: ext4 counts a directory's blocks) and a non-directory's
+ * extended attributes (nova_xattr_quota_blocks()).  The rest of the logs
+ * of other inodes is metadata and counts as nothing, as in st_blocks (an
+ * extent tree, which ext4 counts, is NOVA's write entries).  The dquot calls
  * keep i_blocks: whatever maps new pages charges them before its commit
  * (EDQUOT then stops it with nothing committed), and nova_index_set(),
  * where the mapped page count changes, settles the charge with the pages
@@ -206,6 +208,23 @@ int nova_quota_log_pages(struct inode *inode, long delta, bool may_fail)
 		return dquot_alloc_block_nodirty(inode, delta);
 	return __dquot_alloc_space(inode, (qsize_t)delta << NOVA_BLOCK_SHIFT,
 				   DQUOT_SPACE_NOFAIL);
+}
+
+/*
+ * The blocks a non-directory's extended attributes are charged to its
+ * owners and count in its st_blocks: @bytes, their live entry bytes in
+ * the log (sih->xattr_bytes), in whole blocks rounded down, so that small
+ * attributes (an ACL, a security label) cost nothing, as attributes
+ * inside the inode on ext4 and XFS.  A directory's are in the log pages
+ * it is charged already.  nova_xattr_commit() charges the change before
+ * its commit (EDQUOT stops it), the log replay adds them to i_blocks,
+ * eviction gives them back.
+ */
+unsigned long nova_xattr_quota_blocks(struct inode *inode, s64 bytes)
+{
+	if (S_ISDIR(inode->i_mode) || bytes <= 0)
+		return 0;
+	return (u64)bytes >> NOVA_BLOCK_SHIFT;
 }
 
 /*

@@ -319,8 +319,10 @@ static int nova_xattr_commit(struct inode *inode, const struct nova_xattr_desc *
 {
 	struct super_block *sb = inode->i_sb;
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
-	struct nova_xattr_node *xn, *old;
+	struct nova_xattr_node *xn, *old, *cur;
 	u64 tail = sih->log_tail, part0 = 0;
+	unsigned long qold, qnew;
+	s64 live;
 	u32 bytes;
 	int ret;
 
@@ -333,6 +335,14 @@ static int nova_xattr_commit(struct inode *inode, const struct nova_xattr_desc *
 	ret = nova_xattr_write_group(inode, d, &tail, &part0, &bytes);
 	if (!ret)
 		ret = nova_append_dead_dir_mark(inode, &tail);
+	/* the live bytes after the change, and their quota (quota.c) */
+	cur = nova_xattr_find(sih, d->index, d->name, d->name_len);
+	live = sih->xattr_bytes - (cur && !cur->removed ? cur->log_bytes : 0) +
+	       (d->flags & NOVA_XATTR_REMOVE ? 0 : bytes);
+	qold = nova_xattr_quota_blocks(inode, sih->xattr_bytes);
+	qnew = nova_xattr_quota_blocks(inode, live);
+	if (!ret && qnew > qold)
+		ret = nova_quota_charge(inode, qnew - qold);
 	if (ret) {
 		nova_drop_dead_dir_mark(inode);
 		kfree(xn);
@@ -355,6 +365,8 @@ static int nova_xattr_commit(struct inode *inode, const struct nova_xattr_desc *
 		nova_xattr_invalidate(sb, old->off);
 		kfree(old);
 	}
+	if (qnew < qold)
+		nova_quota_release(inode, qold - qnew);
 	nova_set_ctime(inode, nova_ns_to_ts(d->ctime));
 	if (d->flags & NOVA_XATTR_MODE)
 		inode->i_mode = (inode->i_mode & S_IFMT) | (d->mode & ~S_IFMT);
@@ -423,7 +435,7 @@ int nova_xattr_set_mode(struct inode *inode, u8 index, const char *name,
 		d.flags |= NOVA_XATTR_MODE;
 		d.mode = *mode;
 	}
-	/* a directory's log pages are charged to its owner (quota.c) */
+	/* its owner is charged: a directory's log pages, or the attributes */
 	ret = dquot_initialize(inode);
 	if (ret)
 		return ret;
