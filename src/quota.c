@@ -51,10 +51,22 @@ nova_dquot_ptr_t *nova_get_dquots(struct inode *inode)
 	return NOVA_I(inode)->i_dquot;
 }
 
+/*
+ * The quota code reads one quota file while it writes dquots back to it
+ * (dqio_sem is shared for both): a copy-on-write of a quota page frees
+ * the old page and may free log pages, so a read that had looked them
+ * up could copy another file's bytes.  Reads and writes of the quota
+ * files take quota_write_lock.
+ */
 ssize_t nova_quota_read(struct super_block *sb, int type, char *data,
 			size_t len, loff_t off)
 {
-	return nova_kernel_read(sb_dqopt(sb)->files[type], data, len, off);
+	ssize_t ret;
+
+	mutex_lock(&NOVA_SB(sb)->quota_write_lock);
+	ret = nova_kernel_read(sb_dqopt(sb)->files[type], data, len, off);
+	mutex_unlock(&NOVA_SB(sb)->quota_write_lock);
+	return ret;
 }
 
 ssize_t nova_quota_write(struct super_block *sb, int type,
@@ -81,23 +93,65 @@ ssize_t nova_quota_write(struct super_block *sb, int type,
 	return ret;
 }
 
+/*
+ * A quota file in use is the quota code's alone, as on ext4: another
+ * quota type's file already (EBUSY), and while it is on, immutable and
+ * without atime for everybody else (the quota code writes it through
+ * nova_quota_write(), which no inode flag stops).  The flags live in
+ * the inode in memory only; quota off or the unmount drops them.
+ */
+static void nova_quota_file_flags(struct inode *inode, bool on)
+{
+	u32 own = NOVA_I(inode)->header.flags;
+	unsigned int f = S_NOATIME | S_IMMUTABLE;
+
+	/* off: the file's own flags (chattr +i, +A) again */
+	if (!on)
+		f = (own & FS_IMMUTABLE_FL ? S_IMMUTABLE : 0) |
+		    (own & FS_NOATIME_FL ? S_NOATIME : 0);
+	inode_lock(inode);
+	inode_set_flags(inode, f, S_NOATIME | S_IMMUTABLE);
+	inode_unlock(inode);
+}
+
 static int nova_quota_on(struct super_block *sb, int type, int format_id,
 			 const struct path *path)
 {
+	struct inode *inode = d_inode(path->dentry);
+	int ret;
+
 	/* project quotas: the hidden file, by the mount option only */
 	if (type == PRJQUOTA)
 		return -EINVAL;
 	/* the quota file must be on this file system */
 	if (path->dentry->d_sb != sb)
 		return -EXDEV;
-	return dquot_quota_on(sb, type, format_id, path);
+	if (IS_NOQUOTA(inode))
+		return -EBUSY;
+	ret = dquot_quota_on(sb, type, format_id, path);
+	if (!ret)
+		nova_quota_file_flags(inode, true);
+	return ret;
 }
 
 static int nova_quota_off(struct super_block *sb, int type)
 {
+	struct inode *inode;
+	int ret;
+
 	if (type == PRJQUOTA)
 		return -EINVAL;
-	return dquot_quota_off(sb, type);
+	/* (quotactl holds s_umount: no quota on or off meanwhile) */
+	inode = sb_dqopt(sb)->files[type];
+	if (inode)
+		inode = igrab(inode);
+	ret = dquot_quota_off(sb, type);
+	if (inode) {
+		if (!ret)
+			nova_quota_file_flags(inode, false);
+		iput(inode);
+	}
+	return ret;
 }
 
 static const struct quotactl_ops nova_quotactl_ops = {

@@ -244,7 +244,9 @@ static ssize_t nova_gc_write(struct file *file, const char __user *buf,
 	if (S_ISREG(inode->i_mode))
 		filemap_invalidate_lock(inode->i_mapping);
 	mutex_lock(&NOVA_I(inode)->header.log_mutex);
-	ret = inode->i_nlink ? nova_thorough_gc(sb, inode) : -ENOENT;
+	/* a quota file in use is the quota code's (quota.c) */
+	ret = IS_NOQUOTA(inode) ? -EBUSY :
+	      inode->i_nlink ? nova_thorough_gc(sb, inode) : -ENOENT;
 	mutex_unlock(&NOVA_I(inode)->header.log_mutex);
 	if (S_ISREG(inode->i_mode))
 		filemap_invalidate_unlock(inode->i_mapping);

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Disk quotas (usrquota, grpquota; the quota files made and turned on
-# through quotactl, as quotacheck and quotaon do).  Block usage is in
+# through quotactl, as quotacheck and quotaon do; a quota file in use is
+# immutable, as on ext4).  Block usage is in
 # 4 KiB blocks and equals st_blocks (data pages, a symlink's block, a
 # directory's log pages); inode usage counts inodes.  A hard limit gives
 # EDQUOT with nothing of the refused part committed, and a write fills
@@ -33,6 +34,22 @@ expect_ok q init "$MNT/aquota.group" group
 quota_on
 expect_eq "$(q state "$PMEM" user)" "on" "user quota on"
 expect_eq "$(q state "$PMEM" group)" "on" "group quota on"
+# a quota file in use is the quota code's alone, as on ext4: immutable
+# (root cannot write, truncate or remove it), not another type's file
+# (EBUSY), and no thorough GC through /proc (EBUSY); again its own after
+# quota off
+out=$(sh -c "echo x >>$MNT/aquota.user" 2>&1) && fail "root appended to the quota file in use"
+echo "$out" | grep -q "Operation not permitted" || fail "append to the quota file in use: $out"
+expect_fail truncate -s 0 "$MNT/aquota.user"
+expect_fail rm -f "$MNT/aquota.user"
+expect_eq "$(q on "$PMEM" "$MNT/aquota.user" group)" "EBUSY" "the user quota file as the group's"
+qino=$(stat -c %i "$MNT/aquota.user")
+expect_fail sh -c "echo $qino >/proc/fs/NOVA/pmem0/gc"
+expect_ok q off "$PMEM" user
+expect_ok touch "$MNT/aquota.user"
+expect_ok sh -c "echo $qino >/proc/fs/NOVA/pmem0/gc"
+expect_ok q on "$PMEM" "$MNT/aquota.user" user
+expect_eq "$(q state "$PMEM" user)" "on" "user quota on again"
 mkdir "$MNT/d"
 chmod 777 "$MNT/d"
 
