@@ -17,7 +17,7 @@ static struct inode *nova_nfs_get_inode(struct super_block *sb, u64 ino,
 		return ERR_PTR(-ESTALE);
 	if (ino > ULONG_MAX)
 		return ERR_PTR(-ESTALE);
-	inode = nova_iget(sb, ino);
+	inode = nova_iget_flags(sb, ino, NOVA_IGET_HANDLE);
 	if (IS_ERR(inode))
 		return ERR_CAST(inode);
 	if (generation && inode->i_generation != generation) {

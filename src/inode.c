@@ -82,8 +82,13 @@ static unsigned long nova_slots_per_block(struct nova_sb_info *sbi)
 	return sbi->layout.itable_block_size / sizeof(struct nova_inode) - 1;
 }
 
-/* Where the pmem inode of @ino lives, or 0 if @ino is out of range */
-static u64 nova_inode_off(struct super_block *sb, unsigned long ino)
+/*
+ * Where the pmem inode of @ino lives, or 0 if @ino is out of range, or
+ * with @in_use, not in use: free, or an orphan that a read-only device
+ * kept (bbuild.c), whose slot the scan left free in the map
+ */
+static u64 nova_inode_off(struct super_block *sb, unsigned long ino,
+			  bool in_use)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	unsigned long per = nova_slots_per_block(sbi), index;
@@ -96,7 +101,8 @@ static u64 nova_inode_off(struct super_block *sb, unsigned long ino)
 	map = &sbi->inode_maps[ino % sbi->layout.stripes];
 	index = ino / sbi->layout.stripes;
 	mutex_lock(&map->lock);
-	if (index / per < map->nblocks)
+	if (index / per < map->nblocks &&
+	    (!in_use || test_bit(index, map->inuse)))
 		off = map->blocks[index / per] +
 		      (index % per) * sizeof(struct nova_inode);
 	mutex_unlock(&map->lock);
@@ -664,8 +670,9 @@ static void nova_set_inode_ops(struct inode *inode, dev_t rdev)
 	}
 }
 
+/* @flags: NOVA_IGET_HANDLE, the inode number comes from a file handle */
 static int nova_read_inode(struct super_block *sb, struct inode *inode,
-			   u64 pi_off)
+			   u64 pi_off, unsigned int flags)
 {
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	struct nova_inode pi;
@@ -743,8 +750,12 @@ static int nova_read_inode(struct super_block *sb, struct inode *inode,
 	/*
 	 * A linked name leads here, so a zero link count is damage (orphans
 	 * of a crash were reclaimed by the mount scan); evicting it would
-	 * free an inode that a directory still names.
+	 * free an inode that a directory still names.  A file handle may
+	 * name a deleted file: an orphan that a read-only device kept
+	 * (sbi->orphans_left) is stale, as ext4's EXT4_IGET_HANDLE.
 	 */
+	if (!inode->i_nlink && (flags & NOVA_IGET_HANDLE))
+		return -ESTALE;
 	if (!inode->i_nlink) {
 		nova_error(sb, "inode %llu: link count 0 in a reachable inode",
 			   nova_ino(inode));
@@ -779,7 +790,8 @@ static int nova_read_inode(struct super_block *sb, struct inode *inode,
 	return 0;
 }
 
-struct inode *nova_iget(struct super_block *sb, unsigned long ino)
+struct inode *nova_iget_flags(struct super_block *sb, unsigned long ino,
+			      unsigned int flags)
 {
 	struct inode *inode;
 	u64 pi_off;
@@ -791,12 +803,12 @@ struct inode *nova_iget(struct super_block *sb, unsigned long ino)
 	if (!nova_inode_is_new(inode))
 		return inode;
 
-	pi_off = nova_inode_off(sb, ino);
+	pi_off = nova_inode_off(sb, ino, flags & NOVA_IGET_HANDLE);
 	if (!pi_off) {
 		ret = -ESTALE;
 		goto fail;
 	}
-	ret = nova_read_inode(sb, inode, pi_off);
+	ret = nova_read_inode(sb, inode, pi_off, flags);
 	if (ret)
 		goto fail;
 	unlock_new_inode(inode);
@@ -806,6 +818,11 @@ fail:
 	nova_xattr_free(inode);
 	iget_failed(inode);
 	return ERR_PTR(ret);
+}
+
+struct inode *nova_iget(struct super_block *sb, unsigned long ino)
+{
+	return nova_iget_flags(sb, ino, 0);
 }
 
 static int nova_walk_one(struct super_block *sb, unsigned long ino,
@@ -948,7 +965,7 @@ struct inode *nova_new_inode(nova_idmap_t *idmap, struct inode *dir,
 	nova_set_inode_flags(inode, nova_inherit_flags(NOVA_I(dir)->header.flags,
 						       mode));
 
-	pi_off = nova_inode_off(sb, ino);
+	pi_off = nova_inode_off(sb, ino, false);
 	sih = &NOVA_I(inode)->header;
 	/* as ext4: in a project directory, the directory's project */
 	if (NOVA_I(dir)->header.flags & FS_PROJINHERIT_FL)

@@ -536,6 +536,9 @@ void nova_destroy_inode_cache(void);
 struct inode *nova_alloc_inode(struct super_block *sb);
 void nova_free_inode(struct inode *inode);
 struct inode *nova_iget(struct super_block *sb, unsigned long ino);
+#define NOVA_IGET_HANDLE	1	/* the number is a file handle's */
+struct inode *nova_iget_flags(struct super_block *sb, unsigned long ino,
+			      unsigned int flags);
 typedef int (*nova_inode_fn)(struct inode *inode, void *arg);
 int nova_walk_inodes(struct super_block *sb, nova_inode_fn fn, void *arg,
 		     unsigned long *skipped);

@@ -76,6 +76,17 @@
  *                                     RWF_DSYNC) or plain; prints what
  *                                     "times" prints after it
  *   nova-fsctl times PATH             print "mtime=S.N ctime=S.N"
+ *   nova-fsctl nowait FILE [direct]   pwritev2(RWF_NOWAIT) 4 KiB of 'N' at 0,
+ *                                     then preadv2(RWF_NOWAIT) 4 KiB at 0
+ *                                     (direct: opened O_DIRECT): prints
+ *                                     "write=N read=N" (an errno's name for
+ *                                     a failed call) and " same=0|1" when
+ *                                     both worked
+ *   nova-fsctl handle save PATH FILE  name_to_handle_at(PATH) into FILE
+ *   nova-fsctl handle open MNT FILE   open_by_handle_at() of FILE's handle
+ *                                     on the file system of MNT, read-only;
+ *                                     a failure prints the errno's name
+ *                                     (ESTALE, EUCLEAN, ...) alone
  *
  * Exit status 0 on success; on failure prints the errno name and exits
  * with 1.
@@ -98,6 +109,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 #include <linux/fs.h>
+#include "tutil.h"
 
 #ifndef RENAME_EXCHANGE
 #define RENAME_EXCHANGE (1 << 1)
@@ -478,6 +490,74 @@ static int pmd_store(const char *file, long pre)
 	return 0;
 }
 
+/* nowait FILE [direct]: RWF_NOWAIT write and read of 4 KiB at 0 */
+static int nowait(const char *file, int direct)
+{
+	static char w[4096] __attribute__((aligned(4096)));
+	static char r[4096] __attribute__((aligned(4096)));
+	struct iovec iov = { .iov_base = w, .iov_len = sizeof(w) };
+	ssize_t wn, rn;
+	int fd = open(file, O_RDWR | (direct ? O_DIRECT : 0));
+
+	if (fd < 0)
+		return fail("open");
+	memset(w, 'N', sizeof(w));
+	wn = pwritev2(fd, &iov, 1, 0, RWF_NOWAIT);
+	if (wn < 0)
+		printf("write=%s ", errname(errno));
+	else
+		printf("write=%zd ", wn);
+	iov.iov_base = r;
+	rn = preadv2(fd, &iov, 1, 0, RWF_NOWAIT);
+	if (rn < 0)
+		printf("read=%s\n", errname(errno));
+	else if (wn < 0)
+		printf("read=%zd\n", rn);
+	else
+		printf("read=%zd same=%d\n", rn, !memcmp(w, r, sizeof(w)));
+	close(fd);
+	return wn < 0 || rn < 0;
+}
+
+/* handle save PATH FILE, handle open MNT FILE */
+static int handle(const char *how, const char *path, const char *file)
+{
+	struct {
+		struct file_handle fh;
+		unsigned char buf[MAX_HANDLE_SZ];
+	} h;
+	int fd, mnt_id, mfd;
+	FILE *f;
+
+	if (!strcmp(how, "save")) {
+		h.fh.handle_bytes = MAX_HANDLE_SZ;
+		if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mnt_id, 0))
+			return fail("name_to_handle_at");
+		f = fopen(file, "w");
+		if (!f || fwrite(&h, sizeof(h.fh) + h.fh.handle_bytes, 1, f) != 1 ||
+		    fclose(f))
+			return fail("write the handle");
+		return 0;
+	}
+	f = fopen(file, "r");
+	if (!f || fread(&h.fh, sizeof(h.fh), 1, f) != 1 ||
+	    h.fh.handle_bytes > MAX_HANDLE_SZ ||
+	    fread(h.buf, 1, h.fh.handle_bytes, f) != h.fh.handle_bytes)
+		return fail("read the handle");
+	fclose(f);
+	mfd = open(path, O_RDONLY | O_DIRECTORY);
+	if (mfd < 0)
+		return fail("open the mount point");
+	fd = open_by_handle_at(mfd, &h.fh, O_RDONLY);
+	if (fd < 0) {
+		printf("%s\n", errname(errno));
+		return 1;
+	}
+	close(fd);
+	close(mfd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char label[FSLABEL_MAX];
@@ -501,7 +581,9 @@ int main(int argc, char **argv)
 			"       nova-fsctl readfsync PATH N\n"
 			"       nova-fsctl pmdstore FILE [PRE]\n"
 			"       nova-fsctl syncwrite FILE HOW OFF LEN\n"
-			"       nova-fsctl times PATH\n");
+			"       nova-fsctl times PATH\n"
+			"       nova-fsctl nowait FILE [direct]\n"
+			"       nova-fsctl handle save|open PATH|MNT FILE\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "pmdstore") && (argc == 3 || argc == 4))
@@ -509,6 +591,11 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "syncwrite") && argc == 6)
 		return sync_write(argv[2], argv[3], strtoll(argv[4], NULL, 0),
 				  strtoul(argv[5], NULL, 0));
+	if (!strcmp(argv[1], "nowait") && (argc == 3 ||
+	    (argc == 4 && !strcmp(argv[3], "direct"))))
+		return nowait(argv[2], argc == 4);
+	if (!strcmp(argv[1], "handle") && argc == 5)
+		return handle(argv[2], argv[3], argv[4]);
 	if (!strcmp(argv[1], "times") && argc == 3) {
 		struct stat ts;
 
