@@ -108,6 +108,13 @@ static int nova_scan_log_pages(struct nova_scan *sc, struct nova_inode *pi,
 	return 0;
 }
 
+/* Every 1024 pages of a write entry: let others run; true: stop (killed) */
+static bool nova_scan_yield(struct nova_scan *sc)
+{
+	cond_resched();
+	return nova_walk_killed(sc->sb);
+}
+
 /*
  * Entry walk: the last logged link count, and the live data pages: later
  * write entries replace earlier ones page by page, hole entries and size
@@ -144,6 +151,8 @@ static int nova_scan_entry(struct super_block *sb, u64 off, const void *entry,
 		xa_for_each_start(&sc->pages, index, old, pg) {
 			xa_erase(&sc->pages, index);
 			sc->npages--;
+			if (!(sc->npages & 1023) && nova_scan_yield(sc))
+				return -EINTR;
 		}
 		break;
 	case NOVA_FILE_WRITE:
@@ -165,6 +174,8 @@ static int nova_scan_entry(struct super_block *sb, u64 off, const void *entry,
 			xa_for_each_range(&sc->pages, index, old, pg, pg + n - 1) {
 				xa_erase(&sc->pages, index);
 				sc->npages--;
+				if (!(sc->npages & 1023) && nova_scan_yield(sc))
+					return -EINTR;
 			}
 			break;
 		}
@@ -180,8 +191,8 @@ static int nova_scan_entry(struct super_block *sb, u64 off, const void *entry,
 					   sc->ino);
 				return -EUCLEAN;
 			}
-			if (!(i & 1023))
-				cond_resched();
+			if (!(i & 1023) && nova_scan_yield(sc))
+				return -EINTR;
 		}
 		break;
 	}
@@ -407,6 +418,8 @@ int nova_rebuild_allocator(struct super_block *sb)
 		goto out;
 	}
 	nova_drop_stale_snapshots(sb);
+	/* the workers stop when the mount is killed (nova_walk_killed()) */
+	WRITE_ONCE(sbi->scan_task, current);
 	for (ino = NOVA_ROOT_INO; ino < NOVA_NORMAL_INODE_START; ino++) {
 		if (ino == NOVA_BLOCKNODE_INO || ino == NOVA_INODELIST_INO)
 			continue;
@@ -456,6 +469,7 @@ int nova_rebuild_allocator(struct super_block *sb)
 		  inodes, nova_count_free_blocks(sb));
 	NOVA_TIMER_END(sbi, T_REBUILD, t);
 out:
+	WRITE_ONCE(sbi->scan_task, NULL);
 	kfree(scans);
 	vfree(main.used);
 	return ret;

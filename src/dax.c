@@ -182,8 +182,12 @@ long nova_index_set(struct super_block *sb, struct inode *inode, pgoff_t pg,
 				return -EUCLEAN;
 		}
 		/* one entry may map a whole device: let others run */
-		if (!(i & 1023))
+		if (!(i & 1023)) {
 			cond_resched();
+			/* a replay may stop (nothing of it is kept then) */
+			if (how == NOVA_INDEX_REPLAY && nova_walk_killed(sb))
+				return -EINTR;
+		}
 		if (!old)
 			continue;
 		if (hole) {

@@ -832,8 +832,9 @@ static int nova_walk_one(struct super_block *sb, unsigned long ino,
 	int ret;
 
 	if (IS_ERR(inode)) {
-		if (PTR_ERR(inode) == -ENOMEM)
-			return -ENOMEM;
+		/* (killed: a replay stopped, nothing to count it by) */
+		if (PTR_ERR(inode) == -ENOMEM || PTR_ERR(inode) == -EINTR)
+			return PTR_ERR(inode);
 		pr_warn("NOVA (%s): inode %lu cannot be read (%ld): not counted\n",
 			sb->s_id, ino, PTR_ERR(inode));
 		(*skipped)++;

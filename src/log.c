@@ -431,6 +431,8 @@ void nova_log_commit(struct super_block *sb, struct inode *inode, u64 tail)
  * device, a loop, a malformed entry or a bad checksum stops the walk with
  * -EUCLEAN.  With @own, the log is one this mount has just written (a
  * thorough GC's new log): the entries' checksums are not computed again.
+ * Otherwise (a replay, the recovery scan) a killed waiter stops the walk
+ * with -EINTR (nova_walk_killed()).
  */
 static int __nova_log_walk(struct super_block *sb, unsigned long ino,
 			   u64 head, u64 tail, nova_entry_fn fn, void *arg,
@@ -460,6 +462,9 @@ static int __nova_log_walk(struct super_block *sb, unsigned long ino,
 			    cur & (NOVA_BLOCK_SIZE - 1) || !guard--)
 				goto corrupt;
 			cond_resched();
+			/* (a thorough GC's walk of its own log goes on) */
+			if (!own && nova_walk_killed(sb))
+				return -EINTR;
 			continue;
 		}
 		size = nova_entry_size(p, NOVA_LOG_LAST_ENTRY - in_page);

@@ -14,6 +14,7 @@
 #include <linux/rbtree.h>
 #include <linux/spinlock.h>
 #include <linux/mutex.h>
+#include <linux/sched/signal.h>
 #include <linux/uidgid.h>
 #include <linux/time64.h>
 
@@ -125,6 +126,7 @@ struct nova_sb_info {
 	unsigned long *claimed;		/* claimed blocks, snapshot mounts (balloc.c) */
 	struct nova_inode_map *inode_maps;	/* one per stripe */
 	struct mutex *journal_locks;		/* one per stripe */
+	struct task_struct *scan_task;	/* the mounting task, during its recovery scan */
 	atomic64_t inodes_used;
 	atomic_t next_generation;
 
@@ -303,6 +305,20 @@ static inline struct nova_link_state nova_link_state_of(const struct inode *inod
 		.mtime = nova_get_mtime(inode),
 		.ctime = nova_get_ctime(inode),
 	};
+}
+
+/*
+ * A log replay (nova_read_inode()) or the recovery scan stops with -EINTR
+ * once the task that waits for it is killed: a hostile log can make them
+ * take hours (write entries that map the whole device at the same file
+ * offset, again and again, never map more pages than the device has
+ * blocks).  The scan's workers look at the mounting task.
+ */
+static inline bool nova_walk_killed(struct super_block *sb)
+{
+	struct task_struct *t = READ_ONCE(NOVA_SB(sb)->scan_task);
+
+	return fatal_signal_pending(current) || (t && fatal_signal_pending(t));
 }
 
 /*

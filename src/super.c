@@ -770,6 +770,11 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 			ret = nova_rebuild_allocator(sb);
 		if (ret == -ENOMEM)
 			return ret;
+		if (ret == -EINTR) {
+			pr_warn("NOVA (%s): mount killed during the recovery scan\n",
+				sb->s_id);
+			return ret;
+		}
 		if (ret)
 			return invalfc(fc, "%s: file system is corrupt, run fsck.nova",
 				       sb->s_id);

@@ -4,7 +4,9 @@
 # offset; nova_fuzz bigmap): the lookup that replays the log (after a
 # clean unmount) and the recovery scan (after a crash) refuse it at once
 # with EUCLEAN and a log line, instead of exhausting memory or time.  The
-# rest of the file system stays usable.
+# rest of the file system stays usable.  Entries that all map the device
+# at file offset 0 are not refused, but the replay and the scan they make
+# long end within seconds of a SIGKILL.
 . "$NOVA_TESTS/lib.sh"
 . "$NOVA_TESTS/nova-lib.inc"
 
@@ -51,3 +53,50 @@ nova_mount_refused "" "inode $ino: its log maps more pages than the device has b
 t1=$(date +%s)
 [ $((t1 - t0)) -lt 10 ] || fail "refusing the hostile image took $((t1 - t0)) s"
 expect_no_dmesg 'Oops|BUG|WARNING|general protection|soft lockup|Out of memory' "no kernel errors"
+
+# The same entries all at file offset 0 (nova_fuzz bigmap same): never more
+# pages than the device has blocks, but each entry replaces every page of
+# the one before, 600 x 127,000 page updates (hours on a big device).
+# Not refused, but the waiting task can be killed: the stat (replay) and
+# the mount (recovery scan) end within seconds of SIGKILL, with no kernel
+# warning, and the file system stays usable or unmounted.
+# gone PID SECS: the process PID ended within SECS seconds
+gone() {
+	_i=0
+	while kill -0 "$1" 2>/dev/null; do
+		[ $_i -lt $(($2 * 5)) ] || return 1
+		sleep 0.2
+		_i=$((_i + 1))
+	done
+	return 0
+}
+make_victim
+nova_umount
+expect_ok nova_fuzz bigmap "$PMEM" "$ino" same
+nova_mount
+dmesg_mark
+stat -c %s "$MNT/f" >/tmp/stat.out 2>&1 &
+pid=$!
+sleep 3
+kill -0 $pid 2>/dev/null || fail "the replay of 600 whole-device entries ended within 3 s: $(cat /tmp/stat.out)"
+kill -9 $pid
+gone $pid 10 || fail "stat still running 10 s after SIGKILL (replay not killable)"
+expect_eq "$(cat "$MNT/g")" "good" "another file after the killed replay"
+expect_ok sh -c "echo new >$MNT/h"
+nova_umount
+expect_no_dmesg 'Oops|BUG|WARNING|general protection|soft lockup|blocked for more' "kernel log of the killed replay"
+
+make_victim
+expect_ok nova-fsctl shutdown "$MNT" 2
+nova_umount
+expect_ok nova_fuzz bigmap "$PMEM" "$ino" same
+dmesg_mark
+mount -t NOVA "$PMEM" "$MNT" >/tmp/mount.out 2>&1 &
+pid=$!
+sleep 3
+kill -0 $pid 2>/dev/null || fail "the recovery scan of 600 whole-device entries ended within 3 s: $(cat /tmp/mount.out)"
+kill -9 $pid
+gone $pid 10 || fail "mount still running 10 s after SIGKILL (recovery scan not killable)"
+grep -q " $MNT " /proc/mounts && fail "the killed mount mounted the file system"
+expect_dmesg "mount killed during the recovery scan" "the killed mount is logged"
+expect_no_dmesg 'Oops|BUG|WARNING|general protection|soft lockup|blocked for more' "kernel log of the killed mount"

@@ -2844,12 +2844,15 @@ static int selftest(const char *path, long n)
 }
 
 /*
- * bigmap DEV INO: a hostile image for issue #20 finding 11.  Every live
- * write entry of regular file INO is made to map the whole dynamic area,
- * each at its own file offset, checksums fixed: the log then maps far
- * more pages than the device has blocks.
+ * bigmap DEV INO [same]: a hostile image for issue #20 finding 11.  Every
+ * live write entry of regular file INO is made to map the whole dynamic
+ * area, each at its own file offset, checksums fixed: the log then maps
+ * far more pages than the device has blocks.  With @same, every entry
+ * maps it at file offset 0: never more pages than the device has blocks,
+ * but each entry replaces every page of the one before (a review finding:
+ * the replay and the scan then take hours, and could not be killed).
  */
-static int bigmap(const char *dev, u64 ino)
+static int bigmap(const char *dev, u64 ino, int same)
 {
 	struct cat c;
 	u8 *img;
@@ -2874,7 +2877,8 @@ static int bigmap(const char *dev, u64 ino)
 			continue;
 		e->block = htole64(first * BS);
 		e->num_pages = htole32((u32)n);
-		e->pgoff = htole64(k++ * n);
+		e->pgoff = htole64(same ? 0 : k * n);
+		k++;
 		e->invalid_pages = 0;
 		entry_fix((u8 *)e, c.en[i].size);
 	}
@@ -2928,8 +2932,9 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: nova_fuzz run -d DEV -m MNT [-n ITERS] [-s SEED] [-t SECS] [-w WSEED] [-v] [--strict]\n"
 		"       nova_fuzz replay SEED -d DEV -m MNT [-w WSEED]\n"
-		"       nova_fuzz bigmap DEV INO   (one hostile image: every write entry\n"
-		"                                   of file INO maps the whole device)\n"
+		"       nova_fuzz bigmap DEV INO [same]  (one hostile image: every write\n"
+		"                                   entry of file INO maps the whole device;\n"
+		"                                   same: all at file offset 0)\n"
 		"       nova_fuzz feature DEV compat|ro_compat|incompat BITS\n"
 		"                                  (set feature bits, checksums fixed)\n"
 		"  DEV: a small DAX block device (e.g. a 16 MiB partition of /dev/pmem0)\n"
@@ -2960,8 +2965,9 @@ int main(int argc, char **argv)
 		usage();
 	if (!strcmp(argv[1], "selftest") && argc >= 4)
 		return selftest(argv[2], strtol(argv[3], NULL, 0));
-	if (!strcmp(argv[1], "bigmap") && argc == 4)
-		return bigmap(argv[2], strtoull(argv[3], NULL, 0));
+	if (!strcmp(argv[1], "bigmap") && (argc == 4 ||
+	    (argc == 5 && !strcmp(argv[4], "same"))))
+		return bigmap(argv[2], strtoull(argv[3], NULL, 0), argc == 5);
 	if (!strcmp(argv[1], "feature") && argc == 5)
 		return set_feature(argv[2], argv[3], strtoull(argv[4], NULL, 0));
 	is_replay = !strcmp(argv[1], "replay");
