@@ -1532,11 +1532,12 @@ void nova_evict_inode(struct inode *inode)
 	struct super_block *sb = inode->i_sb;
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	/*
-	 * after a shutdown or an error (errors=remount-ro) an unlinked
-	 * inode is left to the next mount (or fsck.nova)
+	 * after a shutdown, an error (errors=remount-ro) or a forced
+	 * read-only remount (sysrq-u) an unlinked inode is left to the
+	 * next mount's scan (or fsck.nova)
 	 */
 	bool destroy = !inode->i_nlink && !is_bad_inode(inode) && sih->pi_addr &&
-		       !nova_emergency_state(sb);
+		       !nova_emergency_state(sb) && !sb_rdonly(sb);
 
 	if (IS_DAX(inode))
 		nova_dax_break_layout_final(inode);

@@ -860,7 +860,20 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 static void nova_mark_clean(struct super_block *sb)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
-	int ret = nova_save_snapshot(sb);
+	int ret;
+
+	/*
+	 * Not clean, the next mount scans, with inodes unlinked while still
+	 * open, which a forced read-only remount (sysrq-u) leaves: only the
+	 * scan reclaims them.  (Damage this mount found stays mountable, as
+	 * on ext4: NOVA_STATE_ERROR makes the next fsck.nova check it all.)
+	 */
+	if (atomic_long_read(&sb->s_remove_count)) {
+		pr_warn("NOVA (%s): unlinked inodes still open: not marked clean, the next mount reclaims them\n",
+			sb->s_id);
+		return;
+	}
+	ret = nova_save_snapshot(sb);
 
 	NOVA_CRASH_POINT(CP_SNAPSHOT_SAVED);
 	mutex_lock(&sbi->s_lock);
