@@ -426,7 +426,13 @@ ssize_t nova_dax_read_iter(struct kiocb *iocb, struct iov_iter *to)
 		return -EIO;
 	if (!iov_iter_count(to))
 		return 0;
-	inode_lock_shared(inode);
+	/* RWF_NOWAIT, io_uring: nothing on pmem waits, only the lock may */
+	if (iocb->ki_flags & IOCB_NOWAIT) {
+		if (!inode_trylock_shared(inode))
+			return -EAGAIN;
+	} else {
+		inode_lock_shared(inode);
+	}
 	done = nova_read_pages(inode, to, &pos);
 	iocb->ki_pos = pos;
 	inode_unlock_shared(inode);
@@ -1288,13 +1294,27 @@ ssize_t nova_dax_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	ret = nova_emergency_state(inode->i_sb);
 	if (ret)
 		return ret;
-	inode_lock(inode);
+	/*
+	 * RWF_NOWAIT, io_uring: a write waits for no I/O (pmem is memory),
+	 * only for the inode lock, and for clearing set-user-ID and
+	 * set-group-ID (a logged attribute change), as ext4's
+	 */
+	if (iocb->ki_flags & IOCB_NOWAIT) {
+		if (!inode_trylock(inode))
+			return -EAGAIN;
+	} else {
+		inode_lock(inode);
+	}
 	/* chattr +i after the open (as ext4) */
 	ret = -EPERM;
 	if (IS_IMMUTABLE(inode))
 		goto out;
 	ret = generic_write_checks(iocb, from);
 	if (ret <= 0)
+		goto out;
+	ret = -EAGAIN;
+	if ((iocb->ki_flags & IOCB_NOWAIT) && !IS_NOSEC(inode) &&
+	    (inode->i_mode & (S_ISUID | S_ISGID)) && !capable(CAP_FSETID))
 		goto out;
 	ret = file_remove_privs(file);
 	if (ret)

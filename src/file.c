@@ -394,6 +394,8 @@ static int nova_file_open(struct inode *inode, struct file *file)
 	ret = fscrypt_file_open(inode, file);
 	if (ret)
 		return ret;
+	/* RWF_NOWAIT and io_uring's inline reads and writes (dax.c) */
+	file->f_mode |= FMODE_NOWAIT;
 	/* a writer's quota structures are set up before any write */
 	return dquot_file_open(inode, file);
 }

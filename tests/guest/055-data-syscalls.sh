@@ -6,6 +6,9 @@
 # fallocate (default, KEEP_SIZE, PUNCH_HOLE, ZERO_RANGE), SEEK_DATA and
 # SEEK_HOLE, fsync, st_blocks, mtime/ctime, and mmap (coherence with
 # read/write, holes, MAP_PRIVATE, SIGBUS past EOF, MAP_SYNC, 4 MiB maps).
+# Then RWF_NOWAIT (io_uring's inline path) as on ext4-DAX: reads work,
+# writes need O_DIRECT (the VFS refuses others, EINVAL) and get EAGAIN
+# only when they must first clear set-user-ID.
 # Host runtime on tmpfs is about 1 s (~30-40 s under TCG).
 . "$NOVA_TESTS/lib.sh"
 . "$NOVA_TESTS/nova-lib.inc"
@@ -28,6 +31,20 @@ left=$(ls -A "$MNT/d")
 expect_no_dmesg 'Oops|BUG|WARNING|general protection|NOVA.*(error|corrupt)' \
 	"no kernel errors during t_data"
 expect_ok rmdir "$MNT/d"
+
+# RWF_NOWAIT (a review finding: EOPNOTSUPP, no FMODE_NOWAIT)
+expect_ok dd if=/dev/zero of="$MNT/nw" bs=4096 count=2 2>/dev/null
+expect_eq "$(nova-fsctl nowait "$MNT/nw")" "write=EINVAL read=4096" "RWF_NOWAIT read; write without O_DIRECT"
+expect_eq "$(nova-fsctl nowait "$MNT/nw" direct)" "write=4096 read=4096 same=1" "RWF_NOWAIT write and read, O_DIRECT"
+chmod 4777 "$MNT/nw"
+expect_eq "$(t_xattr asuser 1000 1000 nova-fsctl nowait "$MNT/nw" direct)" "write=EAGAIN read=4096" \
+	"RWF_NOWAIT write that must clear set-user-ID"
+expect_eq "$(stat -c %a "$MNT/nw")" "4777" "set-user-ID kept by the refused write"
+expect_ok t_xattr asuser 1000 1000 dd if=/dev/zero of="$MNT/nw" bs=4096 count=1 conv=notrunc
+expect_eq "$(stat -c %a "$MNT/nw")" "777" "a write clears set-user-ID"
+expect_eq "$(t_xattr asuser 1000 1000 nova-fsctl nowait "$MNT/nw" direct)" "write=4096 read=4096 same=1" \
+	"RWF_NOWAIT once set-user-ID is gone"
+rm "$MNT/nw"
 nova_umount
 # the file system mounts again after all that
 nova_mount
