@@ -70,6 +70,8 @@ guest-bin:
 	$(CC) $(CFLAGS_STATIC) -pthread -o $(GUEST_BIN)/t_mmap_race tests/guest/src/t_mmap_race.c
 	$(CC) $(CFLAGS_STATIC) -pthread -o $(GUEST_BIN)/t_inplace_edge tests/guest/src/t_inplace_edge.c
 	$(CC) $(CFLAGS_STATIC) -Isrc -o $(GUEST_BIN)/t_gc tests/guest/src/t_gc.c
+	$(CC) $(CFLAGS_STATIC) -Isrc -o $(GUEST_BIN)/t_ioctl tests/guest/src/t_ioctl.c
+	$(CC) $(CFLAGS_STATIC) -m32 -Isrc -o $(GUEST_BIN)/t_ioctl32 tests/guest/src/t_ioctl.c
 	$(CC) $(CFLAGS_STATIC) -Isrc -Isrc/tools -o $(GUEST_BIN)/t_claim \
 		tests/guest/src/t_claim.c src/tools/libnova.c src/tools/nova_tools.c
 	$(CC) $(CFLAGS_STATIC) -Isrc/tools -o $(GUEST_BIN)/nova_image \

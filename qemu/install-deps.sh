@@ -8,4 +8,4 @@ set -euo pipefail
 ensure_pkgs gcc make libc6-dev bc flex bison libelf-dev \
 	qemu-system-x86 qemu-utils busybox-static cpio gzip zstd xz-utils kmod \
 	ndctl e2fsprogs xfsprogs util-linux libblkid-dev uuid-dev \
-	clang libclang-rt-14-dev llvm
+	clang libclang-rt-14-dev llvm gcc-multilib

@@ -477,4 +477,7 @@ const struct file_operations nova_dir_operations = {
 	.iterate_shared	= nova_readdir,
 	.fsync		= nova_dir_fsync,
 	.unlocked_ioctl	= nova_ioctl,
+#ifdef CONFIG_COMPAT
+	.compat_ioctl	= nova_compat_ioctl,
+#endif
 };

@@ -407,6 +407,9 @@ const struct file_operations nova_file_operations = {
 	.open		= nova_file_open,
 	.fsync		= nova_fsync,
 	.unlocked_ioctl	= nova_ioctl,
+#ifdef CONFIG_COMPAT
+	.compat_ioctl	= nova_compat_ioctl,
+#endif
 	.fallocate	= nova_fallocate,
 	.mmap		= nova_dax_mmap,
 	.get_unmapped_area = thp_get_unmapped_area,

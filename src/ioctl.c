@@ -4,6 +4,7 @@
  * size and GC bound (NOVA_IOC_LOG_INFO).  Inode flags
  * (FS_IOC_GETFLAGS/SETFLAGS) go through the VFS fileattr operations.
  */
+#include <linux/compat.h>
 #include <linux/uaccess.h>
 #include <linux/mount.h>
 #include "nova.h"
@@ -133,3 +134,18 @@ long nova_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 		return nova_crypt_ioctl(filp, cmd, arg);
 	}
 }
+
+#ifdef CONFIG_COMPAT
+/*
+ * 32-bit callers on a 64-bit kernel: every argument has the same layout
+ * (NOVA_IOC_LOG_INFO's fields are all 64-bit, fscrypt's are fixed-size)
+ * except FS_IOC_GETVERSION's long, as in ext4_compat_ioctl().  The
+ * FS_IOC32_GETFLAGS family is the VFS's.
+ */
+long nova_compat_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
+{
+	if (cmd == FS_IOC32_GETVERSION)
+		cmd = FS_IOC_GETVERSION;
+	return nova_ioctl(filp, cmd, (unsigned long)compat_ptr(arg));
+}
+#endif

@@ -778,6 +778,7 @@ void nova_proc_unregister(struct super_block *sb);
 
 /* ioctl.c */
 long nova_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
+long nova_compat_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
 
 /* crypto.c */
 extern const struct inode_operations nova_encrypted_symlink_inode_operations;
