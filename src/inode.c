@@ -751,8 +751,9 @@ static int nova_read_inode(struct super_block *sb, struct inode *inode,
 	 * A linked name leads here, so a zero link count is damage (orphans
 	 * of a crash were reclaimed by the mount scan); evicting it would
 	 * free an inode that a directory still names.  A file handle may
-	 * name a deleted file: an orphan that a read-only device kept
-	 * (sbi->orphans_left) is stale, as ext4's EXT4_IGET_HANDLE.
+	 * name a deleted file: stale, as ext4's EXT4_IGET_HANDLE (an orphan
+	 * a read-only device kept is already refused by nova_inode_off(),
+	 * its slot being free in the map; this covers any other).
 	 */
 	if (!inode->i_nlink && (flags & NOVA_IGET_HANDLE))
 		return -ESTALE;
