@@ -15,6 +15,7 @@
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/dax.h>
+#include <linux/memremap.h>
 #include <linux/fileattr.h>
 #include <linux/slab.h>
 
@@ -481,6 +482,31 @@ static inline int nova_generic_drop_inode(struct inode *inode)
 	return inode_generic_drop(inode);
 #else
 	return generic_drop_inode(inode);
+#endif
+}
+
+/*
+ * The device's removal (dax.c of the kernel: kill_dax()) and the page
+ * map behind a DAX device's kernel mapping (see super.c, "Device
+ * removal").  get_dev_pagemap() took a pgmap to reuse before 7.x; the
+ * holder learns of the removal from MF_MEM_PRE_REMOVE since it exists,
+ * before from a failure reported of the whole device.
+ */
+static inline struct dev_pagemap *nova_get_dev_pagemap(unsigned long pfn)
+{
+#ifdef HAVE_GET_DEV_PAGEMAP_PFN
+	return get_dev_pagemap(pfn);
+#else
+	return get_dev_pagemap(pfn, NULL);
+#endif
+}
+
+static inline bool nova_dax_removal(u64 off, u64 len, int mf_flags)
+{
+#ifdef HAVE_MF_MEM_PRE_REMOVE
+	return mf_flags & MF_MEM_PRE_REMOVE;
+#else
+	return off == 0 && len == U64_MAX;
 #endif
 }
 

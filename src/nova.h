@@ -106,6 +106,10 @@ struct nova_sb_info {
 	u64 s_dax_part_off;
 	void *virt_addr;		/* kernel mapping of the device */
 	unsigned long base_pfn;		/* its first pfn, 0: no struct pages */
+	/* the page maps of its first and last page, held (super.c) */
+	struct dev_pagemap *pgmap[2];
+	bool dax_holder;		/* this mount is the DAX device's holder */
+	bool dev_removed;		/* the device is being removed */
 	unsigned long snap_pages[2];	/* validated pages of snapshots 3, 4 */
 	u64 snap_prev;			/* last inode range of a snapshot load */
 	u64 phys_size;			/* bytes mapped: the whole device */

@@ -380,6 +380,87 @@ static int nova_parse_param(struct fs_context *fc, struct fs_parameter *param)
 	return 0;
 }
 
+/*
+ * Device removal: the pmem namespace unbound, destroyed or its region
+ * disabled while it is mounted.  NOVA reaches the device only through
+ * the kernel mapping it took at mount, which the driver tears down once
+ * the device's page map is idle: a mount holds a reference to it (the
+ * page maps of its first and last page), so the removal waits for the
+ * unmount, and every access stays valid until then (ext4 and XFS ask
+ * for the mapping each time, and get an error).  The removal is told to
+ * the DAX device's holder (kill_dax()) and, since 6.6, the block
+ * device's (->shutdown): the file system shuts down as FS_IOC_SHUTDOWN
+ * with NOLOGFLUSH does (ext4's ->shutdown), every operation fails with
+ * EIO, and the kernel log says that the unmount lets the removal end.
+ * nova_holder_lock orders a notification with the holder's release.
+ */
+static DEFINE_MUTEX(nova_holder_lock);
+
+static void nova_device_gone(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+
+	if (xchg(&sbi->dev_removed, true))
+		return;
+	nova_fence();
+	WRITE_ONCE(sbi->stopped, -EIO);
+	pr_err("NOVA (%s): the device is being removed: shut down, every operation fails with EIO; unmount it to let the removal finish\n",
+	       sb->s_id);
+}
+
+#ifdef HAVE_SOP_SHUTDOWN
+static void nova_shutdown(struct super_block *sb)
+{
+	nova_device_gone(sb);
+}
+#endif
+
+/*
+ * DAX holder: the device's removal shuts the file system down; a media
+ * error in a range of it gets the kernel's generic handling (-EOPNOTSUPP:
+ * the processes that map the page are signalled), as without a holder.
+ */
+static int nova_dax_notify_failure(struct dax_device *dax_dev, u64 off,
+				   u64 len, int mf_flags)
+{
+	struct super_block *sb;
+
+	if (!nova_dax_removal(off, len, mf_flags))
+		return -EOPNOTSUPP;
+	mutex_lock(&nova_holder_lock);
+	sb = dax_holder(dax_dev);
+	if (sb)
+		nova_device_gone(sb);
+	mutex_unlock(&nova_holder_lock);
+	return 0;
+}
+
+static const struct dax_holder_operations nova_dax_holder_ops = {
+	.notify_failure = nova_dax_notify_failure,
+};
+
+/* Hold the page maps of the device's first and last page (see above) */
+static void nova_pin_device(struct super_block *sb, unsigned long pages)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+
+	if (sbi->base_pfn) {
+		sbi->pgmap[0] = nova_get_dev_pagemap(sbi->base_pfn);
+		sbi->pgmap[1] = nova_get_dev_pagemap(sbi->base_pfn + pages - 1);
+	}
+	if (!sbi->pgmap[0] || !sbi->pgmap[1])
+		pr_warn("NOVA (%s): the device has no page map to hold: removing it while it is mounted is not safe\n",
+			sb->s_id);
+}
+
+/* After the last access to the device (nova_kill_sb()) */
+static void nova_unpin_device(struct nova_sb_info *sbi)
+{
+	put_dev_pagemap(sbi->pgmap[1]);
+	put_dev_pagemap(sbi->pgmap[0]);
+	sbi->pgmap[0] = sbi->pgmap[1] = NULL;
+}
+
 /* Map the whole device through DAX; no block I/O is ever issued. */
 static int nova_map_device(struct super_block *sb, struct fs_context *fc)
 {
@@ -394,6 +475,21 @@ static int nova_map_device(struct super_block *sb, struct fs_context *fc)
 					    NULL, NULL);
 	if (!sbi->s_dax_dev)
 		return invalfc(fc, "%s does not support DAX", sb->s_id);
+	/*
+	 * The holder, unless another partition's file system is already
+	 * (asked only then: a refused request keeps its reference)
+	 */
+	if (!dax_holder(sbi->s_dax_dev)) {
+		struct dax_device *d;
+
+		d = fs_dax_get_by_bdev(sb->s_bdev, &sbi->s_dax_part_off, sb,
+				       &nova_dax_holder_ops);
+		if (d) {
+			fs_put_dax(sbi->s_dax_dev, NULL);
+			sbi->s_dax_dev = d;
+			sbi->dax_holder = true;
+		}
+	}
 
 	want = size >> PAGE_SHIFT;
 	id = dax_read_lock();
@@ -411,6 +507,7 @@ static int nova_map_device(struct super_block *sb, struct fs_context *fc)
 	sbi->virt_addr = kaddr;
 	sbi->base_pfn = nova_pfn_value(pfn);
 	sbi->phys_size = size;
+	nova_pin_device(sb, want);
 	return 0;
 }
 
@@ -1004,6 +1101,9 @@ static const struct super_operations nova_sops = {
 	.quota_read	= nova_quota_read,
 	.quota_write	= nova_quota_write,
 	.get_dquots	= nova_get_dquots,
+#ifdef HAVE_SOP_SHUTDOWN
+	.shutdown	= nova_shutdown,
+#endif
 };
 
 static int nova_get_tree(struct fs_context *fc)
@@ -1206,7 +1306,10 @@ static void nova_kill_sb(struct super_block *sb)
 		nova_free_free_lists(sb);
 		nova_free_inode_maps(sb);
 		nova_journal_free(sb);
-		fs_put_dax(sbi->s_dax_dev, NULL);
+		mutex_lock(&nova_holder_lock);
+		fs_put_dax(sbi->s_dax_dev, sbi->dax_holder ? sb : NULL);
+		mutex_unlock(&nova_holder_lock);
+		nova_unpin_device(sbi);
 		free_percpu(sbi->stats.c);
 		kfree(sbi);
 	}
