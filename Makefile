@@ -84,6 +84,10 @@ unit: tools
 guest: module guest-bin
 	tests/run-guest-tests.sh --no-build --scratch --kernel $(KVER)
 
+# the tests that need the debug module (fault injection): tests/guest/debug-*.sh
+guest-debug: guest-bin
+	tests/run-guest-tests.sh --debug-module --kernel $(KVER)
+
 lint: module
 	tests/lint.sh
 
@@ -275,6 +279,6 @@ clean:
 	crash-stores crash-stores-full crash-stores-mutants \
 	debug-kernel debug-check enospc-stress
 .PHONY: check-kernels check-packages crash-crosskernel xfstests xfstests-baselines xfstests-smoke
-.PHONY: all deps module tools guest-bin unit lint guest check demo clean \
+.PHONY: all deps module tools guest-bin unit lint guest guest-debug check demo clean \
 	fuzz fuzz-fsck fuzz-replay stress \
 	deb rpm package-check full-check bench bench-scale bench-mount

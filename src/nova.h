@@ -485,6 +485,34 @@ void __noreturn nova_crash(int point);
 #endif
 
 /*
+ * Fault injection (debug builds only, inject.c): with the module
+ * parameter inject=N the event N is made to happen at its point, to
+ * test a race deterministically.
+ */
+enum nova_inject {
+	NOVA_INJECT_NONE,
+	/*
+	 * a write entry died while its killer does not hold the log mutex
+	 * (a truncate): another thread's fast GC frees the log pages that
+	 * are all dead now, and their blocks are reused (overwritten)
+	 */
+	NOVA_INJECT_DEAD_ENTRY_GC,
+};
+
+#ifdef NOVA_DEBUG
+extern int nova_inject;
+void nova_inject_dead_entry_gc(struct inode *inode, const void *entry);
+#define NOVA_INJECT_DEAD_ENTRY(inode, e)				\
+	do {								\
+		if (unlikely(READ_ONCE(nova_inject) ==			\
+			     NOVA_INJECT_DEAD_ENTRY_GC))		\
+			nova_inject_dead_entry_gc(inode, e);		\
+	} while (0)
+#else
+#define NOVA_INJECT_DEAD_ENTRY(inode, e)	do { } while (0)
+#endif
+
+/*
  * The functions and objects the files share: one block per file that
  * defines them, in the order of Kbuild
  */

@@ -55,6 +55,9 @@ if make -s guest-bin; then
 	run_tier cpumove env NOVA_KERNEL=deb12 tests/crash/run-cpumove.sh --no-build
 	# The power cuts that once failed (tests/crash/regressions.list)
 	run_tier crash-regress tests/crash/run-regressions.sh --kernel deb12 --no-build
+	# Races made certain by fault injection (tests/guest/debug-*.sh, the
+	# NOVA_DEBUG=1 module the power-cut tier built): make guest-debug
+	run_tier guest-debug tests/run-guest-tests.sh --debug-module --kernel deb12
 else
 	echo "=== guest: test binaries failed to build"
 	total_fail=$((total_fail + 1))

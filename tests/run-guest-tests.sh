@@ -38,6 +38,10 @@
 #                        $NOVA_BUILD/debug-kernel/module for 6.1, else in the chroot
 #                        into .../module-RELEASE) and the busybox initramfs without
 #                        modules; test timeout default 900, kasan_multi_shot
+#   --debug-module       the debug build of the module (NOVA_DEBUG=1: crash points,
+#                        fault injection; qemu/build-module.sh --debug), and by
+#                        default the tests that need it: tests/guest/debug-*.sh
+#                        (the default list leaves them out otherwise)
 #   --append ARGS        extra guest kernel command line arguments
 # Environment:
 #   NOVA_KO=FILE         test this module instead of building src/ (harness checks)
@@ -58,6 +62,7 @@ usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2
 script="" pmem="" pmem_size=512M scratch=0 nova_args="" load_nova=1 test_timeout=300
 timeout="" results="" keep_pmem=0 loglevel="" stdio=0 shell=0 build=1 names=()
 smp="" mem="" fio=0 debug_kernel=${NOVA_DEBUG_KERNEL:-0} append="" test_timeout_set=0
+debug_module=0
 kernel="" skip=""
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -81,6 +86,7 @@ while [ $# -gt 0 ]; do
 	--no-build) build=0 ;;
 	--kernel) kernel=$2; shift ;;
 	--debug-kernel) debug_kernel=1 ;;
+	--debug-module) debug_module=1 ;;
 	--append) append=$2; shift ;;
 	-h | --help) usage ;;
 	-*) echo "$NOVA_PROG: unknown option: $1" >&2; usage ;;
@@ -146,6 +152,16 @@ elif [ "$debug_kernel" = 1 ]; then
 			die "module build against the debug kernel failed"
 	fi
 	[ -f "$ko" ] || die "$ko not found (build it: drop --no-build)"
+elif [ "$debug_module" = 1 ]; then
+	ko="$NOVA_BUILD/module/$kver-debug/nova.ko"
+	if [ "$build" = 1 ]; then
+		log "building the debug module: qemu/build-module.sh --kver $kver --debug"
+		ko=$("$NOVA_QEMU_DIR/build-module.sh" --kver "$kver" --debug) ||
+			die "debug module build failed"
+	fi
+	[ -f "$ko" ] || die "$ko not found (build it: drop --no-build)"
+	modinfo -F parm "$ko" | grep -q '^inject:' ||
+		die "$ko has no inject parameter (not a NOVA_DEBUG=1 build?)"
 else
 	ko="$NOVA_BUILD/module/$kver/nova.ko"
 	if [ "$build" = 1 ]; then
@@ -175,6 +191,9 @@ elif [ ${#names[@]} -eq 0 ]; then
 		[ -f "$f" ] || continue
 		n=$(basename "$f" .sh)
 		case $n in lib | _*) continue ;; esac
+		# debug-*: only with the debug module, and then only they
+		case $n in debug-*) d=1 ;; *) d=0 ;; esac
+		[ "$d" = "$debug_module" ] || continue
 		names+=("$n")
 	done
 	# Globs sort by the locale; the guest sorts by bytes.

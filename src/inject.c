@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fault injection (debug builds only, make NOVA_DEBUG=1): the module
+ * parameter inject=N makes the event N of enum nova_inject (nova.h)
+ * happen at its point, so that a race a test could otherwise hit only
+ * by luck happens every time.  The injected events are ones the running
+ * system may produce at that point; they only choose the worst timing.
+ */
+#include <linux/module.h>
+#include "nova.h"
+
+int nova_inject;
+module_param_named(inject, nova_inject, int, 0644);
+MODULE_PARM_DESC(inject, "Debug: inject event N at its point (enum nova_inject)");
+
+/*
+ * NOVA_INJECT_DEAD_ENTRY_GC: @entry, a write entry of @inode, just died
+ * and its killer does not hold the log mutex.  Do what a concurrent
+ * log append of another thread (an fsync logging the times) may do now:
+ * its fast GC frees the log pages that are all dead, the page of @entry
+ * among them once its last entry died, and another allocation reuses
+ * and overwrites the freed page.  Skipped when the log mutex is taken
+ * (the killer holds it: nobody could append then).
+ */
+void nova_inject_dead_entry_gc(struct inode *inode, const void *entry)
+{
+	struct super_block *sb = inode->i_sb;
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	u64 page = nova_get_addr_off(NOVA_SB(sb), entry) &
+		   ~(u64)(NOVA_BLOCK_SIZE - 1);
+
+	if (!mutex_trylock(&sih->log_mutex))
+		return;
+	nova_fast_gc(sb, inode, sih->log_tail);
+	if (nova_block_is_free(sb, page >> NOVA_BLOCK_SHIFT)) {
+		nova_memset_persist(nova_get_block(sb, page), 0xa5,
+				    NOVA_BLOCK_SIZE);
+		pr_info("NOVA (%s): inject: log page 0x%llx freed by a fast GC and overwritten\n",
+			sb->s_id, page);
+	}
+	mutex_unlock(&sih->log_mutex);
+}
