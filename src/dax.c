@@ -158,7 +158,7 @@ long nova_index_set(struct super_block *sb, struct inode *inode, pgoff_t pg,
 
 	for (i = 0; i < n; i++) {
 		struct nova_file_write_entry *old;
-		u64 oblk;
+		u64 oblk = 0;
 
 		if (hole) {
 			/* only the mapped pages of the range matter */
@@ -196,12 +196,22 @@ long nova_index_set(struct super_block *sb, struct inode *inode, pgoff_t pg,
 		}
 		if (how == NOVA_INDEX_REPLAY)
 			continue;
+		/*
+		 * Read before the entry can die: a truncate kills entries
+		 * without the log mutex, and once a log page is all dead
+		 * another thread's append may free and reuse it (fast GC)
+		 */
+		if (how != NOVA_INDEX_MOVE)
+			oblk = nova_entry_block(sb, old, pg + i) >>
+			       NOVA_BLOCK_SHIFT;
 		/* its last page gone: one live entry less (gc.c) */
-		if (nova_invalidate_pages(sb, old, 1) && sih->live_writes)
-			sih->live_writes--;
+		if (nova_invalidate_pages(sb, old, 1)) {
+			if (sih->live_writes)
+				sih->live_writes--;
+			NOVA_INJECT_DEAD_ENTRY(inode, old);
+		}
 		if (how == NOVA_INDEX_MOVE)
 			continue;
-		oblk = nova_entry_block(sb, old, pg + i) >> NOVA_BLOCK_SHIFT;
 		if (run_len && oblk == run_start + run_len) {
 			run_len++;
 			continue;
