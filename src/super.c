@@ -8,6 +8,7 @@
 #include <linux/fs_context.h>
 #include <linux/fs_parser.h>
 #include <linux/blkdev.h>
+#include <linux/badblocks.h>
 #include <linux/statfs.h>
 #include <linux/seq_file.h>
 #include <linux/uuid.h>
@@ -497,6 +498,20 @@ static int nova_map_device(struct super_block *sb, struct fs_context *fc)
 				  sbi->s_dax_part_off >> PAGE_SHIFT, want,
 				  DAX_ACCESS, &kaddr, &pfn);
 	dax_read_unlock(id);
+	if (pages < want) {
+		struct badblocks *bb = sb->s_bdev->bd_disk->bb;
+
+		/*
+		 * The pmem driver maps no range with a known bad block in
+		 * it; NOVA needs the whole device (as ext4 and XFS do not)
+		 */
+		if (bb && READ_ONCE(bb->count) > 0) {
+			errorfc(fc, "%s: the device has known bad blocks (%d ranges, /sys/block/%s/badblocks): NOVA maps the whole device and cannot mount it until they are cleared",
+				sb->s_id, READ_ONCE(bb->count),
+				sb->s_bdev->bd_disk->disk_name);
+			return -EIO;
+		}
+	}
 	if (pages < 0)
 		return invalfc(fc, "%s: DAX direct access failed (%ld)",
 			       sb->s_id, pages);
