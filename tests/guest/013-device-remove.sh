@@ -24,6 +24,17 @@ wait_for() {
 	done
 }
 unbound() { [ -e /tmp/unbind.rc ]; }
+# the unbind in the background: it waits for the unmount; its status
+# goes to /tmp/unbind.rc
+start_unbind() {
+	rm -f /tmp/unbind.rc
+	(
+		exec 3<&-	# (not holding the mount busy)
+		rc=0
+		echo "$name" >"$drv/unbind" || rc=$?
+		echo $rc >/tmp/unbind.rc
+	) &
+}
 removal_logged() { dmesg_since_mark | grep -q "the device is being removed"; }
 
 nova_format
@@ -32,15 +43,9 @@ dd if=/dev/urandom of="$MNT/data" bs=64k count=16 2>/dev/null
 sync
 sum=$(md5sum <"$MNT/data")
 exec 3<"$MNT/kept"
-rm -f /tmp/unbind.rc
 dmesg_mark
 info "unbinding $name from ${drv##*/}"
-(
-	exec 3<&-	# (not holding the mount busy)
-	rc=0
-	echo "$name" >"$drv/unbind" || rc=$?
-	echo $rc >/tmp/unbind.rc
-) &
+start_unbind
 wait_for 20 removal_logged || fail "no removal in the kernel log after 20 s"
 expect_dmesg "NOVA \\(${PMEM##*/}\\): the device is being removed: shut down" "the file system says it shuts down"
 sleep 1
@@ -82,13 +87,8 @@ expect_ok mount -t NOVA -o init "${PMEM}p2" "$M2"
 echo one >"$MNT/one"
 echo two >"$M2/two"
 sync
-rm -f /tmp/unbind.rc
 dmesg_mark
-(
-	rc=0
-	echo "$name" >"$drv/unbind" || rc=$?
-	echo $rc >/tmp/unbind.rc
-) &
+start_unbind
 wait_for 20 removal_logged || fail "no removal in the kernel log after 20 s (partitions)"
 expect_dmesg "NOVA \\(${PMEM##*/}p1\\): the device is being removed" "the holder shuts down"
 sleep 1
