@@ -40,3 +40,15 @@ void nova_inject_dead_entry_gc(struct inode *inode, const void *entry)
 	}
 	mutex_unlock(&sih->log_mutex);
 }
+
+/*
+ * NOVA_INJECT_REMOVE_ATTR: @inode is being removed (nova_remove()), its
+ * log mutex not taken yet.  Another thread's fsync logs its times now;
+ * the kernel log says what that append returned (it may use the
+ * deletion reserve only if it is a deletion's).
+ */
+void nova_inject_remove_attr(struct inode *inode)
+{
+	pr_info("NOVA (%s): inject: logging the times of inode %llu during its removal: %d\n",
+		inode->i_sb->s_id, nova_ino(inode), nova_write_attr(inode));
+}

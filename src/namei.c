@@ -50,6 +50,7 @@ struct nova_op {
 	int nnames;
 	u64 dead[2];		/* committed entries it supersedes */
 	int ndead;
+	u8 reserve;		/* NOVA_RESERVE_*: nova_op_set_reserve() */
 	struct inode *gone_dir;	/* a name it removes */
 	struct nova_dir_node *gone;
 };
@@ -141,9 +142,24 @@ static u64 *nova_op_tail(struct nova_op *op, struct inode *inode)
 		return &op->tail[0];
 	/* log appends of one inode are serialised against page faults */
 	mutex_lock_nested(&NOVA_I(inode)->header.log_mutex, op->n);
+	NOVA_I(inode)->header.use_reserve = op->reserve;
 	op->inode[op->n] = inode;
 	op->tail[op->n] = NOVA_I(inode)->header.log_tail;
 	return &op->tail[op->n++];
+}
+
+/*
+ * Whose pages the operation's appends may take from now on (the logs it
+ * holds, and those it locks later): only under their log mutexes, so
+ * that no other append to them sees it
+ */
+static void nova_op_set_reserve(struct nova_op *op, u8 reserve)
+{
+	int i;
+
+	op->reserve = reserve;
+	for (i = 0; i < op->n; i++)
+		NOVA_I(op->inode[i])->header.use_reserve = reserve;
 }
 
 /*
@@ -214,6 +230,7 @@ static void nova_op_unlock(struct nova_op *op)
 		struct nova_inode_info_header *sih = &NOVA_I(op->inode[op->n])->header;
 
 		sih->pending_lc = 0;
+		sih->use_reserve = NOVA_RESERVE_NONE;
 		mutex_unlock(&sih->log_mutex);
 	}
 }
@@ -651,13 +668,12 @@ static int nova_remove(struct inode *dir, struct dentry *dentry)
 		nova_op_links(&op, dir, -1);
 	nova_op_links(&op, inode, isdir ? 0 : -1);
 	/* deleting must work on a full device: its log pages may use the reserve */
-	NOVA_I(dir)->header.use_reserve = true;
-	NOVA_I(inode)->header.use_reserve = true;
+	nova_op_set_reserve(&op, NOVA_RESERVE_ALL);
+	NOVA_INJECT_REMOVE(inode);
 	ret = nova_op_dentry(&op, dir, &NOVA_DN_QSTR(dn), NULL);
 	if (!ret)
 		ret = nova_op_link_change(&op, inode);
-	NOVA_I(dir)->header.use_reserve = false;
-	NOVA_I(inode)->header.use_reserve = false;
+	nova_op_set_reserve(&op, NOVA_RESERVE_NONE);
 	if (ret) {
 		nova_op_abort(&op);
 		return ret;

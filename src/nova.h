@@ -497,6 +497,11 @@ enum nova_inject {
 	 * are all dead now, and their blocks are reused (overwritten)
 	 */
 	NOVA_INJECT_DEAD_ENTRY_GC,
+	/*
+	 * an inode is being removed and its log mutex is not taken yet:
+	 * another thread logs its times (an fsync, nova_write_attr())
+	 */
+	NOVA_INJECT_REMOVE_ATTR,
 };
 
 #ifdef NOVA_DEBUG
@@ -508,8 +513,16 @@ void nova_inject_dead_entry_gc(struct inode *inode, const void *entry);
 			     NOVA_INJECT_DEAD_ENTRY_GC))		\
 			nova_inject_dead_entry_gc(inode, e);		\
 	} while (0)
+void nova_inject_remove_attr(struct inode *inode);
+#define NOVA_INJECT_REMOVE(inode)					\
+	do {								\
+		if (unlikely(READ_ONCE(nova_inject) ==			\
+			     NOVA_INJECT_REMOVE_ATTR))			\
+			nova_inject_remove_attr(inode);			\
+	} while (0)
 #else
 #define NOVA_INJECT_DEAD_ENTRY(inode, e)	do { } while (0)
+#define NOVA_INJECT_REMOVE(inode)		do { } while (0)
 #endif
 
 /*
