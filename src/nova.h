@@ -148,6 +148,7 @@ struct nova_sb_info {
 	bool record_errors;
 	bool errors_seen;		/* before it could: during the mount */
 	struct work_struct error_work;
+	bool error_pending;		/* its write left to the thaw (super.c) */
 	struct mutex quota_write_lock;	/* quota.c */
 	/* the project quota file was written back and closed (or suspended) */
 	bool prj_written;

@@ -88,10 +88,30 @@ void nova_set_error_state(struct super_block *sb)
 	mutex_unlock(&sbi->s_lock);
 }
 
+/*
+ * Nothing is written to a frozen file system, the error state neither
+ * (ext4's journal waits for the thaw): it is left to the thaw
+ * (nova_unfreeze_fs()), or to the unmount of a file system unmounted
+ * frozen (nova_put_super())
+ */
 static void nova_error_work(struct work_struct *work)
 {
-	nova_set_error_state(container_of(work, struct nova_sb_info,
-					  error_work)->sb);
+	struct nova_sb_info *sbi = container_of(work, struct nova_sb_info,
+						error_work);
+
+	if (!sb_start_intwrite_trylock(sbi->sb)) {
+		WRITE_ONCE(sbi->error_pending, true);
+		return;
+	}
+	nova_set_error_state(sbi->sb);
+	sb_end_intwrite(sbi->sb);
+}
+
+/* The error state the work item left to the thaw or the unmount */
+static void nova_write_pending_error(struct super_block *sb)
+{
+	if (xchg(&NOVA_SB(sb)->error_pending, false))
+		nova_set_error_state(sb);
 }
 
 /*
@@ -1004,6 +1024,7 @@ static void nova_put_super(struct super_block *sb)
 {
 	/* the error state is in the super block before its last write */
 	flush_work(&NOVA_SB(sb)->error_work);
+	nova_write_pending_error(sb);
 	/* the quota files' last writes come before the clean state */
 	nova_quota_off_umount(sb);
 	nova_proc_unregister(sb);
@@ -1066,6 +1087,8 @@ static int nova_freeze_fs(struct super_block *sb)
 
 static int nova_unfreeze_fs(struct super_block *sb)
 {
+	/* (the thaw still holds the freeze: this write is the fs's own) */
+	nova_write_pending_error(sb);
 	return 0;
 }
 

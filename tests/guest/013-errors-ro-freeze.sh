@@ -4,9 +4,11 @@
 # it stopped setting SB_RDONLY behind the VFS's back): a read found the
 # error while frozen, and a thaw that saw SB_RDONLY kept the freeze locks,
 # so every later write, and the deletion of a file unlinked while open,
-# hung in D state until a reboot.  After the error (and the thaw) every
-# change fails with EROFS at once, reads go on, nothing more is stored on
-# pmem (the error state in the super block aside), and a remount is
+# hung in D state until a reboot.  Nothing reaches pmem while it is
+# frozen: the error state is written at the thaw (it was written while
+# frozen before).  After the error (and the thaw) every change fails
+# with EROFS at once, reads go on, nothing more is stored on pmem (the
+# error state in the super block aside), and a remount is
 # refused with EROFS (as ext4 refuses the switch between read-only and
 # read-write after an error; remount,rw before let the file system write
 # again on the state it had just called inconsistent).  Unmount,
@@ -143,6 +145,7 @@ run_bg closer sh -c 'exec 3>"$1/orphan"; echo x >&3; rm "$1/orphan"
 	exec 3>&-' sh "$MNT"
 sleep 1
 expect_ok nova-fsctl freeze "$MNT"
+before_sum=$(dev_sum)
 # a write and the deletion that wait for the thaw
 run_bg waiting sh -c "echo more >>$MNT/b"
 : >/tmp/go
@@ -152,10 +155,14 @@ dmesg_mark
 expect_ok t_claim open "$MNT/a" EUCLEAN
 expect_dmesg "inode $ia: data blocks [0-9]+\+1 are claimed twice" "a's double claim logged"
 expect_dmesg "NOVA \(pmem0\): remounting file system read-only" "errors=remount-ro: read-only"
-# the error state is written by a work item: settled before the sum
+# nothing is stored while frozen, not even the error state (as ext4,
+# whose journal waits for the thaw): the thaw writes it (the work item
+# that tried had 2 s)
 sleep 2
-frozen_sum=$(dev_sum)
+expect_eq "$(dev_sum)" "$before_sum" "the device while frozen, after the error"
 expect_ok nova-fsctl thaw "$MNT"
+expect_eq "$(state)" "0x2 error" "the error state after the thaw"
+frozen_sum=$(dev_sum)
 # what waited for the thaw ends at once: the write with EROFS, the
 # close without deleting (the next mount or fsck.nova reclaims it)
 done_within waiting 20
