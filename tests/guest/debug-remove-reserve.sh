@@ -16,12 +16,7 @@ param=/sys/module/nova/parameters/inject
 nova_make_partition 32
 expect_ok mount -t NOVA -o init,strictatime "$DEV" "$MNT"
 # v: 63 one-page write entries, 64 bytes each: its first log page is full
-i=0
-while [ $i -lt 63 ]; do
-	dd if=/dev/zero of="$MNT/v" bs=4096 count=1 seek=$i conv=notrunc 2>/dev/null ||
-		fail "write of page $i"
-	i=$((i + 1))
-done
+nova_page_writes "$MNT/v" 63
 ino=$(stat -c %i "$MNT/v")
 expect_eq "$(t_gc loginfo "$MNT/v" | sed -n 's/^log_pages=//p')" 1 "v's log pages"
 # the device full: only the deletion reserve is left

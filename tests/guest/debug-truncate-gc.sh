@@ -18,12 +18,7 @@ param=/sys/module/nova/parameters/inject
 nova_format
 # 300 one-page write entries, each page written alone: about five log
 # pages of nothing but them
-i=0
-while [ $i -lt 300 ]; do
-	dd if=/dev/urandom of="$MNT/f" bs=4096 count=1 seek=$i conv=notrunc 2>/dev/null ||
-		fail "write of page $i"
-	i=$((i + 1))
-done
+nova_page_writes "$MNT/f" 300 /dev/urandom
 echo kept >"$MNT/kept"
 sync
 with_f=$(nova_statfs bfree)
