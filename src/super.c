@@ -417,6 +417,7 @@ static int nova_parse_param(struct fs_context *fc, struct fs_parameter *param)
  */
 static DEFINE_MUTEX(nova_holder_lock);
 
+/* (also ->shutdown, since 6.5: the block device went away) */
 static void nova_device_gone(struct super_block *sb)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
@@ -428,13 +429,6 @@ static void nova_device_gone(struct super_block *sb)
 	pr_err("NOVA (%s): the device is being removed: shut down, every operation fails with EIO; unmount it to let the removal finish\n",
 	       sb->s_id);
 }
-
-#ifdef HAVE_SOP_SHUTDOWN
-static void nova_shutdown(struct super_block *sb)
-{
-	nova_device_gone(sb);
-}
-#endif
 
 /*
  * DAX holder: the device's removal shuts the file system down; a media
@@ -1140,7 +1134,7 @@ static const struct super_operations nova_sops = {
 	.quota_write	= nova_quota_write,
 	.get_dquots	= nova_get_dquots,
 #ifdef HAVE_SOP_SHUTDOWN
-	.shutdown	= nova_shutdown,
+	.shutdown	= nova_device_gone,
 #endif
 };
 
