@@ -120,10 +120,17 @@
  * encoding s_encoding says (s_encoding_flags: NOVA_ENC_*): a module
  * that ignores it would let two names that differ only in case into
  * such a directory.
+ * INCOMPAT_REFLINK: some write entry may carry NOVA_WRITE_SHARED (set by
+ * the first clone or dedupe): a data block may be mapped by several file
+ * pages, of one file or of several, and is freed when the last of them
+ * stops mapping it.  A module or tool that ignores it would free or
+ * overwrite a block still mapped elsewhere, or take the second mapping
+ * for damage.
  */
 #define NOVA_FEATURE_INCOMPAT_XATTR	0x0001ULL
 #define NOVA_FEATURE_INCOMPAT_ENCRYPT	0x0002ULL
 #define NOVA_FEATURE_INCOMPAT_CASEFOLD	0x0004ULL
+#define NOVA_FEATURE_INCOMPAT_REFLINK	0x0008ULL
 #define NOVA_FEATURE_RO_COMPAT_UNWRITTEN	0x0001ULL
 #define NOVA_FEATURE_RO_COMPAT_PROJECT	0x0002ULL
 #define NOVA_FEATURE_COMPAT_SUPP	0ULL
@@ -131,7 +138,8 @@
 					 NOVA_FEATURE_RO_COMPAT_PROJECT)
 #define NOVA_FEATURE_INCOMPAT_SUPP	(NOVA_FEATURE_INCOMPAT_XATTR | \
 					 NOVA_FEATURE_INCOMPAT_ENCRYPT | \
-					 NOVA_FEATURE_INCOMPAT_CASEFOLD)
+					 NOVA_FEATURE_INCOMPAT_CASEFOLD | \
+					 NOVA_FEATURE_INCOMPAT_REFLINK)
 
 /*
  * s_encoding (ext4's numbers): the character encoding of the names in
@@ -310,6 +318,18 @@ struct nova_file_write_entry {
  * fault to such a page logs it again without the flag first.
  */
 #define NOVA_WRITE_UNWRITTEN	0x01
+/*
+ * SHARED (INCOMPAT_REFLINK): the entry's blocks may be mapped by other
+ * write entries too (a clone).  A block that the live entries map more
+ * than once is legitimate only when every entry that maps it carries the
+ * flag; its reference count is the number of pages that map it, counted
+ * at mount (the count is kept in DRAM only).  A clone logs the source's
+ * pages again with the flag before it commits the destination's, so a
+ * crash between the two leaves a flag on blocks mapped once, which
+ * allows nothing more.  A stale flag (the other mappings gone since) is
+ * harmless the same way.
+ */
+#define NOVA_WRITE_SHARED	0x02
 
 #define NOVA_DENTRY_HEADER	48
 struct nova_dentry {

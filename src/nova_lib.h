@@ -169,7 +169,8 @@ static inline int nova_entry_is_invalid(const void *entry)
  */
 static inline int nova_write_flags_ok(const struct nova_file_write_entry *e)
 {
-	return !(e->flags & ~NOVA_WRITE_UNWRITTEN) && (!e->flags || e->block);
+	return !(e->flags & ~(NOVA_WRITE_UNWRITTEN | NOVA_WRITE_SHARED)) &&
+	       (!e->flags || e->block);
 }
 
 static inline __u64 nova_entry_trans_id(const void *entry)

@@ -2632,10 +2632,18 @@ int nv_append_link_change(struct nv_fs *fs, struct nv_wlog *w, uint64_t *off)
 int nv_append_write(struct nv_fs *fs, struct nv_wlog *w, uint64_t pgoff,
 		    uint32_t npages, uint64_t block, uint64_t *off)
 {
+	return nv_append_write_flags(fs, w, pgoff, npages, block, 0, off);
+}
+
+int nv_append_write_flags(struct nv_fs *fs, struct nv_wlog *w, uint64_t pgoff,
+			  uint32_t npages, uint64_t block, uint8_t flags,
+			  uint64_t *off)
+{
 	struct nova_file_write_entry e;
 
 	memset(&e, 0, sizeof(e));
 	e.entry_type = NOVA_FILE_WRITE;
+	e.flags = block ? flags : 0;
 	e.num_pages = cpu_to_le32(npages);
 	e.block = cpu_to_le64(block);
 	e.pgoff = cpu_to_le64(pgoff);

@@ -624,6 +624,13 @@ int nv_append_link_change(struct nv_fs *fs, struct nv_wlog *w, uint64_t *off);
 int nv_append_write(struct nv_fs *fs, struct nv_wlog *w, uint64_t pgoff,
 		    uint32_t npages, uint64_t block, uint64_t *off);
 /*
+ * The same with write entry flags @flags (NOVA_WRITE_*; none on a hole,
+ * block 0: nova_write_flags_ok())
+ */
+int nv_append_write_flags(struct nv_fs *fs, struct nv_wlog *w, uint64_t pgoff,
+			  uint32_t npages, uint64_t block, uint8_t flags,
+			  uint64_t *off);
+/*
  * Set (or with NOVA_XATTR_REMOVE remove) an extended attribute as the
  * kernel logs it: a group of NOVA_XATTR entries, part 0 with the name
  * and the first NOVA_XATTR_PART_ROOM(name_len) value bytes, then parts

@@ -173,7 +173,7 @@ static int cmd_super(struct nv_fs *fs, char **argv)
 {
 	static const char *const ro_compat[] = { "unwritten", "project", NULL };
 	static const char *const incompat[] = { "xattr", "encrypt", "casefold",
-						NULL };
+						"reflink", NULL };
 
 	const struct nova_super_block *sb = &fs->sb;
 	uint16_t enc = le16_to_cpu(sb->s_encoding);

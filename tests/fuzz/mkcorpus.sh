@@ -8,7 +8,8 @@
 # (tests/unit/nova_image inject), each encoded by nova-fuzz-img with -n,
 # -y and -p flags.  The tree has extended attributes where the host keeps
 # them, and some seeds malformed xattr groups; two hold a project quota
-# file with a quota tree.  A few kilobytes per seed.
+# file with a quota tree, two a block that two files share (reflink).  A
+# few kilobytes per seed.
 set -euo pipefail
 tools=$1 helper=$2 fzimg=$3 out=$4
 work=$out.work
@@ -70,6 +71,9 @@ injm() {
 inj journal journal /small
 inj orphan orphan /dir/f1
 inj dupblock dup-block /small /dir/two-pages
+# shared blocks (reflink): a clone, and one whose destination is unflagged
+inj reflink clone /dir/two-pages /small 1 0 2 2
+inj reflinkbad clone /dir/two-pages /small 1 0 2 0
 inj links file-links /dir/f2 5
 inj dotdot dotdot /dir/sub /empty
 inj cycle cycle /dir /dir/sub

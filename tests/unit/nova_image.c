@@ -14,7 +14,8 @@
  *   nova_image info IMAGE PATH
  *       Shell-friendly facts about PATH's inode: ino, pi (slot offset),
  *       head, tail, pages, entries, last (offset of the last entry),
- *       links, size, parent, page0 (block of file page 0), dev, xattrs,
+ *       links, size, parent, page0 (block of file page 0), page0_flags
+ *       (the flags of the write entry mapping it), dev, xattrs,
  *       xattr_entries, xattr_pages (log pages holding its xattrs).
  *   nova_image cat IMAGE PATH
  *       The bytes of the regular file PATH (or an inode number: 6, the
@@ -404,7 +405,8 @@ static int info(const char *img, const char *path)
 {
 	struct nv_inode_state st;
 	struct nv_fs fs;
-	uint64_t ino, blk = 0, xpages = 0, last_pg = 0;
+	uint64_t ino, blk = 0, ent = 0, xpages = 0, last_pg = 0;
+	unsigned int flags = 0;
 	size_t i, j;
 
 	if (open_fs(&fs, img, NV_OPEN_RO))
@@ -414,7 +416,8 @@ static int info(const char *img, const char *path)
 		fprintf(stderr, "%s: not found\n", path);
 		return 1;
 	}
-	nv_pmap_get(&st.pages, 0, &blk, NULL);
+	if (nv_pmap_get(&st.pages, 0, &blk, &ent))
+		flags = ((struct nova_file_write_entry *)nv_ptr(&fs, ent))->flags;
 	for (i = 0; i < st.nxattrs; i++)
 		for (j = 0; j < st.xattrs[i].nparts; j++) {
 			uint64_t pg = st.xattrs[i].parts[j] &
@@ -428,14 +431,14 @@ static int info(const char *img, const char *path)
 	       (unsigned long long)st.xattr_entries, (unsigned long long)xpages);
 	printf("ino=%llu\npi=%llu\nhead=%llu\ntail=%llu\npages=%zu\nentries=%llu\n"
 	       "last=%llu\nlinks=%u\nsize=%llu\nparent=%llu\npage0=%llu\n"
-	       "stripes=%u\nnblocks=%llu\nerr=%d\n",
+	       "page0_flags=%u\nstripes=%u\nnblocks=%llu\nerr=%d\n",
 	       (unsigned long long)ino, (unsigned long long)st.pi_off,
 	       (unsigned long long)le64_to_cpu(st.pi.log_head),
 	       (unsigned long long)le64_to_cpu(st.pi.log_tail), st.log.npages,
 	       (unsigned long long)st.log.nentries,
 	       (unsigned long long)last_entry(&fs, &st), st.links,
 	       (unsigned long long)st.size, (unsigned long long)st.parent,
-	       (unsigned long long)blk, fs.stripes,
+	       (unsigned long long)blk, flags, fs.stripes,
 	       (unsigned long long)fs.nblocks, st.log.err);
 	nv_ifree(&st);
 	nv_close(&fs);
@@ -1635,6 +1638,55 @@ static void set_incompat(struct nv_fs *fs, uint64_t bit, bool on)
 }
 
 /*
+ * FICLONERANGE of @src's pages 0 .. @n-1 to @dst's pages from @dpg (@dst
+ * may be @src), as docs/reflink.md has the kernel log it: the source's
+ * pages logged again with @sflags, committed, then the destination's
+ * with @dflags (NOVA_WRITE_SHARED both, for a clone; other flags make
+ * the damage fsck must find), one one-page entry each, the destination
+ * grown to cover them; the pages they replace counted superseded (their
+ * entries dead when all are); the reflink feature set
+ */
+static int clone_pages(struct nv_fs *fs, const char *src, const char *dst,
+		       uint64_t n, uint64_t dpg, uint8_t sflags, uint8_t dflags)
+{
+	struct nv_inode_state st;
+	struct nv_wlog w;
+	uint64_t blk[64], ent[64], pg;
+	int ret = 0;
+
+	if (!n || n > ARRAY_SIZE(blk) || inj_state(fs, src, &st))
+		return -1;
+	for (pg = 0; pg < n; pg++)
+		if (!nv_pmap_get(&st.pages, pg, &blk[pg], &ent[pg]))
+			return -1;	/* a hole: nothing to share */
+	nv_wlog_from_state(&w, &st);
+	for (pg = 0; !ret && pg < n; pg++)
+		ret = nv_append_write_flags(fs, &w, pg, 1, blk[pg], sflags, NULL);
+	if (ret || nv_log_commit(fs, &w))
+		return -1;
+	for (pg = 0; pg < n; pg++)
+		nv_invalidate_pages(fs, ent[pg], 1);
+	nv_ifree(&st);
+	/* read again: @dst may be @src */
+	if (inj_state(fs, dst, &st))
+		return -1;
+	nv_wlog_from_state(&w, &st);
+	if (w.size < (dpg + n) << NOVA_BLOCK_SHIFT)
+		w.size = (dpg + n) << NOVA_BLOCK_SHIFT;
+	for (pg = 0; !ret && pg < n; pg++)
+		ret = nv_append_write_flags(fs, &w, dpg + pg, 1, blk[pg], dflags,
+					    NULL);
+	if (ret || nv_log_commit(fs, &w))
+		return -1;
+	for (pg = 0; pg < n; pg++)
+		if (nv_pmap_get(&st.pages, dpg + pg, NULL, &ent[0]))
+			nv_invalidate_pages(fs, ent[0], 1);
+	nv_ifree(&st);
+	set_incompat(fs, NOVA_FEATURE_INCOMPAT_REFLINK, true);
+	return 0;
+}
+
+/*
  * An fscrypt context of @version (1: struct fscrypt_context_v1, 2: _v2)
  * in @c: AES-256-XTS and AES-256-CTS, padding 32, key bytes 0x11 .. and
  * the nonce a0 a1 .. af; its length
@@ -2369,9 +2421,19 @@ static int bad_prjquota(struct nv_fs *fs, const char *kind, const char *arg)
  *                                             user.bad by default), then
  *                                             a link-change entry
  *   xattr-dead PATH NAME                      NAME's live group dead
- *   clear-feature [encrypt|project]           super block without
+ *   clear-feature [encrypt|project|reflink]   super block without
  *                                             NOVA_FEATURE_INCOMPAT_XATTR
- *                                             (_ENCRYPT, _RO_COMPAT_PROJECT)
+ *                                             (_ENCRYPT, _RO_COMPAT_PROJECT,
+ *                                             _REFLINK)
+ *   clone SRC DST N DPG SFLAGS DFLAGS         SRC's pages 0..N-1 mapped at
+ *                                             DST's from DPG too, the
+ *                                             write entries' flags SFLAGS,
+ *                                             DFLAGS (clone_pages(); 2 2:
+ *                                             a clone, consistent), the
+ *                                             reflink feature
+ *   log-block PATH1 PATH2 FLAGS               PATH2's page 0 -> PATH1's
+ *                                             first log page, FLAGS, the
+ *                                             reflink feature
  *   prjquota-bad KIND [N]                     the project quota file
  *                                             unusable (bad_prjquota())
  *   encrypt-bad PATH KIND                     a malformed fscrypt context
@@ -2782,6 +2844,23 @@ int inject(int argc, char **argv)
 	} else if (argc >= 3 && !strcmp(kind, "clear-feature") &&
 		   !strcmp(argv[2], "project")) {
 		set_ro_compat(&fs, NOVA_FEATURE_RO_COMPAT_PROJECT, false);
+	} else if (argc >= 3 && !strcmp(kind, "clear-feature") &&
+		   !strcmp(argv[2], "reflink")) {
+		set_incompat(&fs, NOVA_FEATURE_INCOMPAT_REFLINK, false);
+	} else if (argc >= 8 && !strcmp(kind, "clone")) {
+		ret = clone_pages(&fs, argv[2], argv[3], strtoull(argv[4], NULL, 0),
+				  strtoull(argv[5], NULL, 0),
+				  strtoul(argv[6], NULL, 0),
+				  strtoul(argv[7], NULL, 0));
+	} else if (argc >= 5 && !strcmp(kind, "log-block")) {
+		if (inj_state(&fs, argv[2], &st) || !st.log.npages ||
+		    inj_state(&fs, argv[3], &st2))
+			return 1;
+		nv_wlog_from_state(&w, &st2);
+		ret = nv_append_write_flags(&fs, &w, 0, 1, st.log.pages[0],
+					    strtoul(argv[4], NULL, 0), NULL);
+		nv_log_commit(&fs, &w);
+		set_incompat(&fs, NOVA_FEATURE_INCOMPAT_REFLINK, true);
 	} else if (!strcmp(kind, "clear-feature")) {
 		set_incompat(&fs, argc >= 3 && !strcmp(argv[2], "encrypt") ?
 			     NOVA_FEATURE_INCOMPAT_ENCRYPT :

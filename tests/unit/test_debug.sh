@@ -87,6 +87,19 @@ expect "debug: super: the encrypt feature" 0 '^feature_incompat 0x3 xattr encryp
 t "debug: super: the UUID nova-probe reports" \
 	[ "$(sed -n 's/^uuid //p' <<<"$out")" = "$("$tools/nova-probe" "$img" | sed -n 's/^ID_FS_UUID=//p')" ]
 t "debug: super: the label escaped" grep -qx 'label l\\x20b\\x5c\\x01' <<<"$out"
+# a clone (nova_image inject clone: page 0 of /plain/a at its page 1 too,
+# both entries flagged shared) sets the reflink feature
+cp --sparse=always "$img" "$work/reflink.img"
+if "$helper" inject "$work/reflink.img" clone /plain/a /plain/a 1 1 2 2 \
+	>"$work/inject.out" 2>&1; then
+	run "$dbg" "$work/reflink.img" super
+	expect "debug: super: the reflink feature" 0 \
+		'^feature_incompat 0xb xattr encrypt reflink$'
+else
+	fail "debug: injection clone"
+	indent <"$work/inject.out"
+fi
+rm -f "$work/reflink.img"
 
 # --- what is not there: exit 1, nothing on standard output ---
 notfound() {	# notfound NAME PATTERN ARGS...

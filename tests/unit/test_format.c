@@ -66,6 +66,22 @@ static void test_layout(void)
 	      (NOVA_FEATURE_INCOMPAT_SUPP & NOVA_FEATURE_INCOMPAT_CASEFOLD));
 	CHECK("FS_CASEFOLD_FL kept",
 	      (NOVA_FL_SUPPORTED & 0x40000000U) == 0x40000000U);
+	CHECK("reflink feature is incompatible and known",
+	      NOVA_FEATURE_INCOMPAT_REFLINK == 8 &&
+	      (NOVA_FEATURE_INCOMPAT_SUPP & NOVA_FEATURE_INCOMPAT_REFLINK));
+	CHECK("write entry flags: unwritten 1, shared 2",
+	      NOVA_WRITE_UNWRITTEN == 1 && NOVA_WRITE_SHARED == 2);
+	CHECK("write entry flags: shared (and unwritten) on a block accepted",
+	      nova_write_flags_ok(&(struct nova_file_write_entry){
+			.flags = NOVA_WRITE_SHARED, .block = cpu_to_le64(4096) }) &&
+	      nova_write_flags_ok(&(struct nova_file_write_entry){
+			.flags = NOVA_WRITE_SHARED | NOVA_WRITE_UNWRITTEN,
+			.block = cpu_to_le64(4096) }));
+	CHECK("write entry flags: shared on a hole, an unknown flag refused",
+	      !nova_write_flags_ok(&(struct nova_file_write_entry){
+			.flags = NOVA_WRITE_SHARED }) &&
+	      !nova_write_flags_ok(&(struct nova_file_write_entry){
+			.flags = 0x04, .block = cpu_to_le64(4096) }));
 	CHECK("super s_encoding offset (test_casefold.sh reads it)",
 	      offsetof(struct nova_super_block, s_encoding) == 192 &&
 	      offsetof(struct nova_super_block, s_encoding_flags) == 194);
@@ -267,9 +283,13 @@ static void test_check_super(void)
 	s.s_encoding = 0;
 	s.s_encoding_flags = 0;
 	CHECK("no casefold, no encoding: accepted", nova_check_encoding(&s) == NULL);
-	s.s_feature_incompat = cpu_to_le64(0x8);
+	s.s_feature_incompat = cpu_to_le64(NOVA_FEATURE_INCOMPAT_REFLINK);
 	s.s_sum = cpu_to_le32(nova_sb_csum(&s));
-	CHECK("incompat feature 0x8 refused", nova_check_super(&s, SIZE_64M) != NULL);
+	CHECK("reflink incompat feature (0x8) accepted",
+	      nova_check_super(&s, SIZE_64M) == NULL);
+	s.s_feature_incompat = cpu_to_le64(0x10);
+	s.s_sum = cpu_to_le32(nova_sb_csum(&s));
+	CHECK("incompat feature 0x10 refused", nova_check_super(&s, SIZE_64M) != NULL);
 
 	make_super(&s, NOVA_MIN_SIZE - 4096);
 	CHECK("too small file system refused", nova_check_super(&s, SIZE_64M) != NULL);

@@ -582,6 +582,162 @@ expect "clean-unmount snapshot: a consistent one passes -f" 0 'clean-unmount sna
 run "$fsck" -n "$c"
 expect "clean-unmount snapshot: clean without -f" 0 'case.img: clean'
 
+# --- shared blocks (reflink): NOVA_WRITE_SHARED, INCOMPAT_REFLINK ---
+# A data block mapped by several live file pages is legitimate when every
+# write entry that maps it has NOVA_WRITE_SHARED and the super block the
+# reflink feature: it is in use once.  nova_image inject clone SRC DST N
+# DPG SFLAGS DFLAGS maps SRC's pages 0..N-1 at DST's from DPG too, SRC's
+# entries flagged SFLAGS, DST's DFLAGS (2 shared, 1 unwritten), and sets
+# the feature.  s8191 and s8192: two pages each.
+# used OUTPUT: the blocks in use of fsck's summary line
+used() { sed -n 's/^.*: [0-9]* inodes, \([0-9]*\)\/[0-9]* blocks$/\1/p' <<<"$1"; }
+# pflags PATH: the flags of the write entry mapping PATH's page 0 in $c
+pflags() { infof "$c" "$1" page0_flags; }
+# same_data PATH FILE: PATH in $c reads as FILE
+same_data() { cmp -s <("$helper" cat "$c" "$1") "$2"; }
+c=$work/case.img
+run "$fsck" -fn "$img"
+used0=$(used "$out")
+t "reflink: the base image's blocks in use (${used0:-none})" [ -n "$used0" ]
+s8192=$src/sizes/s8192
+
+name="reflink: two files share 2 blocks, both flagged, the feature set"
+if injected "clone /sizes/s8192 /sizes/s8191 2 0 2 2"; then
+	run "$fsck" -fnv "$c"
+	expect "$name: fsck -fn clean (exit 0)" 0 \
+		'^2 data blocks shared by several file pages \(reflink\)$'
+	is "$name: ... no problem reported" "$(codes <<<"$out")" ""
+	# s8191's own 2 blocks freed, the 2 shared ones in use once
+	is "$name: ... blocks in use" "$(used "$out")" $((used0 - 2))
+	is "$name: ... one block for both page 0s" "$(infof "$c" /sizes/s8191 page0)" \
+		"$(infof "$c" /sizes/s8192 page0)"
+	t "$name: ... both read as s8192" same_data /sizes/s8191 "$s8192"
+	t "$name: ... s8192 unchanged" same_data /sizes/s8192 "$s8192"
+	sum0=$(sum "$c")
+	run "$fsck" -fy "$c"
+	expect "$name: fsck -fy repairs nothing (exit 0)" 0
+	t "$name: ... and writes nothing" [ "$(sum "$c")" = "$sum0" ]
+	"$helper" inject "$c" snapshot >"$work/inject.out" 2>&1 || indent <"$work/inject.out"
+	run "$fsck" -fnv "$c"
+	expect "$name: ... a clean-unmount snapshot lists the shared blocks as used, once" 0 \
+		'^clean-unmount snapshot: [0-9]+ free ranges, [0-9]+ inode ranges, consistent$'
+else
+	fail "$name (injection failed)"
+fi
+
+# an unflagged page on a block that flagged pages share: the copy is its
+# own, the flagged page keeps the block; both ways round, so that in one
+# the unflagged page is the first the scan finds
+for k in "2 0 /sizes/s8191 /sizes/s8192" "0 2 /sizes/s8192 /sizes/s8191"; do
+	read -r sf df unfl fl <<<"$k"
+	name="reflink: a shared block, $unfl's entry unflagged"
+	if ! injected "clone /sizes/s8192 /sizes/s8191 2 0 $sf $df"; then
+		fail "$name (injection failed)"
+		continue
+	fi
+	keep=$(infof "$c" "$fl" page0)
+	sum0=$(sum "$c")
+	run "$fsck" -fn "$c"
+	is "$name: fsck -fn exit 4, PR_DATA_SHARED_UNFLAGGED" \
+		"$rc $(codes <<<"$out")" "4 PR_DATA_SHARED_UNFLAGGED"
+	pat="^ERROR: inode [0-9]+ \\(regular file $unfl\\): data block [0-9]+ of file page [01]"
+	pat+=" is shared with inode [0-9]+'s data, but its write entry at 0x[0-9a-f]+"
+	pat+=" lacks the shared flag \\[PR_DATA_SHARED_UNFLAGGED\\]$"
+	is "$name: ... $unfl's 2 pages" "$(grep -cE "$pat" <<<"$out")" 2
+	t "$name: ... fsck -n changes nothing" [ "$(sum "$c")" = "$sum0" ]
+	run "$fsck" -fy "$c"
+	expect "$name: fsck -fy copies them (exit 1)" 1 \
+		'^FIXED: inode [0-9]+: file page 1 copied to block [0-9]+, its own now \[PR_DATA_SHARED_UNFLAGGED\]$'
+	run "$fsck" -fn "$c"
+	expect "$name: ... then clean (fsck -fn exit 0)" 0
+	is "$name: ... no problem reported" "$(codes <<<"$out")" ""
+	is "$name: ... blocks in use: the 2 copies more" "$(used "$out")" "$used0"
+	is "$name: ... $fl keeps the block, flagged" "$(infof "$c" "$fl" page0) $(pflags "$fl")" "$keep 2"
+	is "$name: ... $unfl's copy logged without the flag" "$(pflags "$unfl")" 0
+	t "$name: ... $unfl keeps its data" same_data "$unfl" "$s8192"
+	t "$name: ... $fl keeps its data" same_data "$fl" "$s8192"
+done
+
+# flagged, shared, but no reflink feature: damage as any block used twice
+# (the first page keeps it); the copy drops NOVA_WRITE_SHARED and keeps
+# NOVA_WRITE_UNWRITTEN, with zeros, what an unwritten page reads as
+for f in 2 3; do
+	name="reflink: a block shared by pages flagged $f without the reflink feature"
+	if ! injected "clone /sizes/s8192 /sizes/s8191 2 0 $f $f" "clear-feature reflink"; then
+		fail "$name (injection failed)"
+		continue
+	fi
+	run "$fsck" -fn "$c"
+	is "$name: fsck -fn exit 4, PR_DATA_BLOCK_SHARED" "$rc $(codes <<<"$out")" \
+		"4 PR_DATA_BLOCK_SHARED"
+	pat="^ERROR: .*: data block [0-9]+ of file page [01] is also used by inode [0-9]+'s data"
+	pat+=" \\(flagged shared, but the super block lacks the reflink feature\\)"
+	pat+=" \\[PR_DATA_BLOCK_SHARED\\]$"
+	is "$name: ... 2 pages, flagged but without the feature" "$(grep -cE "$pat" <<<"$out")" 2
+	run "$fsck" -fy "$c"
+	expect "$name: fsck -fy copies them (exit 1)" 1 \
+		'^FIXED: inode [0-9]+: file page 0 copied to block [0-9]+, its own now \[PR_DATA_BLOCK_SHARED\]$'
+	run "$fsck" -fn "$c"
+	expect "$name: ... then clean (fsck -fn exit 0)" 0
+	t "$name: ... two blocks now" \
+		[ "$(infof "$c" /sizes/s8191 page0)" != "$(infof "$c" /sizes/s8192 page0)" ]
+	is "$name: ... one keeps the flags, the copy drops the shared flag" \
+		"$(printf '%s\n' "$(pflags /sizes/s8191)" "$(pflags /sizes/s8192)" | sort | paste -sd' ' -)" \
+		"$((f & 1)) $f"
+	for p in /sizes/s8191 /sizes/s8192; do
+		if [ "$f" = 2 ]; then
+			t "$name: ... $p keeps its data" same_data "$p" "$s8192"
+		elif [ "$(pflags "$p")" = 1 ]; then
+			t "$name: ... the unwritten copy ($p) is zeros" \
+				same_data "$p" <(head -c 8192 /dev/zero)
+		fi
+	done
+done
+
+# one file mapping the same blocks at two places (pages 0, 1 at 4, 5)
+name="reflink: one file maps 2 blocks twice each, flagged"
+if injected "clone /sizes/s65536 /sizes/s65536 2 4 2 2"; then
+	run "$fsck" -fnv "$c"
+	expect "$name: fsck -fn clean (exit 0)" 0 \
+		'^2 data blocks shared by several file pages \(reflink\)$'
+	is "$name: ... no problem reported" "$(codes <<<"$out")" ""
+	is "$name: ... blocks in use" "$(used "$out")" $((used0 - 2))
+	t "$name: ... pages 4 and 5 read as pages 0 and 1" cmp -s \
+		<("$helper" cat "$c" /sizes/s65536 | head -c 8192) \
+		<("$helper" cat "$c" /sizes/s65536 | tail -c +16385 | head -c 8192)
+else
+	fail "$name (injection failed)"
+fi
+reported "reflink: one file maps 2 blocks twice each, the second entries unflagged" \
+	"PR_DATA_SHARED_UNFLAGGED" \
+	"data block [0-9]+ of file page [45] is shared with another of its own pages, but its write entry at 0x[0-9a-f]+ lacks the shared flag" \
+	"clone /sizes/s65536 /sizes/s65536 2 4 2 0"
+t "reflink: ... pages 4 and 5 keep their data" cmp -s \
+	<("$helper" cat "$c" /sizes/s65536 | head -c 8192) \
+	<("$helper" cat "$c" /sizes/s65536 | tail -c +16385 | head -c 8192)
+t "reflink: ... pages 0 and 1 too" cmp -s \
+	<("$helper" cat "$c" /sizes/s65536 | head -c 8192) <(head -c 8192 "$src/sizes/s65536")
+
+# the flag on blocks mapped once allows nothing more: harmless, with or
+# without the feature (a clone cut short, the other pages gone since)
+accept "write entry flagged shared, its blocks mapped once, no reflink feature" 1 \
+	write-flags /sizes/three-mib 2
+accept "write entry flagged shared and unwritten, mapped once, no reflink feature" 1 \
+	write-flags /sizes/three-mib 3
+name="reflink: a clone's page 0 overwritten since (a stale flag)"
+if injected "clone /sizes/s8192 /sizes/s8191 2 0 2 2" "overwrite /sizes/s8191"; then
+	run "$fsck" -fnv "$c"
+	expect "$name: fsck -fn clean (exit 0)" 0 \
+		'^1 data blocks shared by several file pages \(reflink\)$'
+	is "$name: ... s8192's page 0 still flagged" "$(pflags /sizes/s8192)" 2
+else
+	fail "$name (injection failed)"
+fi
+# metadata is never shared
+case_ "reflink: a page flagged shared on a log page" "PR_DATA_BLOCK_SHARED" \
+	"data block [0-9]+ of file page 0 is also used by inode [0-9]+'s log \\[PR" \
+	'file page 0 copied to block' 0 log-block /many /sizes/s4096 2
+
 # --- -p: safe repairs only ---
 c=$work/case.img
 cp --sparse=always "$img" "$c"
@@ -689,9 +845,10 @@ if ! cc -shared -fPIC -O2 -Wall -Wextra -Werror -o "$work/alloc_shim.so" \
 	fail "$name: the calloc shim does not build"
 	indent <"$work/shim.log"
 elif injected set-error "file-links /sizes/s100 3" snapshot; then
-	# blockmap_init()'s calloc(blocks, 1), once a round
+	# calloc(blocks, 1): blockmap_init()'s and pass_data()'s, each once
+	# a round; the third is the second round's blockmap_init()
 	run env LD_PRELOAD="$work/alloc_shim.so" \
-		NOVA_TEST_CALLOC_FAIL="$(le64 "$c" 24) 1 2" "$fsck" -fy "$c"
+		NOVA_TEST_CALLOC_FAIL="$(le64 "$c" 24) 1 3" "$fsck" -fy "$c"
 	expect "$name: fsck -fy runs out of memory in its second round (exit 8, and 1)" 9 \
 		'^fsck\.nova: out of memory$'
 	t "$name: ... after the repair of the link count" \

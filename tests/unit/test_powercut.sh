@@ -235,6 +235,10 @@ powercut "a shared data block copied, bad entries, dead marks" \
 	"PR_DATA_BLOCK_SHARED PR_LOG_DEAD_LIVE PR_LOG_ENTRY_CSUM PR_LOG_PAGE_COUNTS PR_ORPHAN" \
 	"dup-block /d/g /p/a" "dead-flag /many file-20" "gc-selfck /many file-9" \
 	"tail-counters /many" "last-csum /full" "mid-csum /many 10" stale-free
+# a block flagged pages share (reflink), mapped by an unflagged page too:
+# that page copied, logged without the flag
+powercut "a shared block's unflagged page copied (reflink)" PR_DATA_SHARED_UNFLAGGED \
+	"clone /d/g /q/x 1 0 2 0" stale-free
 # a live entry marked dead, alone in its log: the dead counts cleared
 # before the marks
 powercut "a live entry marked dead" PR_LOG_DEAD_LIVE "dead-flag /many file-20" stale-free

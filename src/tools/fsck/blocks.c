@@ -9,6 +9,14 @@
  * block is only looked up (by a search) when it turns out to be used
  * twice.  The map also feeds libnova's allocator (nv_mark_used()), from
  * which the repairs take their blocks.
+ *
+ * With the reflink feature (NOVA_FEATURE_INCOMPAT_REFLINK) a data block
+ * may be mapped by several live file pages, of one file or of several
+ * (a clone), when every write entry that maps it carries
+ * NOVA_WRITE_SHARED: it is in use once, and its reference count, the
+ * number of pages that map it, is the kernel's to count at mount (there
+ * is none on pmem).  Any other block mapped twice is damage, and so is a
+ * data page on metadata: the page is copied to a block of its own.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,9 +145,16 @@ const char *owner_desc(struct nova_fsck *ctx, uint64_t blk, uint64_t exclude)
 
 struct conflict {
 	uint64_t pg, blk, ent;
+	int code;			/* the problem: PR_DATA_* */
 };
 
-/* Copy each file page in @c to a block of its own */
+/*
+ * Copy each file page in @c to a block of its own, logged without
+ * NOVA_WRITE_SHARED (it maps the block alone).  An unwritten page
+ * (NOVA_WRITE_UNWRITTEN) reads as zeros, and its block holds zeros (the
+ * kernel zeroes it at fallocate): it gets a zeroed block and keeps the
+ * flag, not the bytes of the block's other user.
+ */
 static void copy_shared(struct nova_fsck *ctx, uint64_t ino,
 			struct nv_inode_state *st, const struct conflict *c,
 			size_t nc)
@@ -150,19 +165,24 @@ static void copy_shared(struct nova_fsck *ctx, uint64_t ino,
 
 	nv_wlog_from_state(&w, st);
 	for (i = 0; i < nc; i++) {
+		const struct nova_file_write_entry *e = nv_ptr(fs, c[i].ent);
+		uint8_t flags = e->flags & NOVA_WRITE_UNWRITTEN;
 		uint64_t nb;
 
 		if (!nv_alloc(fs, 1, (int)(ino % fs->stripes), false, &nb)) {
-			not_fixed(ctx, PR_DATA_BLOCK_SHARED,
+			not_fixed(ctx, c[i].code,
 				  "inode %llu: no free block to copy file page %llu",
 				  (unsigned long long)ino, (unsigned long long)c[i].pg);
 			continue;
 		}
-		nv_put(fs, nb << NOVA_BLOCK_SHIFT, nv_ptr(fs, c[i].blk),
-		       NOVA_BLOCK_SIZE);
-		if (nv_append_write(fs, &w, c[i].pg, 1, nb << NOVA_BLOCK_SHIFT,
-				    NULL)) {
-			not_fixed(ctx, PR_DATA_BLOCK_SHARED,
+		if (flags)
+			nv_zero(fs, nb << NOVA_BLOCK_SHIFT, NOVA_BLOCK_SIZE);
+		else
+			nv_put(fs, nb << NOVA_BLOCK_SHIFT, nv_ptr(fs, c[i].blk),
+			       NOVA_BLOCK_SIZE);
+		if (nv_append_write_flags(fs, &w, c[i].pg, 1,
+					  nb << NOVA_BLOCK_SHIFT, flags, NULL)) {
+			not_fixed(ctx, c[i].code,
 				  "inode %llu: no log space to copy file page %llu",
 				  (unsigned long long)ino, (unsigned long long)c[i].pg);
 			continue;
@@ -171,7 +191,7 @@ static void copy_shared(struct nova_fsck *ctx, uint64_t ino,
 			return;		/* an I/O error: the run ends */
 		nv_invalidate_pages(fs, c[i].ent, 1);
 		claim(ctx, nb, K_DATA);
-		fixed(ctx, PR_DATA_BLOCK_SHARED,
+		fixed(ctx, c[i].code,
 		      "inode %llu: file page %llu copied to block %llu, its own now",
 		      (unsigned long long)ino, (unsigned long long)c[i].pg,
 		      (unsigned long long)nb);
@@ -209,35 +229,166 @@ static void count_usage(struct nova_fsck *ctx, uint64_t ino,
 		fsck_fatal(ctx, "out of memory");
 }
 
-/* Claim an inode's data blocks; a block used already is copied */
-static int data_inode(struct nova_fsck *ctx, uint64_t ino)
+/*
+ * Inode @ino read with its data pages into @st, if the kernel counts its
+ * blocks (else false, @st freed); its project usage counted with @usage
+ */
+static bool data_read(struct nova_fsck *ctx, uint64_t ino,
+		      struct nv_inode_state *st, bool usage)
 {
 	struct nv_fs *fs = &ctx->fs;
+
+	if (!nv_inode_slot_valid(fs, ino) ||
+	    nv_iread(fs, ino, st, iread_raw(ino), NULL, NULL))
+		return false;
+	if (usage)
+		count_usage(ctx, ino, st);
+	if (st->bad || (!st->links && ino != NOVA_ROOT_INO)) {
+		nv_ifree(st);	/* the kernel would not count its blocks */
+		return false;
+	}
+	return true;
+}
+
+/*
+ * What the scan finds of a data block's pages (ctx->dclaim): mapped more
+ * than once, by a page of an entry flagged NOVA_WRITE_SHARED, by a page
+ * of an entry without the flag; and in the second scan, that a page
+ * kept it
+ */
+enum { DC_MANY = 1, DC_FLAGGED = 2, DC_UNFLAGGED = 4, DC_KEPT = 8 };
+
+static bool reflink(const struct nova_fsck *ctx)
+{
+	return ctx->fs.sb.s_feature_incompat &
+	       cpu_to_le64(NOVA_FEATURE_INCOMPAT_REFLINK);
+}
+
+/*
+ * The DC_ bit of a page mapped by the write entry at @ent: a regular
+ * file's may be shared (a symlink's block is its own)
+ */
+static uint8_t page_flag(struct nova_fsck *ctx, const struct nv_inode_state *st,
+			 uint64_t ent)
+{
+	const struct nova_file_write_entry *e = nv_ptr(&ctx->fs, ent);
+
+	return S_ISREG(st->mode) && e->entry_type == NOVA_FILE_WRITE &&
+	       (e->flags & NOVA_WRITE_SHARED) ? DC_FLAGGED : DC_UNFLAGGED;
+}
+
+/*
+ * A block mapped by several pages is shared legitimately when every one
+ * of them is of an entry flagged NOVA_WRITE_SHARED, with the reflink
+ * feature: the kernel counts its references at mount, and it is in use
+ * once
+ */
+static bool shared_ok(const struct nova_fsck *ctx, uint8_t dc)
+{
+	return reflink(ctx) && !(dc & DC_UNFLAGGED);
+}
+
+/*
+ * The first scan: inode @ino's data blocks claimed, and what maps each
+ * (ctx->dclaim); a page whose block is a log page, a table, a journal or
+ * outside the data area only counted, for the second scan
+ */
+static int claim_inode(struct nova_fsck *ctx, uint64_t ino)
+{
+	struct nv_inode_state st;
+	uint64_t blk, ent;
+	size_t it;
+
+	if (!data_read(ctx, ino, &st, true))
+		return ctx->stop ? -1 : 0;
+	for (it = 0; nv_pmap_next(&st.pages, &it, NULL, &blk, &ent);) {
+		uint64_t b = blk >> NOVA_BLOCK_SHIFT;
+		uint8_t f = page_flag(ctx, &st, ent);
+
+		if (ctx->bkind[b] == K_FREE) {
+			claim(ctx, b, K_DATA);
+			ctx->dclaim[b] = f;
+		} else if (ctx->bkind[b] == K_DATA) {
+			ctx->dclaim[b] |= DC_MANY | f;
+		} else {
+			ctx->dclaim[b] = DC_MANY;	/* metadata */
+		}
+	}
+	nv_ifree(&st);
+	return ctx->stop ? -1 : 0;
+}
+
+/*
+ * The problem of @st's page that maps block @b through the entry at
+ * @ent, 0 if none: a block of metadata; a block several pages map that
+ * they may not share, of which the first page keeps it; with the reflink
+ * feature, a block that flagged pages share, for an unflagged page
+ */
+static int page_problem(struct nova_fsck *ctx, const struct nv_inode_state *st,
+			uint64_t b, uint64_t ent)
+{
+	uint8_t dc = ctx->dclaim[b];
+
+	if (ctx->bkind[b] == K_FREE) {
+		claim(ctx, b, K_DATA);	/* not seen by the first scan */
+		ctx->dclaim[b] = page_flag(ctx, st, ent) | DC_KEPT;
+		return 0;
+	}
+	if (ctx->bkind[b] != K_DATA)
+		return PR_DATA_BLOCK_SHARED;
+	if (!(dc & DC_MANY) || shared_ok(ctx, dc))
+		return 0;
+	if (reflink(ctx) && (dc & DC_FLAGGED))
+		return page_flag(ctx, st, ent) == DC_FLAGGED ? 0 :
+		       PR_DATA_SHARED_UNFLAGGED;
+	if (!(dc & DC_KEPT)) {
+		ctx->dclaim[b] |= DC_KEPT;
+		return 0;
+	}
+	return PR_DATA_BLOCK_SHARED;
+}
+
+/* Report the problem @code of a page; true to copy it */
+static bool report_page(struct nova_fsck *ctx, uint64_t ino,
+			const struct nv_inode_state *st, int code, uint64_t pg,
+			uint64_t b, uint64_t ent)
+{
+	static const char no_feature[] =
+		" (flagged shared, but the super block lacks the reflink feature)";
+	bool flagged = !reflink(ctx) && ctx->bkind[b] == K_DATA &&
+		       (ctx->dclaim[b] & DC_FLAGGED);
+
+	if (code == PR_DATA_SHARED_UNFLAGGED)
+		return problem(ctx, PR_DATA_SHARED_UNFLAGGED,
+			       (unsigned long long)ino, type_str(st->mode),
+			       ipath(ctx, ino), (unsigned long long)b,
+			       (unsigned long long)pg, owner_desc(ctx, b, ino),
+			       (unsigned long long)ent);
+	return problem(ctx, PR_DATA_BLOCK_SHARED, (unsigned long long)ino,
+		       type_str(st->mode), ipath(ctx, ino),
+		       (unsigned long long)b, (unsigned long long)pg,
+		       owner_desc(ctx, b, ino), flagged ? no_feature : "");
+}
+
+/*
+ * The second scan, when the first found blocks used twice: inode @ino's
+ * pages whose block is not theirs to map are reported, and copied
+ */
+static int copy_inode(struct nova_fsck *ctx, uint64_t ino)
+{
 	struct nv_inode_state st;
 	struct conflict *c = NULL, *more;
 	size_t nc = 0, cap = 0, it;
 	uint64_t pg, blk, ent;
-	int ret = 0;
+	int ret = 0, code;
 
-	if (!nv_inode_slot_valid(fs, ino) ||
-	    nv_iread(fs, ino, &st, iread_raw(ino), NULL, NULL))
-		return 0;
-	count_usage(ctx, ino, &st);
-	if (st.bad || (!st.links && ino != NOVA_ROOT_INO)) {
-		nv_ifree(&st);	/* the kernel would not count its blocks */
-		return 0;
-	}
+	if (!data_read(ctx, ino, &st, false))
+		return ctx->stop ? -1 : 0;
 	for (it = 0; nv_pmap_next(&st.pages, &it, &pg, &blk, &ent);) {
 		uint64_t b = blk >> NOVA_BLOCK_SHIFT;
 
-		if (ctx->bkind[b] == K_FREE) {
-			claim(ctx, b, K_DATA);
-			continue;
-		}
-		if (!problem(ctx, PR_DATA_BLOCK_SHARED, (unsigned long long)ino,
-			     type_str(st.mode), ipath(ctx, ino),
-			     (unsigned long long)b, (unsigned long long)pg,
-			     owner_desc(ctx, b, ino)))
+		code = page_problem(ctx, &st, b, ent);
+		if (!code || !report_page(ctx, ino, &st, code, pg, b, ent))
 			continue;
 		more = nv_grow(c, &cap, nc, sizeof(*c), 8);
 		if (!more) {
@@ -245,7 +396,7 @@ static int data_inode(struct nova_fsck *ctx, uint64_t ino)
 			break;
 		}
 		c = more;
-		c[nc++] = (struct conflict){ pg, blk, ent };
+		c[nc++] = (struct conflict){ pg, blk, ent, code };
 	}
 	if (!ctx->stop)
 		copy_shared(ctx, ino, &st, c, nc);
@@ -254,9 +405,41 @@ static int data_inode(struct nova_fsck *ctx, uint64_t ino)
 	return ctx->stop ? -1 : ret;
 }
 
+/*
+ * The files' data blocks: a first scan claims them and notes who maps
+ * each; a block mapped by several pages is in use once, shared (reflink)
+ * if they may share it.  Only when a page maps a block it may not (one
+ * of metadata, one that another page maps and may not share) does a
+ * second scan, in the same order, report and copy those pages.
+ */
 int pass_data(struct nova_fsck *ctx)
 {
+	struct nv_fs *fs = &ctx->fs;
+	uint64_t b, bad = 0;
+	int ret;
+
 	nv_pmap_free(&ctx->prj_usage);
 	ctx->prj_unread = 0;
-	return scan_inodes(ctx, data_inode, false);
+	ctx->n_shared = 0;
+	free(ctx->dclaim);
+	ctx->dclaim = calloc(fs->nblocks, 1);
+	if (!ctx->dclaim)
+		return fsck_fatal(ctx, "out of memory");
+	ret = scan_inodes(ctx, claim_inode, false);
+	for (b = 0; !ret && b < fs->nblocks; b++) {
+		if (!(ctx->dclaim[b] & DC_MANY))
+			continue;
+		if (ctx->bkind[b] == K_DATA && shared_ok(ctx, ctx->dclaim[b]))
+			ctx->n_shared++;
+		else
+			bad++;
+	}
+	if (!ret && ctx->n_shared)
+		info(ctx, "%llu data blocks shared by several file pages (reflink)",
+		     (unsigned long long)ctx->n_shared);
+	if (!ret && bad)
+		ret = scan_inodes(ctx, copy_inode, false);
+	free(ctx->dclaim);
+	ctx->dclaim = NULL;
+	return ret;
 }

@@ -27,7 +27,8 @@
  *   inode.c      pass 4: inode logs
  *   namespace.c  pass 5: names, connectivity, link counts, ".."
  *   blocks.c     pass 6: the block map (who uses each block) and the
- *                files' data blocks; each project's usage
+ *                files' data blocks, shared ones (reflink) included;
+ *                each project's usage
  *   snapshot.c   pass 6: the clean-unmount snapshot
  *   quota.c      pass 7: the project quota file's tree and usage
  *   powercut.c   the tests' model of a power cut during the repairs
@@ -153,6 +154,14 @@ struct nova_fsck {
 	bool prjquota;			/* the project quota file is valid */
 	struct fsck_deferred *deferred;	/* repairs for the end of pass 4 */
 	size_t ndeferred, deferred_cap;
+
+	/*
+	 * pass 6: per block, the live file pages that map it (DC_* bits,
+	 * blocks.c), during pass_data() only; the blocks that several pages
+	 * map legitimately (reflink)
+	 */
+	uint8_t *dclaim;
+	uint64_t n_shared;
 
 	/*
 	 * pass 6: each project's usage as the kernel counts it at mount

@@ -126,6 +126,8 @@ static const struct fsck_problem problems[PR_COUNT] = {
 	/* pass 6: blocks, clean-unmount snapshot */
 	P(PR_DATA_BLOCK_SHARED, 0,
 	  "copy the file page to a new block of its own"),
+	P(PR_DATA_SHARED_UNFLAGGED, 0,
+	  "copy the file page to a new block of its own"),
 	P(PR_SNAPSHOT_STALE, PR_NOTICE,
 	  "discard the snapshot, as mount would"),
 	P(PR_SNAPSHOT_BAD, PR_PREEN_OK,

@@ -183,7 +183,15 @@ enum fsck_problem_code {
 	/* ---- pass 6: blocks (blocks.c), snapshot (snapshot.c) ---- */
 	PR_DATA_BLOCK_SHARED,
 #define PR_DATA_BLOCK_SHARED_MSG \
-	"inode %llu (%s %s): data block %llu of file page %llu is also used by %s"
+	"inode %llu (%s %s): data block %llu of file page %llu is also used by %s%s"
+	/*
+	 * With the reflink feature, a block that pages of write entries
+	 * flagged NOVA_WRITE_SHARED map, mapped by this page too, whose
+	 * entry lacks the flag
+	 */
+	PR_DATA_SHARED_UNFLAGGED,
+#define PR_DATA_SHARED_UNFLAGGED_MSG \
+	"inode %llu (%s %s): data block %llu of file page %llu is shared with %s, but its write entry at 0x%llx lacks the shared flag"
 	PR_SNAPSHOT_STALE,
 #define PR_SNAPSHOT_STALE_MSG \
 	"reserved inode %u holds a stale clean-unmount snapshot (the kernel discards it at mount)"

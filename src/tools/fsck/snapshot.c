@@ -184,6 +184,7 @@ static void snap_diff(struct nova_fsck *ctx, const struct snap *bl,
 			d->first_bad = pb;
 		ctx->bkind[pb] = K_FIXED;
 	}
+	/* a block shared by several file pages (reflink) is used once */
 	for (b = fs->data_start; b <= fs->data_end; b++) {
 		bool used = ctx->bkind[b] != K_FREE;
 

@@ -477,6 +477,7 @@ static int open_fs(struct nova_fsck *ctx)
 static void fsck_free(struct nova_fsck *ctx)
 {
 	free(ctx->bkind);
+	free(ctx->dclaim);
 	free(ctx->jreset);
 	free(ctx->itreset);
 	free(ctx->deferred);
