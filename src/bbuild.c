@@ -41,7 +41,8 @@ struct nova_scan {
 	unsigned long ino;
 	u32 links;
 	u64 size;			/* file size so far in the walk */
-	struct xarray pages;		/* live page -> block number */
+	/* live page -> block number << 1, | 1 if it may be shared */
+	struct xarray pages;
 	unsigned long npages;		/* pages in @pages */
 };
 
@@ -128,6 +129,7 @@ static int nova_scan_entry(struct super_block *sb, u64 off, const void *entry,
 	const struct nova_setattr_entry *sa = entry;
 	u64 pg, blk, i, n;
 	unsigned long index;
+	bool shared;
 	void *old;
 
 	switch (*(const u8 *)entry) {
@@ -180,8 +182,12 @@ static int nova_scan_entry(struct super_block *sb, u64 off, const void *entry,
 			break;
 		}
 		blk >>= NOVA_BLOCK_SHIFT;
+		/* (the flag means nothing without the feature: share.c) */
+		shared = (e->flags & NOVA_WRITE_SHARED) &&
+			 nova_reflink_enabled(sb);
 		for (i = 0; i < n; i++) {
-			old = xa_store(&sc->pages, pg + i, xa_mk_value(blk + i),
+			old = xa_store(&sc->pages, pg + i,
+				       xa_mk_value((blk + i) << 1 | shared),
 				       GFP_KERNEL);
 			if (xa_is_err(old))
 				return xa_err(old);
@@ -292,8 +298,14 @@ static int nova_scan_inode(struct nova_scan *sc, struct nova_inode *pi,
 		goto out;
 	}
 	xa_for_each(&sc->pages, index, v) {
-		ret = nova_mark_used(sc, (u64)xa_to_value(v) << NOVA_BLOCK_SHIFT,
-				     NOVA_BLOCK_SIZE, "data", ino);
+		unsigned long b = xa_to_value(v);
+
+		/* a shared block: counted, marked used at the end */
+		if (b & 1)
+			ret = nova_share_scan_add(sc->sb, b >> 1);
+		else
+			ret = nova_mark_used(sc, (u64)(b >> 1) << NOVA_BLOCK_SHIFT,
+					     NOVA_BLOCK_SIZE, "data", ino);
 		if (ret)
 			goto out;
 		if (!(index & 1023))
@@ -449,6 +461,8 @@ int nova_rebuild_allocator(struct super_block *sb)
 		orphans += scans[s].orphans;
 		largest = max(largest, scans[s].inodes);
 	}
+	if (!ret)
+		ret = nova_share_scan_finish(sb, main.used);
 	if (ret)
 		goto out;
 	ret = nova_build_free_lists_from_bitmap(sb, main.used);

@@ -123,20 +123,23 @@ static bool nova_any_unwritten(struct inode *inode, pgoff_t pg,
 	return false;
 }
 
-/* Block offset of file page @pg if it may be written in place, else 0 */
+/*
+ * Block offset of file page @pg if it may be written in place, else 0
+ * (a hole, a preallocated page, a block shared with another page)
+ */
 static u64 nova_inplace_block(struct inode *inode, pgoff_t pg)
 {
 	bool unwritten;
 	u64 blk = nova_find_page_state(inode, pg, &unwritten);
 
-	return unwritten ? 0 : blk;
+	return unwritten || nova_page_shared(inode, pg) ? 0 : blk;
 }
 
 /*
  * Point pages [pg, pg + n) at entry @e (NULL: holes).  @how says what
  * happens to the entries and blocks the pages had: NOVA_INDEX_FREE, each
  * replaced page dies in its old entry and its block goes back to the
- * allocator; NOVA_INDEX_MOVE, the page dies but its block stays (another
+ * allocator (a shared one loses a reference: share.c); NOVA_INDEX_MOVE, the page dies but its block stays (another
  * entry maps it now: shift.c); NOVA_INDEX_REPLAY, nothing (a replay: the
  * allocator is rebuilt from the final state, i_blocks is set from the
  * index).  Otherwise the quota (and i_blocks) follow the pages that
@@ -217,14 +220,12 @@ long nova_index_set(struct super_block *sb, struct inode *inode, pgoff_t pg,
 			continue;
 		}
 		if (run_len)
-			nova_free_blocks(sb, run_start, run_len);
-		freed += run_len;
+			freed += nova_free_data_blocks(sb, run_start, run_len);
 		run_start = oblk;
 		run_len = 1;
 	}
 	if (run_len)
-		nova_free_blocks(sb, run_start, run_len);
-	freed += run_len;
+		freed += nova_free_data_blocks(sb, run_start, run_len);
 	if (!hole && n)
 		sih->live_writes++;
 	if (how == NOVA_INDEX_REPLAY)
@@ -520,7 +521,7 @@ static int nova_fill_partial(struct super_block *sb, struct inode *inode,
  * only; a crash before it leaves them past EOF.  Only nonzero bytes are
  * written.  Caller holds the inode lock.
  */
-static void nova_zero_grow(struct inode *inode, loff_t old, loff_t new)
+void nova_zero_grow(struct inode *inode, loff_t old, loff_t new)
 {
 	struct super_block *sb = inode->i_sb;
 	struct nova_file_write_entry *e;
@@ -1092,7 +1093,8 @@ static pgoff_t nova_prealloc_inplace(struct inode *inode, pgoff_t pg,
 	/* (an encrypted file's blocks are written whole, never in place) */
 	if (IS_ENCRYPTED(inode))
 		return pg;
-	while (end < limit && nova_page_unwritten(inode, end))
+	while (end < limit && nova_page_unwritten(inode, end) &&
+	       !nova_page_shared(inode, end))
 		end++;
 	if (end == pg)
 		return pg;
@@ -1128,6 +1130,12 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 	struct timespec64 old_mtime = nova_get_mtime(inode);
 	struct timespec64 old_ctime = nova_get_ctime(inode);
 
+	/* growing zeroes the bytes past EOF in place: not in a shared block */
+	if (pos + count > inode->i_size) {
+		ret = nova_unshare_edges(inode, 0, 0);
+		if (ret)
+			return ret;
+	}
 	wf.seq = atomic_read(&NOVA_I(inode)->header.write_faults);
 	/*
 	 * The write fault count before the mapping is looked at: a fault
@@ -1392,7 +1400,8 @@ void nova_zero_past_eof(struct inode *inode)
 	if (!off || sb_rdonly(inode->i_sb) || nova_emergency_state(inode->i_sb))
 		return;
 	blk = nova_find_page(inode, size >> NOVA_BLOCK_SHIFT);
-	if (!blk)
+	/* a shared block: its next write or fault copies it, zeros past EOF */
+	if (!blk || nova_page_shared(inode, size >> NOVA_BLOCK_SHIFT))
 		return;
 	p = nova_get_block(inode->i_sb, blk);
 	if (memchr_inv(p + off, 0, NOVA_BLOCK_SIZE - off))
@@ -2026,6 +2035,9 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 		ret = nova_break_layouts_flush(inode, offset, LLONG_MAX);
 	else if (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE))
 		ret = nova_break_layouts(inode, offset, f.end - 1);
+	/* pages zeroed in place must not be shared (reflink.c) */
+	if (!ret)
+		ret = nova_unshare_edges(inode, offset, f.end);
 	if (ret)
 		goto out;
 	/*
@@ -2149,7 +2161,8 @@ int nova_convert_unwritten(struct inode *inode, pgoff_t pg, unsigned long n)
 			bool unwritten;
 			u64 blk = nova_find_page_state(inode, p, &unwritten);
 
-			if (!unwritten)
+			/* (a shared page is copied before it is written) */
+			if (!unwritten || nova_page_shared(inode, p))
 				continue;
 			if (nr && r[nr - 1].pg + r[nr - 1].n == p &&
 			    r[nr - 1].blk + (r[nr - 1].n << NOVA_BLOCK_SHIFT) == blk) {
@@ -2181,5 +2194,101 @@ int nova_convert_unwritten(struct inode *inode, pgoff_t pg, unsigned long n)
 	}
 	sih->use_reserve = NOVA_RESERVE_NONE;
 	mutex_unlock(&sih->log_mutex);
+	return ret;
+}
+
+/*
+ * Give file page @pg a block of its own if its block is shared (a clone:
+ * share.c, reflink.c): a copy, with zeros past EOF, logged and committed
+ * like a one-page write; the shared block loses one reference.  Done
+ * before anything stores into the page's block in place, and by every
+ * fault on it: no mapping ever maps a shared block (the kernel's DAX
+ * code gives each page one file and offset).  The caller holds the inode
+ * lock or the mapping's invalidate lock.  Returns 0 with the page's
+ * block offset (0: a hole) in *@blk if @blk is not NULL, or -ENOSPC,
+ * -ENOMEM, -EIO.
+ */
+int nova_unshare_page(struct inode *inode, pgoff_t pg, u64 *blk)
+{
+	struct super_block *sb = inode->i_sb;
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	struct nova_file_write_entry *e;
+	unsigned long b;
+	u64 tail, off, cur;
+	int ret;
+
+	mutex_lock(&sih->log_mutex);
+	e = xa_load(&sih->pages, pg);
+	cur = e ? nova_entry_block(sb, e, pg) : 0;
+	ret = 0;
+	if (!nova_entry_page_shared(sb, e, pg))
+		goto out;	/* never shared, or another fault got there */
+	ret = nova_new_data_blocks(sb, &b, 1, false);
+	if (ret < 0)
+		goto out;
+	ret = nova_fill_partial(sb, inode, pg,
+				nova_get_block(sb, nova_block_off(b)), 0,
+				NOVA_BLOCK_SIZE, inode->i_size);
+	tail = sih->log_tail;
+	if (!ret)
+		ret = nova_append_write_entry(inode, pg, 1, nova_block_off(b),
+					      e->flags & NOVA_WRITE_UNWRITTEN,
+					      inode->i_size, &tail, &off);
+	if (ret) {
+		nova_free_blocks(sb, b, 1);
+		goto out;
+	}
+	nova_log_commit(sb, inode, tail);
+	nova_apply_entry(inode, off, 0);
+	cur = nova_block_off(b);
+	nova_stat_inc(NOVA_SB(sb), unshares);
+out:
+	mutex_unlock(&sih->log_mutex);
+	if (blk)
+		*blk = cur;
+	return ret;
+}
+
+/* nova_unshare_page() for each shared page of [pg, pg + n) */
+int nova_unshare_pages(struct inode *inode, pgoff_t pg, unsigned long n)
+{
+	struct nova_file_write_entry *e;
+	unsigned long index;
+	int ret;
+
+	if (!nova_any_shared(inode, pg, n))
+		return 0;
+	xa_for_each_range(&NOVA_I(inode)->header.pages, index, e, pg,
+			  pg + n - 1) {
+		if (!nova_entry_page_shared(inode->i_sb, e, index))
+			continue;
+		ret = nova_unshare_page(inode, index, NULL);
+		if (ret)
+			return ret;
+		cond_resched();
+	}
+	return 0;
+}
+
+/*
+ * Before a change of the size or a fallocate of [start, end): the pages
+ * that may be written in place must have blocks of their own: the
+ * partial pages at @start and @end (zeroed by a punch or zero range in
+ * place mode), and the last page when EOF is inside it (bytes past EOF
+ * are zeroed in place when the file grows).  Caller holds the inode lock.
+ */
+int nova_unshare_edges(struct inode *inode, loff_t start, loff_t end)
+{
+	loff_t size = i_size_read(inode);
+	int ret = 0;
+
+	if (xa_empty(&NOVA_SB(inode->i_sb)->shared))
+		return 0;
+	if (start & (NOVA_BLOCK_SIZE - 1))
+		ret = nova_unshare_page(inode, start >> NOVA_BLOCK_SHIFT, NULL);
+	if (!ret && end > start && (end & (NOVA_BLOCK_SIZE - 1)))
+		ret = nova_unshare_page(inode, end >> NOVA_BLOCK_SHIFT, NULL);
+	if (!ret && (size & (NOVA_BLOCK_SIZE - 1)))
+		ret = nova_unshare_page(inode, size >> NOVA_BLOCK_SHIFT, NULL);
 	return ret;
 }

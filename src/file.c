@@ -254,6 +254,18 @@ static int nova_iomap_begin(struct inode *inode, loff_t offset, loff_t length,
 	bool new = false;
 	int ret;
 
+	/*
+	 * No mapping maps a shared block: a page fault copies it (dax.c).
+	 * A read-only mount cannot: such a page cannot be mapped there.
+	 */
+	if (blk && (flags & IOMAP_FAULT) && !huge &&
+	    nova_page_shared(inode, pg)) {
+		if (sb_rdonly(inode->i_sb))
+			return -EROFS;
+		ret = nova_unshare_page(inode, pg, &blk);
+		if (ret)
+			return ret;
+	}
 	if (!blk && (flags & IOMAP_WRITE) && !huge) {
 		ret = nova_fault_alloc(inode, pg, &blk);
 		if (ret)
@@ -283,9 +295,12 @@ static int nova_iomap_begin(struct inode *inode, loff_t offset, loff_t length,
 	iomap->type = IOMAP_MAPPED;
 	iomap->addr = blk + sbi->s_dax_part_off;
 	/* a PMD fault that will fall back: its first page, nothing changed */
-	if (huge && (pg < last || (sbi->base_pfn &&
-				   !IS_ALIGNED(sbi->base_pfn + (blk >> PAGE_SHIFT),
-					       length >> PAGE_SHIFT)))) {
+	if (huge && (pg < last ||
+		     nova_any_shared(inode, offset >> NOVA_BLOCK_SHIFT,
+				     pg + 1 - (offset >> NOVA_BLOCK_SHIFT)) ||
+		     (sbi->base_pfn &&
+		      !IS_ALIGNED(sbi->base_pfn + (blk >> PAGE_SHIFT),
+				  length >> PAGE_SHIFT)))) {
 		iomap->length = NOVA_BLOCK_SIZE;
 		return 0;
 	}
@@ -314,6 +329,8 @@ static vm_fault_t nova_dax_huge_fault(struct vm_fault *vmf,
 	struct inode *inode = file_inode(vmf->vma->vm_file);
 	bool write = (vmf->flags & FAULT_FLAG_WRITE) &&
 		     (vmf->vma->vm_flags & VM_SHARED);
+	/* a read fault on a shared page copies it: a change too (dax.c) */
+	bool change = write || nova_page_shared(inode, vmf->pgoff);
 	vm_fault_t ret;
 	nova_pfn_t pfn;
 	u64 t = nova_timer_start();
@@ -323,13 +340,15 @@ static vm_fault_t nova_dax_huge_fault(struct vm_fault *vmf,
 	/* a mapping made before chattr +i (as ext4's page_mkwrite) */
 	if (write && IS_IMMUTABLE(inode))
 		return VM_FAULT_SIGBUS;
-	if (write) {
+	if (change) {
 		sb_start_pagefault(inode->i_sb);
 		/* read-only after an error (maybe while this waited for a thaw) */
 		if (nova_emergency_state(inode->i_sb)) {
 			sb_end_pagefault(inode->i_sb);
 			return VM_FAULT_SIGBUS;
 		}
+	}
+	if (write) {
 		/*
 		 * mtime and ctime as write(2) sets them; marking the inode
 		 * dirty (nova_dirty_inode()) gets them logged at fsync,
@@ -353,7 +372,7 @@ static vm_fault_t nova_dax_huge_fault(struct vm_fault *vmf,
 	if (ret & VM_FAULT_NEEDDSYNC)
 		ret = dax_finish_sync_fault(vmf, pe_size, pfn);
 	filemap_invalidate_unlock_shared(inode->i_mapping);
-	if (write)
+	if (change)
 		sb_end_pagefault(inode->i_sb);
 	NOVA_TIMER_END(NOVA_SB(inode->i_sb), T_FAULT, t);
 	return ret;
@@ -411,6 +430,7 @@ const struct file_operations nova_file_operations = {
 	.compat_ioctl	= nova_compat_ioctl,
 #endif
 	.fallocate	= nova_fallocate,
+	.remap_file_range = nova_remap_file_range,
 	.mmap		= nova_dax_mmap,
 	.get_unmapped_area = thp_get_unmapped_area,
 	NOVA_FOP_MMAP_SYNC,
@@ -422,8 +442,8 @@ const struct file_operations nova_file_operations = {
  * FIEMAP: the file's blocks as extents, each a run of pages whose blocks
  * follow each other on pmem; holes are left out.  Physical addresses are
  * byte offsets on the block device.  Preallocated pages not written
- * since are FIEMAP_EXTENT_UNWRITTEN; NOVA data has no delayed or inline
- * states.  An extent that crosses the end
+ * since are FIEMAP_EXTENT_UNWRITTEN, shared blocks (clones) are
+ * FIEMAP_EXTENT_SHARED; NOVA data has no delayed or inline states.  An extent that crosses the end
  * of the requested range is reported whole, and the file's last extent is
  * marked FIEMAP_EXTENT_LAST.  FIEMAP_FLAG_XATTR maps the extended
  * attributes instead (nova_xattr_fiemap()).
@@ -452,6 +472,8 @@ static int nova_fiemap(struct inode *inode, struct fiemap_extent_info *fi,
 
 		blk = nova_find_page_state(inode, index, &unwritten);
 		f = unwritten ? FIEMAP_EXTENT_UNWRITTEN : 0;
+		if (nova_page_shared(inode, index))
+			f |= FIEMAP_EXTENT_SHARED;
 		if (ln && ((u64)index << NOVA_BLOCK_SHIFT) == lg + ln &&
 		    blk == ph + ln && f == fl) {
 			ln += NOVA_BLOCK_SIZE;

@@ -387,8 +387,12 @@ static int nova_gc_write_state(struct inode *inode, struct nova_new_log *nl,
 		/* one entry per run of pages with consecutive blocks */
 		xa_for_each(&sih->pages, index, e) {
 			u64 b = nova_entry_block(sb, e, index);
-			/* (a damaged entry's page is a hole: never unwritten) */
-			u8 f = b ? e->flags & NOVA_WRITE_UNWRITTEN : 0;
+			/*
+			 * (a damaged entry's page is a hole: never unwritten;
+			 * a shared block keeps its flag: reflink.c)
+			 */
+			u8 f = b ? e->flags & (NOVA_WRITE_UNWRITTEN |
+					       NOVA_WRITE_SHARED) : 0;
 
 			if (ret)
 				break;

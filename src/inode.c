@@ -1349,6 +1349,10 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 	if (resize || trim) {
 		filemap_invalidate_lock(inode->i_mapping);
 		ret = nova_truncate_break_layouts(inode, attr->ia_size);
+		/* the new and old last pages may be zeroed in place */
+		if (!ret && resize)
+			ret = nova_unshare_edges(inode, attr->ia_size,
+						 attr->ia_size);
 		if (!ret && resize)
 			ret = nova_crypt_grow(inode, attr->ia_size);
 		if (ret) {

@@ -154,6 +154,9 @@ struct nova_sb_info {
 	bool prj_written;
 	/* since its load: a write of it failed, or its count skipped inodes */
 	bool prj_stale;
+	/* shared data block -> reference count (share.c) */
+	struct xarray shared;
+	struct mutex share_lock;
 };
 
 /*
@@ -567,6 +570,23 @@ int nova_new_aligned_blocks(struct super_block *sb, unsigned long *blocknr,
 			    unsigned long num);
 void nova_free_blocks(struct super_block *sb, unsigned long blocknr,
 		      unsigned long num);
+
+/* share.c */
+void nova_share_init(struct super_block *sb);
+void nova_share_destroy(struct super_block *sb);
+bool nova_reflink_enabled(struct super_block *sb);
+unsigned long nova_share_count(struct super_block *sb, unsigned long blk);
+bool nova_entry_page_shared(struct super_block *sb,
+			    const struct nova_file_write_entry *e, pgoff_t pg);
+bool nova_page_shared(struct inode *inode, pgoff_t pg);
+bool nova_any_shared(struct inode *inode, pgoff_t pg, unsigned long n);
+int nova_share_get(struct super_block *sb, unsigned long blk, unsigned long n);
+void nova_share_drop(struct super_block *sb, unsigned long blk,
+		     unsigned long n);
+unsigned long nova_free_data_blocks(struct super_block *sb, unsigned long blk,
+				    unsigned long n);
+int nova_share_scan_add(struct super_block *sb, unsigned long blk);
+int nova_share_scan_finish(struct super_block *sb, unsigned long *used);
 void nova_settle_free_list(struct nova_sb_info *sbi, struct nova_free_list *fl);
 void nova_settle_free_lists(struct super_block *sb);
 unsigned long nova_count_free_blocks(struct super_block *sb);
@@ -774,6 +794,13 @@ ssize_t nova_kernel_read(struct inode *inode, void *buf, size_t len,
 ssize_t nova_kernel_write(struct inode *inode, const void *buf, size_t len,
 			  loff_t pos);
 int nova_fault_alloc(struct inode *inode, pgoff_t pg, u64 *blk);
+int nova_unshare_page(struct inode *inode, pgoff_t pg, u64 *blk);
+void nova_zero_grow(struct inode *inode, loff_t old, loff_t new);
+loff_t nova_remap_file_range(struct file *file_in, loff_t pos_in,
+			     struct file *file_out, loff_t pos_out,
+			     loff_t len, unsigned int remap_flags);
+int nova_unshare_pages(struct inode *inode, pgoff_t pg, unsigned long n);
+int nova_unshare_edges(struct inode *inode, loff_t start, loff_t end);
 
 /* shift.c */
 int nova_shift_check(struct inode *inode, int mode, loff_t offset,

@@ -32,7 +32,7 @@ struct nova_shift_ent {
 	u64 blk;
 	u64 off;		/* where the entry is in the log */
 	bool cut;		/* pages of a collapsed range: free their blocks */
-	u8 flags;		/* NOVA_WRITE_UNWRITTEN of its pages */
+	u8 flags;		/* NOVA_WRITE_UNWRITTEN, _SHARED of its pages */
 };
 
 struct nova_shift {
@@ -47,7 +47,8 @@ struct nova_shift {
 
 /*
  * Block offset the new page @p gets, 0 for a hole; *@flags: whether it
- * stays unwritten (NOVA_WRITE_UNWRITTEN)
+ * stays unwritten (NOVA_WRITE_UNWRITTEN), and whether its block may be
+ * shared (NOVA_WRITE_SHARED: it keeps the flag wherever it moves)
  */
 static u64 nova_shift_source(struct nova_shift *s, pgoff_t p, u8 *flags)
 {
@@ -61,6 +62,8 @@ static u64 nova_shift_source(struct nova_shift *s, pgoff_t p, u8 *flags)
 	blk = nova_find_page_state(s->inode, src, &unwritten);
 	if (unwritten)
 		*flags = NOVA_WRITE_UNWRITTEN;
+	if (blk && nova_page_shared(s->inode, src))
+		*flags |= NOVA_WRITE_SHARED;
 	return blk;
 }
 

@@ -61,7 +61,8 @@ static const struct nova_counter nova_io_counters[] = {
 	NOVA_COUNTER(cow_pages), NOVA_COUNTER(inplace_bytes),
 	NOVA_COUNTER(prealloc_inplace_pages),
 	NOVA_COUNTER(fsync_calls), NOVA_COUNTER(fault_allocs),
-	NOVA_COUNTER(pmd_faults),
+	NOVA_COUNTER(pmd_faults), NOVA_COUNTER(cloned_pages),
+	NOVA_COUNTER(unshares),
 };
 
 static const struct nova_counter nova_gc_counters[] = {

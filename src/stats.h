@@ -29,6 +29,7 @@ struct nova_counters {
 	u64 write_calls, write_bytes;
 	u64 cow_pages, inplace_bytes, prealloc_inplace_pages;
 	u64 fsync_calls, fault_allocs, pmd_faults;
+	u64 cloned_pages, unshares;	/* reflink.c */
 	/* GC */
 	u64 fast_gc_runs, fast_gc_pages;
 	u64 thorough_gc_runs, thorough_gc_pages_written;

@@ -799,6 +799,7 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_fs_info = sbi;
 	sbi->sb = sb;
 	mutex_init(&sbi->s_lock);
+	nova_share_init(sb);
 	INIT_WORK(&sbi->error_work, nova_error_work);
 	sbi->stats.c = alloc_percpu(struct nova_counters);
 	if (!sbi->stats.c)
@@ -883,7 +884,12 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 		if (ret)
 			nova_journal_recover(sb);
 		ret = -EUCLEAN;
-		if (le32_to_cpu(sbi->s_super.s_state) & NOVA_STATE_CLEAN) {
+		/*
+		 * Shared blocks' reference counts are not saved: a file
+		 * system with clones is scanned at every mount (share.c)
+		 */
+		if ((le32_to_cpu(sbi->s_super.s_state) & NOVA_STATE_CLEAN) &&
+		    !nova_reflink_enabled(sb)) {
 			ret = nova_restore_snapshot(sb);
 			if (ret == -ENOMEM)
 				return ret;
@@ -1338,6 +1344,7 @@ static void nova_kill_sb(struct super_block *sb)
 		nova_free_free_lists(sb);
 		nova_free_inode_maps(sb);
 		nova_journal_free(sb);
+		nova_share_destroy(sb);
 		mutex_lock(&nova_holder_lock);
 		fs_put_dax(sbi->s_dax_dev, sbi->dax_holder ? sb : NULL);
 		mutex_unlock(&nova_holder_lock);

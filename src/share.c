@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NOVA: reference counts of shared data blocks (clones, reflink.c).
+ *
+ * A data block mapped by more than one file page (NOVA_WRITE_SHARED,
+ * INCOMPAT_REFLINK) has its count in an xarray, block number -> count;
+ * a block mapped once has no entry.  The counts live in DRAM only: a
+ * mount of a file system with INCOMPAT_REFLINK always scans (bbuild.c),
+ * and the scan counts the pages that map each flagged block.
+ *
+ * Freeing a data block (a page replaced, punched, truncated or deleted)
+ * goes through nova_free_data_blocks(): a shared block loses one
+ * reference instead of going back to the allocator.  Counts change under
+ * share_lock, so that a clone and a free of another sharer of the same
+ * block do not lose an update; lookups (is this page shared?) take no
+ * lock: a page's sharing only changes under its inode's lock, which the
+ * caller that asks holds.
+ */
+#include <linux/xarray.h>
+#include "nova.h"
+
+void nova_share_init(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+
+	xa_init(&sbi->shared);
+	mutex_init(&sbi->share_lock);
+}
+
+void nova_share_destroy(struct super_block *sb)
+{
+	xa_destroy(&NOVA_SB(sb)->shared);
+}
+
+/* Does the file system have clones (INCOMPAT_REFLINK)? */
+bool nova_reflink_enabled(struct super_block *sb)
+{
+	return READ_ONCE(NOVA_SB(sb)->s_super.s_feature_incompat) &
+	       cpu_to_le64(NOVA_FEATURE_INCOMPAT_REFLINK);
+}
+
+/* References to data block @blk: 0 if it is not shared */
+unsigned long nova_share_count(struct super_block *sb, unsigned long blk)
+{
+	void *v;
+
+	if (xa_empty(&NOVA_SB(sb)->shared))
+		return 0;
+	v = xa_load(&NOVA_SB(sb)->shared, blk);
+	return v ? xa_to_value(v) : 0;
+}
+
+/* Is the block of file page @pg (entry @e) shared with another page? */
+bool nova_entry_page_shared(struct super_block *sb,
+			    const struct nova_file_write_entry *e, pgoff_t pg)
+{
+	u64 blk;
+
+	if (!e || !(e->flags & NOVA_WRITE_SHARED))
+		return false;
+	blk = nova_entry_block(sb, e, pg);
+	return blk && nova_share_count(sb, blk >> NOVA_BLOCK_SHIFT);
+}
+
+bool nova_page_shared(struct inode *inode, pgoff_t pg)
+{
+	return nova_entry_page_shared(inode->i_sb,
+				      xa_load(&NOVA_I(inode)->header.pages, pg),
+				      pg);
+}
+
+/* Is any of file pages [pg, pg + n) shared? */
+bool nova_any_shared(struct inode *inode, pgoff_t pg, unsigned long n)
+{
+	struct nova_file_write_entry *e;
+	unsigned long index;
+
+	if (!n || xa_empty(&NOVA_SB(inode->i_sb)->shared))
+		return false;
+	xa_for_each_range(&NOVA_I(inode)->header.pages, index, e, pg,
+			  pg + n - 1)
+		if (nova_entry_page_shared(inode->i_sb, e, index))
+			return true;
+	return false;
+}
+
+/* Drop one reference of each of blocks [blk, blk + n); share_lock held */
+static void nova_share_put_locked(struct nova_sb_info *sbi, unsigned long blk,
+				  unsigned long n)
+{
+	unsigned long i, c;
+	void *v;
+
+	for (i = 0; i < n; i++) {
+		v = xa_load(&sbi->shared, blk + i);
+		if (!v)
+			continue;
+		c = xa_to_value(v);
+		if (c <= 2)
+			xa_erase(&sbi->shared, blk + i);
+		else
+			xa_store(&sbi->shared, blk + i, xa_mk_value(c - 1),
+				 GFP_NOFS);
+	}
+}
+
+/*
+ * One more page maps each of blocks [blk, blk + n) (a clone, before its
+ * commit).  Returns 0 or -ENOMEM (nothing changed then).
+ */
+int nova_share_get(struct super_block *sb, unsigned long blk, unsigned long n)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned long i, c;
+	void *v;
+	int ret = 0;
+
+	mutex_lock(&sbi->share_lock);
+	for (i = 0; i < n; i++) {
+		v = xa_load(&sbi->shared, blk + i);
+		c = v ? xa_to_value(v) + 1 : 2;
+		ret = xa_err(xa_store(&sbi->shared, blk + i, xa_mk_value(c),
+				      GFP_NOFS));
+		if (ret)
+			break;
+	}
+	if (ret)
+		nova_share_put_locked(sbi, blk, i);
+	mutex_unlock(&sbi->share_lock);
+	return ret;
+}
+
+/* Undo nova_share_get() (a clone that did not commit): nothing is freed */
+void nova_share_drop(struct super_block *sb, unsigned long blk,
+		     unsigned long n)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+
+	mutex_lock(&sbi->share_lock);
+	nova_share_put_locked(sbi, blk, n);
+	mutex_unlock(&sbi->share_lock);
+}
+
+/*
+ * A file stops mapping data blocks [blk, blk + n): the ones no other page
+ * maps go back to the allocator, the shared ones lose a reference.
+ * Returns the number of blocks freed.
+ */
+unsigned long nova_free_data_blocks(struct super_block *sb, unsigned long blk,
+				    unsigned long n)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned long i, start = 0, len = 0, freed = 0;
+
+	if (xa_empty(&sbi->shared)) {
+		nova_free_blocks(sb, blk, n);
+		return n;
+	}
+	mutex_lock(&sbi->share_lock);
+	for (i = 0; i < n; i++) {
+		if (xa_load(&sbi->shared, blk + i)) {
+			nova_share_put_locked(sbi, blk + i, 1);
+			continue;
+		}
+		if (len && blk + i == start + len) {
+			len++;
+			continue;
+		}
+		if (len)
+			nova_free_blocks(sb, start, len);
+		freed += len;
+		start = blk + i;
+		len = 1;
+	}
+	if (len)
+		nova_free_blocks(sb, start, len);
+	freed += len;
+	mutex_unlock(&sbi->share_lock);
+	return freed;
+}
+
+/*
+ * The recovery scan met a page of a NOVA_WRITE_SHARED entry mapping
+ * block @blk: count it (the scan's stripes run in parallel).
+ */
+int nova_share_scan_add(struct super_block *sb, unsigned long blk)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	void *v;
+	int ret;
+
+	mutex_lock(&sbi->share_lock);
+	v = xa_load(&sbi->shared, blk);
+	ret = xa_err(xa_store(&sbi->shared, blk,
+			      xa_mk_value(v ? xa_to_value(v) + 1 : 1),
+			      GFP_KERNEL));
+	mutex_unlock(&sbi->share_lock);
+	return ret;
+}
+
+/*
+ * After the scan of every inode: mark the flagged blocks used in @used,
+ * where nothing else may have claimed them (a log page, table, journal
+ * or a page of an entry without the flag: damage), and keep counts only
+ * for the blocks mapped more than once.
+ */
+int nova_share_scan_finish(struct super_block *sb, unsigned long *used)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned long blk, n = 0;
+	void *v;
+
+	xa_for_each(&sbi->shared, blk, v) {
+		if (test_and_set_bit(blk, used)) {
+			nova_error(sb, "data block %lu of a shared write entry is also used by an entry without the shared flag or by metadata",
+				   blk);
+			return -EUCLEAN;
+		}
+		if (xa_to_value(v) < 2)
+			xa_erase(&sbi->shared, blk);
+		if (!(++n & 1023))
+			cond_resched();
+	}
+	return 0;
+}
