@@ -1993,7 +1993,7 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 		return ret;
 	/* the VFS lets no flag be combined with a shift */
 	if (!shift && (mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE |
-				FALLOC_FL_ZERO_RANGE)))
+				FALLOC_FL_ZERO_RANGE | FALLOC_FL_UNSHARE_RANGE)))
 		return -EOPNOTSUPP;
 	if ((mode & FALLOC_FL_PUNCH_HOLE) && !(mode & FALLOC_FL_KEEP_SIZE))
 		return -EOPNOTSUPP;
@@ -2060,6 +2060,12 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 		ret = nova_punch_hole(&f);
 	else if (mode & FALLOC_FL_ZERO_RANGE)
 		ret = nova_zero_range(&f);
+	else if (mode & FALLOC_FL_UNSHARE_RANGE)
+		/* shared pages get blocks of their own, then as allocation */
+		ret = nova_unshare_pages(inode, offset >> NOVA_BLOCK_SHIFT,
+					 ((f.end - 1) >> NOVA_BLOCK_SHIFT) -
+					 (offset >> NOVA_BLOCK_SHIFT) + 1) ?:
+		      nova_alloc_range(&f);
 	else
 		ret = nova_alloc_range(&f);
 out:

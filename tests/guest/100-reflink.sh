@@ -6,7 +6,7 @@
 # shared extents; after a remount (a scan: the counts are in DRAM only)
 # the files and the free count are the same; deleting both gives every
 # block back.  Dedupe shares equal ranges and refuses different ones
-# (EBADE); clones follow the kernel's errors (unaligned: EINVAL, other
+# (EBADE); funshare gives pages blocks of their own; clones follow the kernel's errors (unaligned: EINVAL, other
 # file system: EXDEV, directory: EISDIR, append-only: EBADF,
 # overlapping ranges of one file: EINVAL).
 . "$NOVA_TESTS/lib.sh"
@@ -111,6 +111,11 @@ out=$(xfs_io -c "dedupe $MNT/a 0 0 65536" "$MNT/e" 2>&1)
 echo "$out" | grep -qi "did not match" || fail "dedupe of different data: $out"
 expect_eq "$(sum "$MNT/e")" "$se" "a refused dedupe changes nothing"
 sd=$(sum "$MNT/d")
+# fallocate FALLOC_FL_UNSHARE_RANGE: blocks of its own, the data the same
+expect_ok xfs_io -c "funshare 0 65536" "$MNT/e"
+expect_eq "$(fiemap_shared "$MNT/e")" "" "FIEMAP after funshare: nothing shared"
+expect_eq "$(fiemap_shared "$MNT/d")" "" "FIEMAP of the other copy after funshare"
+expect_eq "$(sum "$MNT/e")" "$se" "funshare keeps the data"
 
 # a remount scans: same data, same free count, still shared
 fr=$(free_blocks)
