@@ -242,6 +242,7 @@ int nova_replay_write_entry(struct super_block *sb, struct inode *inode,
 	u64 blk = le64_to_cpu(e->block);
 	u32 n = le32_to_cpu(e->num_pages);
 	u64 pg = le64_to_cpu(e->pgoff);
+	struct timespec64 mtime, ctime;
 	long ret;
 
 	if (!n || pg + n < pg || pg + n > (MAX_LFS_FILESIZE >> NOVA_BLOCK_SHIFT) + 1 ||
@@ -261,8 +262,31 @@ int nova_replay_write_entry(struct super_block *sb, struct inode *inode,
 		return ret;
 	inode->i_size = le64_to_cpu(e->size);
 	nova_set_mtime(inode, nova_ns_to_ts(le64_to_cpu(e->mtime)));
-	nova_set_ctime(inode, nova_get_mtime(inode));
+	/*
+	 * a write sets both times; an entry that logs pages again with the
+	 * same data (a clone's flag, a fault's copy, unwritten made
+	 * written) carries an older mtime than a change logged before it
+	 */
+	mtime = nova_get_mtime(inode);
+	ctime = nova_get_ctime(inode);
+	if (timespec64_compare(&mtime, &ctime) > 0)
+		nova_set_ctime(inode, mtime);
 	return 0;
+}
+
+/*
+ * The block of page @pg (entry @e) that the claim bitmap tracks for the
+ * file, 0 for none: a hole, or a page whose block may be shared (a clone
+ * made on this mount: several inodes hold it; the next mount scans,
+ * which checks every claim of it)
+ */
+static unsigned long nova_claim_block(struct super_block *sb,
+				      const struct nova_file_write_entry *e,
+				      pgoff_t pg)
+{
+	if (e->flags & NOVA_WRITE_SHARED)
+		return 0;
+	return nova_entry_block(sb, e, pg) >> NOVA_BLOCK_SHIFT;
 }
 
 /*
@@ -279,7 +303,7 @@ void nova_index_unclaim(struct super_block *sb, struct inode *inode,
 	if (!NOVA_SB(sb)->claimed || !end)
 		return;
 	xa_for_each_range(&sih->pages, index, e, 0, end - 1) {
-		unsigned long b = nova_entry_block(sb, e, index) >> NOVA_BLOCK_SHIFT;
+		unsigned long b = nova_claim_block(sb, e, index);
 
 		if (len && b == start + len) {
 			len++;
@@ -310,7 +334,7 @@ int nova_index_claim(struct super_block *sb, struct inode *inode)
 	int ret = 0;
 
 	xa_for_each(&sih->pages, index, e) {
-		unsigned long b = nova_entry_block(sb, e, index) >> NOVA_BLOCK_SHIFT;
+		unsigned long b = nova_claim_block(sb, e, index);
 
 		if (len && b == start + len) {
 			len++;
@@ -710,21 +734,34 @@ static int nova_wait_pinned_blocks(struct inode *inode, loff_t start,
 static int __nova_break_layouts(struct inode *inode, loff_t start, loff_t end,
 				bool flush)
 {
+	/*
+	 * Whole pages: the page cache keeps the DAX entry of a page the
+	 * range covers in part, which would then track a block the page
+	 * no longer has.  The stores made through the mappings of such an
+	 * edge page are written back before its entry goes.
+	 */
+	loff_t s = round_down(start, PAGE_SIZE);
+	loff_t e = end == LLONG_MAX ? end : round_up(end + 1, PAGE_SIZE) - 1;
 	int ret;
 
 	if (!inode->i_mapping->nrpages)
 		return 0;
 	do {
-		ret = nova_dax_break_layout(inode, start, end,
-					    nova_wait_dax_page);
+		ret = nova_dax_break_layout(inode, s, e, nova_wait_dax_page);
 		if (!ret)
-			ret = nova_wait_pinned_blocks(inode, start, end);
+			ret = nova_wait_pinned_blocks(inode, s, e);
 	} while (ret == 1);
 	/* unmapped, and no fault can come: nothing is dirtied again */
 	if (!ret && flush)
-		ret = filemap_write_and_wait_range(inode->i_mapping, start, end);
+		ret = filemap_write_and_wait_range(inode->i_mapping, s, e);
+	if (!ret && !flush && s != start)
+		ret = filemap_write_and_wait_range(inode->i_mapping, s,
+						   s + PAGE_SIZE - 1);
+	if (!ret && !flush && e != end)
+		ret = filemap_write_and_wait_range(inode->i_mapping,
+						   e + 1 - PAGE_SIZE, e);
 	if (!ret)
-		truncate_pagecache_range(inode, start, end);
+		truncate_pagecache_range(inode, s, e);
 	return ret;
 }
 
@@ -1130,9 +1167,10 @@ static ssize_t nova_do_write(struct inode *inode, struct iov_iter *from,
 	struct timespec64 old_mtime = nova_get_mtime(inode);
 	struct timespec64 old_ctime = nova_get_ctime(inode);
 
+	nova_share_drops(inode);
 	/* growing zeroes the bytes past EOF in place: not in a shared block */
 	if (pos + count > inode->i_size) {
-		ret = nova_unshare_edges(inode, 0, 0);
+		ret = nova_unshare_edges(inode, 0, 0, true);
 		if (ret)
 			return ret;
 	}
@@ -2035,9 +2073,13 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 		ret = nova_break_layouts_flush(inode, offset, LLONG_MAX);
 	else if (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE))
 		ret = nova_break_layouts(inode, offset, f.end - 1);
+	nova_share_drops(inode);
 	/* pages zeroed in place must not be shared (reflink.c) */
-	if (!ret)
-		ret = nova_unshare_edges(inode, offset, f.end);
+	if (!ret && (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)))
+		ret = nova_unshare_edges(inode, offset, f.end, false);
+	if (!ret && (shift || (!(mode & FALLOC_FL_KEEP_SIZE) &&
+			       f.end > inode->i_size)))
+		ret = nova_unshare_edges(inode, 0, 0, true);
 	if (ret)
 		goto out;
 	/*
@@ -2206,20 +2248,22 @@ int nova_convert_unwritten(struct inode *inode, pgoff_t pg, unsigned long n)
 /*
  * Give file page @pg a block of its own if its block is shared (a clone:
  * share.c, reflink.c): a copy, with zeros past EOF, logged and committed
- * like a one-page write; the shared block loses one reference.  Done
- * before anything stores into the page's block in place, and by every
- * fault on it: no mapping ever maps a shared block (the kernel's DAX
- * code gives each page one file and offset).  The caller holds the inode
- * lock or the mapping's invalidate lock.  Returns 0 with the page's
- * block offset (0: a hole) in *@blk if @blk is not NULL, or -ENOSPC,
- * -ENOMEM, -EIO.
+ * like a one-page write.  Done before anything stores into the page's
+ * block in place, and by every fault on it: no mapping ever maps a shared
+ * block (the kernel's DAX code gives each page one file and offset).
+ * The caller holds the inode lock, or, for a @fault, the mapping's
+ * invalidate lock shared: then a read() of the file may still be copying
+ * from the old block, so its reference goes later (nova_share_drops()),
+ * and so do the log pages of the entry that dies (gc_hold).  Returns 0
+ * with the page's block offset (0: a hole) in *@blk if @blk is not NULL,
+ * read under the log mutex, or -ENOSPC, -ENOMEM, -EIO.
  */
-int nova_unshare_page(struct inode *inode, pgoff_t pg, u64 *blk)
+int nova_unshare_page(struct inode *inode, pgoff_t pg, u64 *blk, bool fault)
 {
 	struct super_block *sb = inode->i_sb;
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	struct nova_file_write_entry *e;
-	unsigned long b;
+	unsigned long b, charged = 0;
 	u64 tail, off, cur;
 	int ret;
 
@@ -2229,9 +2273,19 @@ int nova_unshare_page(struct inode *inode, pgoff_t pg, u64 *blk)
 	ret = 0;
 	if (!nova_entry_page_shared(sb, e, pg))
 		goto out;	/* never shared, or another fault got there */
+	if (fault) {
+		/* (one file may map a block at several pages: counted) */
+		void *v = xa_load(&sih->share_drops, cur >> NOVA_BLOCK_SHIFT);
+
+		ret = xa_err(xa_store(&sih->share_drops, cur >> NOVA_BLOCK_SHIFT,
+				      xa_mk_value(v ? xa_to_value(v) + 1 : 1),
+				      GFP_NOFS));
+		if (ret)
+			goto out;
+	}
 	ret = nova_new_data_blocks(sb, &b, 1, false);
 	if (ret < 0)
-		goto out;
+		goto out_drop;
 	ret = nova_fill_partial(sb, inode, pg,
 				nova_get_block(sb, nova_block_off(b)), 0,
 				NOVA_BLOCK_SIZE, inode->i_size);
@@ -2242,12 +2296,23 @@ int nova_unshare_page(struct inode *inode, pgoff_t pg, u64 *blk)
 					      inode->i_size, &tail, &off);
 	if (ret) {
 		nova_free_blocks(sb, b, 1);
-		goto out;
+		goto out_drop;
 	}
 	nova_log_commit(sb, inode, tail);
-	nova_apply_entry(inode, off, 0);
+	if (fault) {
+		/* readers without the log mutex may hold the old entry */
+		sih->gc_hold = true;
+		nova_index_set(sb, inode, pg, 1, nova_get_block(sb, off),
+			       NOVA_INDEX_MOVE, &charged);
+	} else {
+		nova_apply_entry(inode, off, 0);
+	}
 	cur = nova_block_off(b);
 	nova_stat_inc(NOVA_SB(sb), unshares);
+	goto out;
+out_drop:
+	if (fault)
+		nova_share_drop_undo(inode, cur >> NOVA_BLOCK_SHIFT);
 out:
 	mutex_unlock(&sih->log_mutex);
 	if (blk)
@@ -2268,22 +2333,24 @@ int nova_unshare_pages(struct inode *inode, pgoff_t pg, unsigned long n)
 			  pg + n - 1) {
 		if (!nova_entry_page_shared(inode->i_sb, e, index))
 			continue;
-		ret = nova_unshare_page(inode, index, NULL);
+		ret = nova_unshare_page(inode, index, NULL, false);
 		if (ret)
 			return ret;
+		if (fatal_signal_pending(current))
+			return -EINTR;
 		cond_resched();
 	}
 	return 0;
 }
 
 /*
- * Before a change of the size or a fallocate of [start, end): the pages
- * that may be written in place must have blocks of their own: the
- * partial pages at @start and @end (zeroed by a punch or zero range in
- * place mode), and the last page when EOF is inside it (bytes past EOF
- * are zeroed in place when the file grows).  Caller holds the inode lock.
+ * Before pages may be zeroed in place: the partial pages at @start and
+ * @end (a punch's or zero range's edges, a shrinking truncate's new last
+ * page) and, with @eof, the page EOF is in (a growing file zeroes its
+ * bytes past EOF, a shift moves it) must have blocks of their own.
+ * Caller holds the inode lock.
  */
-int nova_unshare_edges(struct inode *inode, loff_t start, loff_t end)
+int nova_unshare_edges(struct inode *inode, loff_t start, loff_t end, bool eof)
 {
 	loff_t size = i_size_read(inode);
 	int ret = 0;
@@ -2291,10 +2358,10 @@ int nova_unshare_edges(struct inode *inode, loff_t start, loff_t end)
 	if (xa_empty(&NOVA_SB(inode->i_sb)->shared))
 		return 0;
 	if (start & (NOVA_BLOCK_SIZE - 1))
-		ret = nova_unshare_page(inode, start >> NOVA_BLOCK_SHIFT, NULL);
+		ret = nova_unshare_page(inode, start >> NOVA_BLOCK_SHIFT, NULL, false);
 	if (!ret && end > start && (end & (NOVA_BLOCK_SIZE - 1)))
-		ret = nova_unshare_page(inode, end >> NOVA_BLOCK_SHIFT, NULL);
-	if (!ret && (size & (NOVA_BLOCK_SIZE - 1)))
-		ret = nova_unshare_page(inode, size >> NOVA_BLOCK_SHIFT, NULL);
+		ret = nova_unshare_page(inode, end >> NOVA_BLOCK_SHIFT, NULL, false);
+	if (!ret && eof && (size & (NOVA_BLOCK_SIZE - 1)))
+		ret = nova_unshare_page(inode, size >> NOVA_BLOCK_SHIFT, NULL, false);
 	return ret;
 }

@@ -184,6 +184,9 @@ static sector_t nova_bmap(struct address_space *mapping, sector_t block)
 		return 0;
 	inode_lock_shared(inode);
 	blk = nova_find_page(inode, block);
+	/* a writer of raw blocks would change the other files (as XFS) */
+	if (nova_page_shared(inode, block))
+		blk = 0;
 	inode_unlock_shared(inode);
 	return blk >> NOVA_BLOCK_SHIFT;
 }
@@ -256,15 +259,20 @@ static int nova_iomap_begin(struct inode *inode, loff_t offset, loff_t length,
 
 	/*
 	 * No mapping maps a shared block: a page fault copies it (dax.c).
-	 * A read-only mount cannot: such a page cannot be mapped there.
+	 * Decided by the entry's flag, which never changes: a fault that
+	 * read the entry a copy made by another fault or a write replaced
+	 * takes the block under the log mutex.  A read-only mount cannot
+	 * copy: such a page cannot be mapped there.
 	 */
-	if (blk && (flags & IOMAP_FAULT) && !huge &&
-	    nova_page_shared(inode, pg)) {
-		if (sb_rdonly(inode->i_sb))
+	if (blk && (flags & IOMAP_FAULT) && !huge && nova_page_flagged(inode, pg)) {
+		/* (nothing changes the pages of a read-only mount) */
+		if (sb_rdonly(inode->i_sb) && nova_page_shared(inode, pg))
 			return -EROFS;
-		ret = nova_unshare_page(inode, pg, &blk);
-		if (ret)
-			return ret;
+		if (!sb_rdonly(inode->i_sb)) {
+			ret = nova_unshare_page(inode, pg, &blk, true);
+			if (ret)
+				return ret;
+		}
 	}
 	if (!blk && (flags & IOMAP_WRITE) && !huge) {
 		ret = nova_fault_alloc(inode, pg, &blk);
@@ -296,8 +304,8 @@ static int nova_iomap_begin(struct inode *inode, loff_t offset, loff_t length,
 	iomap->addr = blk + sbi->s_dax_part_off;
 	/* a PMD fault that will fall back: its first page, nothing changed */
 	if (huge && (pg < last ||
-		     nova_any_shared(inode, offset >> NOVA_BLOCK_SHIFT,
-				     pg + 1 - (offset >> NOVA_BLOCK_SHIFT)) ||
+		     nova_any_flagged(inode, offset >> NOVA_BLOCK_SHIFT,
+				      pg + 1 - (offset >> NOVA_BLOCK_SHIFT)) ||
 		     (sbi->base_pfn &&
 		      !IS_ALIGNED(sbi->base_pfn + (blk >> PAGE_SHIFT),
 				  length >> PAGE_SHIFT)))) {
@@ -329,8 +337,11 @@ static vm_fault_t nova_dax_huge_fault(struct vm_fault *vmf,
 	struct inode *inode = file_inode(vmf->vma->vm_file);
 	bool write = (vmf->flags & FAULT_FLAG_WRITE) &&
 		     (vmf->vma->vm_flags & VM_SHARED);
-	/* a read fault on a shared page copies it: a change too (dax.c) */
-	bool change = write || nova_page_shared(inode, vmf->pgoff);
+	/*
+	 * a read fault on a shared page copies it: a change too (dax.c),
+	 * on any file system that has shared blocks
+	 */
+	bool change = write || !xa_empty(&NOVA_SB(inode->i_sb)->shared);
 	vm_fault_t ret;
 	nova_pfn_t pfn;
 	u64 t = nova_timer_start();

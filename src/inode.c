@@ -59,6 +59,7 @@ struct inode *nova_alloc_inode(struct super_block *sb)
 	vi->header.dir_tree = RB_ROOT;
 	xa_init(&vi->header.dir_cookies);
 	xa_init(&vi->header.pages);
+	xa_init(&vi->header.share_drops);
 	mutex_init(&vi->header.log_mutex);
 	vi->header.xattr_tree = RB_ROOT;
 	init_rwsem(&vi->header.xattr_sem);
@@ -1349,10 +1350,16 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 	if (resize || trim) {
 		filemap_invalidate_lock(inode->i_mapping);
 		ret = nova_truncate_break_layouts(inode, attr->ia_size);
-		/* the new and old last pages may be zeroed in place */
+		/*
+		 * a shrink zeroes its new last page past EOF, a growth the
+		 * old one: in place, if no block is free
+		 */
 		if (!ret && resize)
-			ret = nova_unshare_edges(inode, attr->ia_size,
-						 attr->ia_size);
+			nova_share_drops(inode);
+		if (!ret && resize)
+			ret = attr->ia_size < inode->i_size ?
+			      nova_unshare_edges(inode, attr->ia_size, 0, false) :
+			      nova_unshare_edges(inode, 0, 0, true);
 		if (!ret && resize)
 			ret = nova_crypt_grow(inode, attr->ia_size);
 		if (ret) {
@@ -1583,6 +1590,7 @@ void nova_evict_inode(struct inode *inode)
 		nova_unclaim_inode(sb, inode);
 	}
 	nova_dir_index_free(inode);
+	nova_share_drops(inode);
 	nova_index_free(inode);
 	nova_xattr_free(inode);
 	fscrypt_put_encryption_info(inode);

@@ -263,6 +263,13 @@ struct nova_inode_info_header {
 	/* regular files */
 	struct mutex log_mutex;		/* log appends vs. page faults */
 	struct xarray pages;		/* page -> live write entry */
+	/*
+	 * Shared blocks this file stopped mapping under shared locks (a
+	 * fault's copy): their references go at the next change under the
+	 * inode lock, when no read() of this file can still copy from them
+	 * (nova_share_drops())
+	 */
+	struct xarray share_drops;
 	unsigned long data_pages;
 	unsigned long live_writes;	/* write entries the index uses */
 	atomic_t write_faults;		/* shared write faults (dax.c) */
@@ -580,6 +587,8 @@ bool nova_entry_page_shared(struct super_block *sb,
 			    const struct nova_file_write_entry *e, pgoff_t pg);
 bool nova_page_shared(struct inode *inode, pgoff_t pg);
 bool nova_any_shared(struct inode *inode, pgoff_t pg, unsigned long n);
+bool nova_page_flagged(struct inode *inode, pgoff_t pg);
+bool nova_any_flagged(struct inode *inode, pgoff_t pg, unsigned long n);
 int nova_share_get(struct super_block *sb, unsigned long blk, unsigned long n);
 void nova_share_drop(struct super_block *sb, unsigned long blk,
 		     unsigned long n);
@@ -587,6 +596,8 @@ unsigned long nova_free_data_blocks(struct super_block *sb, unsigned long blk,
 				    unsigned long n);
 int nova_share_scan_add(struct super_block *sb, unsigned long blk);
 int nova_share_scan_finish(struct super_block *sb, unsigned long *used);
+void nova_share_drops(struct inode *inode);
+void nova_share_drop_undo(struct inode *inode, unsigned long blk);
 void nova_settle_free_list(struct nova_sb_info *sbi, struct nova_free_list *fl);
 void nova_settle_free_lists(struct super_block *sb);
 unsigned long nova_count_free_blocks(struct super_block *sb);
@@ -794,13 +805,13 @@ ssize_t nova_kernel_read(struct inode *inode, void *buf, size_t len,
 ssize_t nova_kernel_write(struct inode *inode, const void *buf, size_t len,
 			  loff_t pos);
 int nova_fault_alloc(struct inode *inode, pgoff_t pg, u64 *blk);
-int nova_unshare_page(struct inode *inode, pgoff_t pg, u64 *blk);
+int nova_unshare_page(struct inode *inode, pgoff_t pg, u64 *blk, bool fault);
 void nova_zero_grow(struct inode *inode, loff_t old, loff_t new);
 loff_t nova_remap_file_range(struct file *file_in, loff_t pos_in,
 			     struct file *file_out, loff_t pos_out,
 			     loff_t len, unsigned int remap_flags);
 int nova_unshare_pages(struct inode *inode, pgoff_t pg, unsigned long n);
-int nova_unshare_edges(struct inode *inode, loff_t start, loff_t end);
+int nova_unshare_edges(struct inode *inode, loff_t start, loff_t end, bool eof);
 
 /* shift.c */
 int nova_shift_check(struct inode *inode, int mode, loff_t offset,

@@ -69,6 +69,8 @@ static int nova_clone_runs(struct inode *src, pgoff_t *pg, pgoff_t end,
 				n = next - *pg;
 			else
 				n = end - *pg;
+			/* (an entry maps at most U32_MAX pages) */
+			n = min_t(unsigned long, n, U32_MAX);
 		}
 		if (nr && r[nr - 1].pg + r[nr - 1].n == *pg &&
 		    r[nr - 1].flags == flags && r[nr - 1].n + n <= U32_MAX &&
@@ -202,8 +204,13 @@ static int nova_clone_batch(struct inode *dst, struct nova_clone_run *r,
 	mutex_lock(&sih->log_mutex);
 	tail = sih->log_tail;
 	for (i = 0; i < nr && !ret; i++) {
-		/* a hole only where the destination has pages */
-		if (!r[i].blk && !nova_clone_dst_mapped(dst, r[i].pg + off, r[i].n))
+		/*
+		 * a hole only where the destination has pages, or as the
+		 * last entry of a batch that grows the file and has no other
+		 * (its size must be logged)
+		 */
+		if (!r[i].blk && !nova_clone_dst_mapped(dst, r[i].pg + off, r[i].n) &&
+		    (i < nr - 1 || tail != sih->log_tail || size <= dst->i_size))
 			continue;
 		ret = nova_append_write_entry(dst, r[i].pg + off, r[i].n,
 					      r[i].blk, r[i].flags, size, &tail,
@@ -239,7 +246,8 @@ undo:
  * done).
  */
 static int nova_clone_range(struct inode *src, loff_t pos_in,
-			    struct inode *dst, loff_t pos_out, loff_t len)
+			    struct inode *dst, loff_t pos_out, loff_t len,
+			    bool dedupe)
 {
 	pgoff_t pg = pos_in >> NOVA_BLOCK_SHIFT;
 	pgoff_t end = DIV_ROUND_UP(pos_in + len, NOVA_BLOCK_SIZE);
@@ -252,7 +260,9 @@ static int nova_clone_range(struct inode *src, loff_t pos_in,
 			 NOVA_FEATURE_INCOMPAT_REFLINK);
 	/* bytes past the destination's EOF become file data: zeros first */
 	nova_zero_grow(dst, old_size, pos_out);
-	nova_touch_mctime(dst);
+	/* a dedupe changes no data: no new times (as XFS) */
+	if (!dedupe)
+		nova_touch_mctime(dst);
 	while (pg < end && !ret) {
 		loff_t size;
 
@@ -384,6 +394,9 @@ loff_t nova_remap_file_range(struct file *file_in, loff_t pos_in,
 		filemap_invalidate_lock(src->i_mapping);
 	else
 		filemap_invalidate_lock_two(src->i_mapping, dst->i_mapping);
+	nova_share_drops(src);
+	if (!same)
+		nova_share_drops(dst);
 	ret = nova_emergency_state(sb);
 	if (!ret && (remap_flags & REMAP_FILE_DEDUP))
 		ret = nova_same_data(src, pos_in, dst, pos_out, len);
@@ -392,11 +405,13 @@ loff_t nova_remap_file_range(struct file *file_in, loff_t pos_in,
 		ret = nova_break_layouts_flush(src, pos_in, pos_in + len - 1);
 	if (!ret)
 		ret = nova_break_layouts(dst, pos_out, pos_out + len - 1);
-	/* the destination's partial pages and EOF page are written in place */
+	/* the destination's EOF page is zeroed past EOF when it grows */
 	if (!ret)
-		ret = nova_unshare_edges(dst, pos_out, pos_out + len);
+		ret = nova_unshare_edges(dst, 0, 0,
+					 pos_out + len > i_size_read(dst));
 	if (!ret)
-		ret = nova_clone_range(src, pos_in, dst, pos_out, len);
+		ret = nova_clone_range(src, pos_in, dst, pos_out, len,
+				       remap_flags & REMAP_FILE_DEDUP);
 	nova_clone_gc(src);
 	if (!same)
 		nova_clone_gc(dst);

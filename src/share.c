@@ -69,6 +69,36 @@ bool nova_page_shared(struct inode *inode, pgoff_t pg)
 				      pg);
 }
 
+/*
+ * Does file page @pg's entry carry NOVA_WRITE_SHARED (its block may be
+ * shared, or was)?  An entry's flags never change, so a fault that
+ * finds it unflagged may map the block it read from the same entry.
+ */
+bool nova_page_flagged(struct inode *inode, pgoff_t pg)
+{
+	struct nova_file_write_entry *e;
+
+	if (xa_empty(&NOVA_SB(inode->i_sb)->shared))
+		return false;
+	e = xa_load(&NOVA_I(inode)->header.pages, pg);
+	return e && (e->flags & NOVA_WRITE_SHARED);
+}
+
+/* Does any of file pages [pg, pg + n) carry NOVA_WRITE_SHARED? */
+bool nova_any_flagged(struct inode *inode, pgoff_t pg, unsigned long n)
+{
+	struct nova_file_write_entry *e;
+	unsigned long index;
+
+	if (!n || xa_empty(&NOVA_SB(inode->i_sb)->shared))
+		return false;
+	xa_for_each_range(&NOVA_I(inode)->header.pages, index, e, pg,
+			  pg + n - 1)
+		if (e->flags & NOVA_WRITE_SHARED)
+			return true;
+	return false;
+}
+
 /* Is any of file pages [pg, pg + n) shared? */
 bool nova_any_shared(struct inode *inode, pgoff_t pg, unsigned long n)
 {
@@ -222,4 +252,39 @@ int nova_share_scan_finish(struct super_block *sb, unsigned long *used)
 			cond_resched();
 	}
 	return 0;
+}
+
+/*
+ * Drop the references that @inode's fault copies left (dax.c
+ * nova_unshare_page()).  Caller holds the inode lock (no read() of the
+ * file runs), or evicts the inode.
+ */
+void nova_share_drops(struct inode *inode)
+{
+	struct xarray *drops = &NOVA_I(inode)->header.share_drops;
+	unsigned long blk;
+	void *v;
+
+	if (xa_empty(drops))
+		return;
+	xa_for_each(drops, blk, v) {
+		unsigned long n = xa_to_value(v);
+
+		xa_erase(drops, blk);
+		while (n--)
+			nova_free_data_blocks(inode->i_sb, blk, 1);
+		cond_resched();
+	}
+}
+
+/* A fault's copy that failed: its block keeps the reference */
+void nova_share_drop_undo(struct inode *inode, unsigned long blk)
+{
+	struct xarray *drops = &NOVA_I(inode)->header.share_drops;
+	void *v = xa_load(drops, blk);
+
+	if (v && xa_to_value(v) > 1)
+		xa_store(drops, blk, xa_mk_value(xa_to_value(v) - 1), GFP_NOFS);
+	else
+		xa_erase(drops, blk);
 }

@@ -28,11 +28,24 @@ f0=$(free_blocks)
 expect_ok dd if=/dev/urandom of="$MNT/a" bs=4096 count=256 2>/dev/null
 expect_ok sh -c "head -c 1000 /dev/urandom >> $MNT/a"
 sa=$(sum "$MNT/a")
+expect_ok chmod 600 "$MNT/a"
+# a clean mount without clones: inodes are claimed as they are read
+nova_umount
+nova_mount
+ca=$(stat -c %Z.%z "$MNT/a")
 f1=$(free_blocks)
 
 # a whole-file clone (FICLONE through FICLONERANGE from 0, length 0)
 out=$(xfs_io -f -c "reflink $MNT/a" "$MNT/b" 2>&1) || fail "reflink: $out"
 expect_eq "$(sum "$MNT/b")" "$sa" "the clone reads as its source"
+# both read again from pmem on that mount: a shared block is no double claim
+dmesg_mark
+expect_ok sh -c "echo 3 > /proc/sys/vm/drop_caches"
+expect_eq "$(sum "$MNT/a")" "$sa" "the source read again on the mount of the clone"
+expect_eq "$(sum "$MNT/b")" "$sa" "the clone read again on the mount of the clone"
+expect_no_dmesg "NOVA.*error|claimed twice" "no error reading both"
+expect_eq "$(stat -c %Z.%z "$MNT/a")" "$ca" "a clone leaves its source's ctime"
+expect_eq "$(t_fiemap -b "$MNT/b" 0)" 0 "FIBMAP of a shared block: 0 (as XFS)"
 expect_eq "$(stat -c %s "$MNT/b")" "$(stat -c %s "$MNT/a")" "the clone's size"
 f2=$(free_blocks)
 [ $((f1 - f2)) -le 4 ] || fail "a clone of 257 pages took $((f1 - f2)) blocks"
@@ -79,6 +92,15 @@ expect_eq "$(dd if="$MNT/c" bs=4096 skip=32 count=4 2>/dev/null | md5sum | cut -
 	"$(dd if="$MNT/c" bs=4096 skip=0 count=4 2>/dev/null | md5sum | cut -d' ' -f1)" "a range cloned within c"
 sc=$(sum "$MNT/c")
 
+# a clone of a sparse file (holes only) keeps its size across a remount
+expect_ok truncate -s 1048576 "$MNT/sparse"
+out=$(xfs_io -f -c "reflink $MNT/sparse" "$MNT/sparse2" 2>&1) || fail "reflink of holes: $out"
+# a clone logs its source's pages again: not with a ctime older than its chmod
+expect_ok sh -c "echo data > $MNT/g"
+expect_ok chmod 600 "$MNT/g"
+cg=$(stat -c %Z.%z "$MNT/g")
+out=$(xfs_io -f -c "reflink $MNT/g" "$MNT/h" 2>&1) || fail "reflink: $out"
+
 # errors, as the kernel's checks and ext4/XFS give them
 out=$(xfs_io -c "reflink $MNT/a 100 0 4096" "$MNT/c" 2>&1)
 echo "$out" | grep -q "Invalid argument" || fail "unaligned clone: $out"
@@ -102,7 +124,9 @@ expect_ok umount /mnt/other
 # dedupe: equal ranges become shared, different ones are refused
 expect_ok dd if="$MNT/a" of="$MNT/d" bs=4096 count=16 2>/dev/null
 expect_ok dd if="$MNT/a" of="$MNT/e" bs=4096 count=16 2>/dev/null
+te=$(stat -c %Y.%y.%Z.%z "$MNT/e")
 out=$(xfs_io -c "dedupe $MNT/d 0 0 65536" "$MNT/e" 2>&1) || fail "dedupe: $out"
+expect_eq "$(stat -c %Y.%y.%Z.%z "$MNT/e")" "$te" "dedupe leaves the times (as XFS)"
 expect_eq "$(fiemap_shared "$MNT/e")" yes "FIEMAP: deduplicated extents are shared"
 expect_ok dd if=/dev/zero of="$MNT/d" bs=1 count=1 seek=70000 conv=notrunc 2>/dev/null
 expect_ok dd if=/dev/urandom of="$MNT/e" bs=4096 count=1 seek=1 conv=notrunc 2>/dev/null
@@ -130,6 +154,8 @@ expect_eq "$(sum "$MNT/b")" "$sb" "the clone after a remount"
 expect_eq "$(sum "$MNT/c")" "$sc" "c after a remount"
 expect_eq "$(sum "$MNT/d")" "$sd" "d after a remount"
 expect_eq "$(sum "$MNT/e")" "$se" "e after a remount"
+expect_eq "$(stat -c %s "$MNT/sparse2")" 1048576 "a clone of holes after a remount"
+expect_eq "$(stat -c %Z.%z "$MNT/g")" "$cg" "the source's ctime after a remount"
 expect_eq "$(fiemap_shared "$MNT/b")" yes "the clone's extents are still shared"
 
 # a read fault on a shared page gives it a block of its own
@@ -142,7 +168,8 @@ expect_eq "$(($(awk '$1 == "unshares" { print $2 }' "$P/IO_stats") - u0))" 1 "un
 # the clone after its source is gone, then every block back
 expect_ok rm "$MNT/a"
 expect_eq "$(sum "$MNT/b")" "$sb" "the clone after its source was deleted"
-expect_ok rm -r "$MNT/b" "$MNT/c" "$MNT/d" "$MNT/e" "$MNT/app" "$MNT/dir"
+expect_ok rm -r "$MNT/b" "$MNT/c" "$MNT/d" "$MNT/e" "$MNT/app" "$MNT/dir" \
+	"$MNT/sparse" "$MNT/sparse2" "$MNT/g" "$MNT/h"
 f3=$(free_blocks)
 [ $((f0 - f3)) -le 8 ] || fail "blocks not given back: $f0 free before, $f3 after"
 nova_umount
