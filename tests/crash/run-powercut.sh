@@ -6,9 +6,11 @@
 #   --iterations N       random mode: power cuts (default 20)
 #   --seed S             base seed (default: from the clock; printed)
 #   --profiles LIST      random mode: comma list of crashwork profiles (mixed,
-#                        write, ns, gc, xattr, crypt, eof), used in turn
+#                        write, ns, gc, xattr, crypt, clone, eof), used in turn
 #                        (default mixed); eof runs on an inplace_data_updates=1
-#                        mount; crypt in an encrypted directory (fscrypt)
+#                        mount; crypt in an encrypted directory (fscrypt);
+#                        clone: the data operations with clones and dedupe
+#                        (FICLONE, FICLONERANGE, FIDEDUPERANGE)
 #   --ops N              random mode: operations per workload (default 6000,
 #                        4.5 to 7.5 s under TCG)
 #   --kill-max SEC       random mode: latest kill, seconds after the workload
@@ -18,7 +20,8 @@
 #   --workloads W        crashpoints mode: "best" (one workload per point,
 #                        default), "all" (mixed,write,ns,gc,xattr,crypt, and umount
 #                        for CP_SNAPSHOT_SAVED, eof for CP_WRITE_DATA and
-#                        CP_WRITE_ENTRIES), or a comma list of them (eof:
+#                        CP_WRITE_ENTRIES), or a comma list of them and of
+#                        the other profiles of --profiles (clone) (eof:
 #                        crashwork's profile eof on an inplace_data_updates=1
 #                        mount: a write that stored preallocated pages past
 #                        EOF in place is cut before its commit; the
@@ -120,8 +123,16 @@ case $mode in random | crashpoints | both) ;; *) die "bad --mode $mode" ;; esac
 [[ $seed =~ ^[0-9]+$ ]] || die "bad --seed $seed"
 [[ $smp =~ ^[1-9][0-9]*$ ]] || die "bad --smp $smp"
 for p in ${profiles//,/ }; do
-	case $p in mixed | write | ns | gc | xattr | crypt | eof) ;; *) die "bad profile $p in --profiles" ;; esac
+	case $p in mixed | write | ns | gc | xattr | crypt | clone | eof) ;; *) die "bad profile $p in --profiles" ;; esac
 done
+case $workloads in
+best | all) ;;
+*)	for w in ${workloads//,/ }; do
+		case $w in mixed | write | ns | gc | xattr | crypt | clone | eof | umount) ;;
+		*) die "bad workload $w in --workloads" ;;
+		esac
+	done ;;
+esac
 [ -n "$recover_smp" ] || recover_smp=$smp
 [[ $recover_smp =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "bad --recover-smp $recover_smp"
 

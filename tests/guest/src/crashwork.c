@@ -70,6 +70,30 @@
  * Profile eof is a workload of its own, for bytes stored past EOF by a
  * write cut before its commit (the eof section below); its --arm arms the
  * point inside the next operation.
+ * Profile clone: the data operations (create, append, pwrite, bigwrite,
+ * hot and its bursts, truncate, fallocate, shift, mmap, rename, link,
+ * unlink, unlinkopen) with clones and dedupe, which only it has: clone
+ * (FICLONERANGE of whole pages, or pages up to the source's EOF, at most
+ * 16 of them, of a file, "big" or "hot" onto a page-aligned offset of
+ * another file, of a new one or of the same file without overlap; or
+ * FICLONE of a whole file of at most 16 pages into a new one) and dedupe
+ * (FIDEDUPERANGE of two page-aligned ranges within both files' EOF:
+ * mostly a recent clone's ranges, equal unless written since, else
+ * random ones, mostly different; the record says what the model
+ * expects: "same", every byte deduped, or "differs",
+ * FILE_DEDUPE_RANGE_DIFFERS).  NOVA clones in batches of 16 runs of
+ * pages, each committed with one tail store of the destination
+ * (src/reflink.c): 16 pages are one batch, so a clone's in-flight states
+ * are the destination before and after (a new one: also empty), and the
+ * destination becomes the source's bytes, its size the larger of its
+ * own and the clone's end.  A dedupe changes no data.  After each clone
+ * and each deduplication of equal ranges, run checks with FIEMAP that
+ * the destination's pages map the source's blocks (a clone takes no
+ * data blocks); the statfs check of this profile counts the tree's
+ * distinct blocks (FIEMAP), not the sum of st_blocks, which counts a
+ * shared block once per file.  NOVA maps no shared block (a fault copies
+ * the page first), so on a read-only mount a shared last page cannot be
+ * mapped (SIGBUS): there its bytes past EOF are not checked.
  *
  * verify: rebuilds the operation list from SEED (each record's text must
  * match the regenerated one), replays records 1..N in an in-memory model
@@ -112,6 +136,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -127,6 +153,8 @@
 #include <sys/types.h>
 #include <sys/xattr.h>
 #include <linux/falloc.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
 #include <linux/fscrypt.h>
 #include <sys/ioctl.h>
 #define TUTIL_XALLOC
@@ -756,6 +784,8 @@ enum {
 	OP_TMPFILE,
 	/* the store-level crash tests' workloads only (crashwork ace) */
 	OP_FSYNC, OP_CHOWN, OP_UTIMES,
+	/* profile clone only */
+	OP_CLONE, OP_DEDUPE,
 	OP_NK,
 	/* burst starts (generator only) */
 	B_CHURN = OP_NK, B_HOT, B_MASS,
@@ -766,8 +796,15 @@ static const char *const opname[OP_NK] = {
 	"mkdir", "create", "append", "pwrite", "bigwrite", "hot", "rename",
 	"exchange", "unlink", "rmdir", "link", "symlink", "truncate", "falloc",
 	"mmap", "unlinkopen", "chmod", "xset", "xrm", "setacl", "shift",
-	"tmpfile", "fsync", "chown", "utimes",
+	"tmpfile", "fsync", "chown", "utimes", "clone", "dedupe",
 };
+
+/* clone: op->fl */
+#define CL_NEW		1	/* into a new file (open O_CREAT | O_EXCL) */
+#define CL_WHOLE	2	/* FICLONE of the whole file (else FICLONERANGE) */
+/* dedupe: op->fl */
+#define DD_DIFFERS	1	/* the model says the ranges differ */
+#define CLONE_MAXP	16	/* pages of a clone or dedupe: one batch in NOVA */
 
 struct op {
 	int kind;
@@ -775,13 +812,16 @@ struct op {
 	char a[MAXP], b[MAXP];
 	uint64_t off, len;	/* bigwrite: len = k; truncate: off = size;
 				 * chmod, tmpfile: off = mode;
-				 * xset: len = value bytes */
+				 * xset: len = value bytes;
+				 * clone, dedupe: off and len of the source's range */
+	uint64_t dst;		/* clone, dedupe: the destination's offset */
 	int fl;			/* falloc, shift: mode; xset: XATTR_CREATE/REPLACE;
-				 * setacl: 1 default, 0 access; tmpfile: 1 linked */
+				 * setacl: 1 default, 0 access; tmpfile: 1 linked;
+				 * clone: CL_*; dedupe: DD_DIFFERS */
 	/*
 	 * xset, xrm: b = the attribute's full name; setacl: b = the ACL;
 	 * tmpfile: a = the directory ("" the root), b = the name it is
-	 * linked under
+	 * linked under; clone, dedupe: a = the source, b = the destination
 	 */
 };
 
@@ -852,6 +892,16 @@ static void op_text(const struct op *op, char *buf, size_t sz)
 	case OP_SHIFT:
 		snprintf(buf, sz, "%s %s %s off=%llu len=%llu", k, op->a,
 			 op->fl == FALLOC_FL_COLLAPSE_RANGE ? "collapse" : "insert", off, len);
+		break;
+	case OP_CLONE:
+		snprintf(buf, sz, "%s %s %s off=%llu dst=%llu len=%llu%s%s", k, op->a, op->b,
+			 off, (unsigned long long)op->dst, len,
+			 op->fl & CL_WHOLE ? " ficlone" : "", op->fl & CL_NEW ? " new" : "");
+		break;
+	case OP_DEDUPE:
+		snprintf(buf, sz, "%s %s %s off=%llu dst=%llu len=%llu %s", k, op->a, op->b,
+			 off, (unsigned long long)op->dst, len,
+			 op->fl & DD_DIFFERS ? "differs" : "same");
 		break;
 	case OP_TMPFILE:
 		if (op->fl)
@@ -1011,6 +1061,37 @@ static void apply(struct model *m, const struct op *op, step_cb cb, void *arg)
 		d_add(&m->n[pid], name, id);
 		step(m, cb, arg, "tmpfile linked (with its data)");
 		break;
+	case OP_CLONE:
+		/*
+		 * one step (a new destination: its create first): at most
+		 * CLONE_MAXP pages are one batch, committed with one tail
+		 * store; the bytes are the source's, the size the larger of
+		 * the destination's and the clone's end (bytes up to the
+		 * source's EOF only when that is past the destination's)
+		 */
+		x = &m->n[m_lookup(m, op->a)];
+		buf = xmalloc(op->len ? op->len : 1);
+		if (op->len)
+			memcpy(buf, x->data + op->off, op->len);
+		if (op->fl & CL_NEW) {
+			pid = m_parent(m, op->b, &name);
+			id = m_alloc(m, T_REG, 0644);
+			m_inherit(m, pid, id);
+			d_add(&m->n[pid], name, id);
+			step(m, cb, arg, "clone's destination created empty");
+		} else {
+			id = m_lookup(m, op->b);
+		}
+		if (op->len)
+			m_write(&m->n[id], op->dst, buf, op->len);
+		free(buf);
+		step(m, cb, arg, "cloned");
+		break;
+	case OP_DEDUPE:
+		/* equal ranges share blocks (or different ones are refused) */
+		step(m, cb, arg, op->fl & DD_DIFFERS ? "dedupe refused (no change)" :
+			   "deduped (no visible change)");
+		break;
 	case OP_CHMOD:
 		x = &m->n[m_lookup(m, op->a)];
 		x->mode = op->off;
@@ -1150,27 +1231,35 @@ static void apply(struct model *m, const struct op *op, step_cb cb, void *arg)
 /* ------------------------------------------------------------ generator */
 
 /* P_EOF: no generated operations, a workload of its own (do_run_eof()) */
-enum { P_MIXED, P_WRITE, P_NS, P_GC, P_XATTR, P_CRYPT, P_N, P_EOF = P_N };
-static const char *const profname[P_N + 1] = { "mixed", "write", "ns", "gc", "xattr", "crypt", "eof" };
+enum { P_MIXED, P_WRITE, P_NS, P_GC, P_XATTR, P_CRYPT, P_CLONE, P_N, P_EOF = P_N };
+static const char *const profname[P_N + 1] = {
+	"mixed", "write", "ns", "gc", "xattr", "crypt", "clone", "eof"
+};
 
 /*
  * weights per profile: OP_* kinds, then burst starts (bursts are long).
  * A kind of weight 0 leaves a profile's pick as it was: the operation
- * lists of ns and gc are those from before shift and tmpfile existed.
+ * lists of ns and gc are those from before shift and tmpfile existed, and
+ * those of every profile but clone from before clone and dedupe.
  */
 static const int weights[P_N][W_N] = {
-	/*           mkd  cre  app  pwr  big  hot  ren  exc  unl  rmd  lnk  sym  trn  fal  mma  uop  chm  xse  xrm  acl  shf  tmp  fsy  cho  uti  CHU HOT MAS */
-	[P_MIXED] = { 40, 140,  80,  80,  60,  30,  70,  20,  70,  20,  40,  30,  50,  40,  30,  20,  20,  12,   4,   6,  10,  10,   0,   0,   0,   1,  1,  1 },
+	/*           mkd  cre  app  pwr  big  hot  ren  exc  unl  rmd  lnk  sym  trn  fal  mma  uop  chm  xse  xrm  acl  shf  tmp  fsy  cho  uti  clo  ded  CHU HOT MAS */
+	[P_MIXED] = { 40, 140,  80,  80,  60,  30,  70,  20,  70,  20,  40,  30,  50,  40,  30,  20,  20,  12,   4,   6,  10,  10,   0,   0,   0,   0,   0,   1,  1,  1 },
 	/* data: writes, truncates, fallocate (collapse and insert too) */
-	[P_WRITE] = { 10,  80, 120, 140, 120,  40,  10,   0,  30,   0,  10,   0, 100,  80,  60,  20,  10,   0,   0,   0,  40,   0,   0,   0,   0,   0,  2,  0 },
-	[P_NS]    = { 80, 180,  10,  10,  10,   0, 140,  50, 100,  40,  80,  50,  10,   0,   0,  30,  20,   0,   0,   0,   0,   0,   0,   0,   0,   0,  0,  3 },
-	[P_GC]    = { 10,  40,  20,  20,  20,  10,  20,  10,  20,  10,  10,  10,  10,  10,  10,  10,   0,   0,   0,   0,   0,   0,   0,   0,   0,  60, 60, 20 },
+	[P_WRITE] = { 10,  80, 120, 140, 120,  40,  10,   0,  30,   0,  10,   0, 100,  80,  60,  20,  10,   0,   0,   0,  40,   0,   0,   0,   0,   0,   0,   0,  2,  0 },
+	[P_NS]    = { 80, 180,  10,  10,  10,   0, 140,  50, 100,  40,  80,  50,  10,   0,   0,  30,  20,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,  0,  3 },
+	[P_GC]    = { 10,  40,  20,  20,  20,  10,  20,  10,  20,  10,  10,  10,  10,  10,  10,  10,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,  60, 60, 20 },
 	/* xattrs and ACLs, with creates (tmpfiles too) in directories with
 	 * default ACLs, chmod (the mask), renames, links, removals and a few
 	 * hot bursts (GC of a log that holds attributes) */
-	[P_XATTR] = { 40, 110,  10,  10,   5,   5,  30,  10,  40,  10,  20,  30,   5,   0,   0,  10,  40, 220,  60,  90,   0,  10,   0,   0,   0,   0,  1,  0 },
+	[P_XATTR] = { 40, 110,  10,  10,   5,   5,  30,  10,  40,  10,  20,  30,   5,   0,   0,  10,  40, 220,  60,  90,   0,  10,   0,   0,   0,   0,   0,   0,  1,  0 },
 	/* mixed in an encrypted directory: no mmap, no shifts (EOPNOTSUPP) */
-	[P_CRYPT] = { 40, 140,  80,  80,  60,  30,  70,  20,  70,  20,  40,  30,  50,  40,   0,  20,  20,  12,   4,   6,   0,  10,   0,   0,   0,   1,  1,  1 },
+	[P_CRYPT] = { 40, 140,  80,  80,  60,  30,  70,  20,  70,  20,  40,  30,  50,  40,   0,  20,  20,  12,   4,   6,   0,  10,   0,   0,   0,   0,   0,   1,  1,  1 },
+	/* data operations on files that share blocks: clones and dedupe,
+	 * then writes, truncates, punches, shifts and stores through
+	 * mappings on either copy (copy on write), unlinks of one; hot bursts
+	 * (GC of a log with shared pages) */
+	[P_CLONE] = { 10, 100,  50,  70,  20,  15,  25,   0,  50,   0,  10,   0,  40,  40,  25,  10,   0,   0,   0,   0,  10,   0,   0,   0,   0, 120,  50,   0,  1,  0 },
 };
 
 struct gen {
@@ -1182,6 +1271,12 @@ struct gen {
 	int scatter;		/* this burst keeps live entries scattered */
 	unsigned bursts[3];	/* bursts started, per kind */
 	char pend[MAXP];
+	/* the last clones (profile clone): the ranges dedupe mostly takes */
+	struct {
+		char a[MAXP], b[MAXP];
+		uint64_t off, dst, len;
+	} clones[8];
+	unsigned nclones;
 };
 
 /* the setup operations every workload starts with */
@@ -1440,6 +1535,165 @@ static int build_xattr(struct gen *g, const struct model *m, const struct lists 
 	return 1;
 }
 
+/* The file of a clone or dedupe: a regular file, or "big" or "hot" */
+static const char *pick_data(struct gen *g, const struct lists *l)
+{
+	switch (rnd(g, 10)) {
+	case 8: return "big";
+	case 9: return "hot";
+	default: return pick(g, &l->files);
+	}
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * clone: FICLONE of a whole file (at most CLONE_MAXP pages) into a new
+ * one, or FICLONERANGE of at most CLONE_MAXP pages from a page of the
+ * source up to the end of a page or of the source (its EOF) onto a page
+ * of a new file, of another or of the same one.  The kernel's rules
+ * (generic_remap_checks(), generic_remap_check_len()): a range that ends
+ * at the source's partial last page must end at or past the
+ * destination's EOF, and one file's two ranges may not overlap.
+ */
+static int build_clone(struct gen *g, const struct model *m, const struct lists *l,
+		       struct op *op)
+{
+	const struct mnode *x, *y;
+	uint64_t pages, sp, n, dp;
+	const char *s, *t;
+	unsigned h;
+
+	if (!(s = pick_data(g, l)))
+		return 0;
+	x = &m->n[m_lookup(m, s)];
+	snprintf(op->a, MAXP, "%s", s);
+	pages = (x->size + PAGE - 1) / PAGE;
+	switch (rnd(g, 8)) {
+	case 0:
+		if (pages > CLONE_MAXP)
+			return 0;
+		op->fl = CL_NEW | CL_WHOLE;
+		t = pick(g, &l->dirs);
+		new_name(g, op->b, t ? t : "", "c");
+		op->len = x->size;
+		goto done;
+	case 1:
+		t = s;			/* within the file */
+		break;
+	case 2: case 3:
+		op->fl = CL_NEW;
+		t = NULL;
+		break;
+	default:
+		if (!(t = pick_data(g, l)))
+			return 0;
+		break;
+	}
+	if (!pages)
+		return 0;
+	sp = rnd(g, pages);
+	n = 1 + rnd(g, min_u64(CLONE_MAXP, pages - sp));
+	op->off = sp * PAGE;
+	op->len = sp + n == pages ? x->size - op->off : n * PAGE;
+	if (op->fl & CL_NEW) {
+		dp = rnd(g, 4) ? 0 : rnd(g, 8);
+		t = pick(g, &l->dirs);
+		new_name(g, op->b, t ? t : "", "c");
+	} else {
+		y = &m->n[m_lookup(m, t)];
+		dp = rnd(g, (y->size + PAGE - 1) / PAGE + 4);
+		/* a partial last page: to the destination's EOF or past it */
+		if (op->len % PAGE && dp * PAGE + op->len < y->size)
+			dp = (y->size - op->len + PAGE - 1) / PAGE;
+		if (y == x && dp < sp + n && sp < dp + n)
+			return 0;	/* overlapping ranges: EINVAL */
+		snprintf(op->b, MAXP, "%s", t);
+	}
+	op->dst = dp * PAGE;
+	if (op->dst + n * PAGE > FILE_CAP)
+		return 0;
+done:
+	h = g->nclones++ % 8;
+	snprintf(g->clones[h].a, MAXP, "%s", op->a);
+	snprintf(g->clones[h].b, MAXP, "%s", op->b);
+	g->clones[h].off = op->off;
+	g->clones[h].dst = op->dst;
+	g->clones[h].len = op->len;
+	return 1;
+}
+
+/*
+ * dedupe: one of the last clones' ranges (or whole pages of it), equal
+ * unless written since, or random ranges of two files or of one, mostly
+ * different; both within their files' EOF.  The length is what the
+ * kernel dedupes (generic_remap_checks(): a partial last page only when
+ * both ranges end at their EOF, else whole pages), and the model says
+ * whether the bytes are equal.
+ */
+static int build_dedupe(struct gen *g, const struct model *m, const struct lists *l,
+			struct op *op)
+{
+	const struct mnode *x, *y;
+	uint64_t k, n;
+	int ida, idb;
+
+	if (g->nclones && rnd(g, 3)) {
+		unsigned h = rnd(g, g->nclones < 8 ? g->nclones : 8);
+
+		snprintf(op->a, MAXP, "%s", g->clones[h].a);
+		snprintf(op->b, MAXP, "%s", g->clones[h].b);
+		op->off = g->clones[h].off;
+		op->dst = g->clones[h].dst;
+		op->len = g->clones[h].len;
+		n = (op->len + PAGE - 1) / PAGE;
+		if (n > 1 && rnd(g, 2)) {
+			/* whole pages of it */
+			k = rnd(g, n);
+			op->off += k * PAGE;
+			op->dst += k * PAGE;
+			op->len = min_u64(op->len - k * PAGE, (1 + rnd(g, n - k)) * PAGE);
+		}
+	} else {
+		const char *s = pick_data(g, l), *t = rnd(g, 4) ? pick_data(g, l) : s;
+
+		if (!s || !t)
+			return 0;
+		snprintf(op->a, MAXP, "%s", s);
+		snprintf(op->b, MAXP, "%s", t);
+		x = &m->n[m_lookup(m, s)];
+		y = &m->n[m_lookup(m, t)];
+		if (!x->size || !y->size)
+			return 0;
+		op->off = rnd(g, (x->size + PAGE - 1) / PAGE) * PAGE;
+		op->dst = rnd(g, (y->size + PAGE - 1) / PAGE) * PAGE;
+		op->len = (1 + rnd(g, CLONE_MAXP)) * PAGE;
+	}
+	/* both still there (a clone's names may be gone), regular files */
+	ida = m_lookup(m, op->a);
+	idb = m_lookup(m, op->b);
+	if (ida < 0 || idb < 0 || m->n[ida].type != T_REG || m->n[idb].type != T_REG)
+		return 0;
+	x = &m->n[ida];
+	y = &m->n[idb];
+	if (op->off >= x->size || op->dst >= y->size)
+		return 0;
+	op->len = min_u64(op->len, min_u64(x->size - op->off, y->size - op->dst));
+	if (op->len % PAGE && !(op->off + op->len == x->size && op->dst + op->len == y->size))
+		op->len &= ~(uint64_t)(PAGE - 1);
+	if (!op->len)
+		return 0;
+	n = (op->len + PAGE - 1) / PAGE;
+	if (ida == idb && op->dst < op->off + n * PAGE && op->off < op->dst + n * PAGE)
+		return 0;	/* overlapping ranges of one file: EINVAL */
+	if (memcmp(x->data + op->off, y->data + op->dst, op->len))
+		op->fl = DD_DIFFERS;
+	return 1;
+}
+
 /* Build an operation of kind @k; 0 when the state allows none */
 static int build(struct gen *g, const struct model *m, struct lists *l, int k,
 		 struct op *op)
@@ -1651,6 +1905,10 @@ static int build(struct gen *g, const struct model *m, struct lists *l, int k,
 		}
 		return 1;
 	}
+	case OP_CLONE:
+		return build_clone(g, m, l, op);
+	case OP_DEDUPE:
+		return build_dedupe(g, m, l, op);
 	case OP_XSET:
 	case OP_XRM:
 	case OP_SETACL:
@@ -1858,6 +2116,28 @@ static void full(char *out, const char *rel)
 	snprintf(out, FULLP, "%s%s%s", g_dir, *rel ? "/" : "", rel);
 }
 
+/* a SIGBUS in accesses through a mapping: reported, not the end of the program */
+static sigjmp_buf bus_jmp;
+
+static void on_sigbus(int sig)
+{
+	(void)sig;
+	siglongjmp(bus_jmp, 1);
+}
+
+/* memcpy() to a mapping: 0, or -1 on a SIGBUS */
+static int store_mapped(void *to, const void *from, size_t len)
+{
+	signal(SIGBUS, on_sigbus);
+	if (sigsetjmp(bus_jmp, 1)) {
+		signal(SIGBUS, SIG_DFL);
+		return -1;
+	}
+	memcpy(to, from, len);
+	signal(SIGBUS, SIG_DFL);
+	return 0;
+}
+
 static int write_all(int fd, const unsigned char *buf, size_t len, off_t off, int append)
 {
 	ssize_t r = append ? write(fd, buf, len) : pwrite(fd, buf, len, off);
@@ -1871,12 +2151,80 @@ static int write_all(int fd, const unsigned char *buf, size_t len, off_t off, in
 	return 0;
 }
 
+/*
+ * The block (byte offset on the device, FIEMAP) of each of pages [pg,
+ * pg + n) of @fd, 0 for a hole; 0 or -1 (errno set)
+ */
+static int fiemap_pages(int fd, uint64_t pg, unsigned n, uint64_t *phys)
+{
+	enum { NEXT = 2 * CLONE_MAXP + 2 };
+	struct fiemap *fm = xmalloc(sizeof(*fm) + NEXT * sizeof(struct fiemap_extent));
+	unsigned i, e;
+
+	memset(fm, 0, sizeof(*fm) + NEXT * sizeof(struct fiemap_extent));
+	fm->fm_start = pg * PAGE;
+	fm->fm_length = (uint64_t)n * PAGE;
+	fm->fm_extent_count = NEXT;
+	if (ioctl(fd, FS_IOC_FIEMAP, fm) < 0) {
+		free(fm);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t pos = (pg + i) * PAGE;
+
+		phys[i] = 0;
+		for (e = 0; e < fm->fm_mapped_extents; e++) {
+			const struct fiemap_extent *x = &fm->fm_extents[e];
+
+			if (pos >= x->fe_logical && pos < x->fe_logical + x->fe_length)
+				phys[i] = x->fe_physical + (pos - x->fe_logical);
+		}
+	}
+	free(fm);
+	return 0;
+}
+
+/*
+ * After a clone or a dedupe of equal ranges: each page of the
+ * destination's range maps the block of the source's page (no data block
+ * taken), or both are holes.  0, or -1 with errno EIO and @msg.
+ */
+static int check_shared(int sfd, uint64_t off, int dfd, uint64_t dst, uint64_t len,
+			char *msg, size_t sz)
+{
+	unsigned n = (len + PAGE - 1) / PAGE, i;
+	uint64_t ps[CLONE_MAXP], pd[CLONE_MAXP];
+
+	if (!n)
+		return 0;	/* FICLONE of an empty file */
+	if (n > CLONE_MAXP) {
+		snprintf(msg, sz, "check_shared: %u pages", n);
+		errno = EINVAL;
+		return -1;
+	}
+	if (fiemap_pages(sfd, off / PAGE, n, ps) || fiemap_pages(dfd, dst / PAGE, n, pd)) {
+		snprintf(msg, sz, "ioctl(FS_IOC_FIEMAP)");
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (ps[i] == pd[i])
+			continue;
+		snprintf(msg, sz, "FIEMAP: destination page %llu on block %#llx, "
+			 "the source's page %llu on %#llx (not shared)",
+			 (unsigned long long)(dst / PAGE + i), (unsigned long long)pd[i],
+			 (unsigned long long)(off / PAGE + i), (unsigned long long)ps[i]);
+		errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
 /* Execute @op on the real file system; 0 or -1 with a message */
 static int execute(const struct op *op)
 {
-	char a[FULLP], b[FULLP], what[64] = "";
+	char a[FULLP], b[FULLP], what[192] = "", msg[160] = "";
 	unsigned char *buf = NULL;
-	int fd = -1, ret = -1;
+	int fd = -1, fd2 = -1, ret = -1;
 	struct stat st;
 	void *p;
 
@@ -1925,7 +2273,12 @@ static int execute(const struct op *op)
 			snprintf(what, sizeof(what), "mmap");
 			goto out;
 		}
-		memcpy((char *)p + op->off, buf, op->len);
+		if (store_mapped((char *)p + op->off, buf, op->len)) {
+			errno = EFAULT;
+			snprintf(what, sizeof(what), "a store through the mapping (SIGBUS)");
+			munmap(p, st.st_size);
+			goto out;
+		}
 		if (msync(p, st.st_size, MS_SYNC) < 0) {
 			snprintf(what, sizeof(what), "msync");
 			munmap(p, st.st_size);
@@ -1971,6 +2324,63 @@ static int execute(const struct op *op)
 			    "linkat(/proc/self/fd, AT_SYMLINK_FOLLOW)");
 		}
 		break;
+	case OP_CLONE:
+		TRY(fd2 = open(a, O_RDONLY), "open(the source)");
+		TRY(fd = open(b, op->fl & CL_NEW ? O_CREAT | O_EXCL | O_WRONLY : O_WRONLY, 0644),
+		    op->fl & CL_NEW ? "open(O_CREAT|O_EXCL)" : "open(the destination)");
+		if (op->fl & CL_WHOLE) {
+			TRY(ioctl(fd, FICLONE, fd2), "ioctl(FICLONE)");
+		} else {
+			struct file_clone_range cr = {
+				.src_fd = fd2, .src_offset = op->off, .src_length = op->len,
+				.dest_offset = op->dst,
+			};
+
+			TRY(ioctl(fd, FICLONERANGE, &cr), "ioctl(FICLONERANGE)");
+		}
+		TRY(check_shared(fd2, op->off, fd, op->dst, op->len, msg, sizeof(msg)), msg);
+		break;
+	case OP_DEDUPE: {
+		struct file_dedupe_range *dr;
+		struct file_dedupe_range_info *di;
+
+		TRY(fd2 = open(a, O_RDONLY), "open(the source)");
+		TRY(fd = open(b, O_RDWR), "open(the destination)");
+		buf = xmalloc(sizeof(*dr) + sizeof(*di));
+		memset(buf, 0, sizeof(*dr) + sizeof(*di));
+		dr = (struct file_dedupe_range *)buf;
+		di = &dr->info[0];
+		dr->src_offset = op->off;
+		dr->src_length = op->len;
+		dr->dest_count = 1;
+		di->dest_fd = fd;
+		di->dest_offset = op->dst;
+		TRY(ioctl(fd2, FIDEDUPERANGE, dr), "ioctl(FIDEDUPERANGE)");
+		if (di->status < 0) {
+			errno = -di->status;
+			snprintf(msg, sizeof(msg), "ioctl(FIDEDUPERANGE) status");
+			TRY(-1, msg);
+		}
+		if (op->fl & DD_DIFFERS) {
+			if (di->status != FILE_DEDUPE_RANGE_DIFFERS) {
+				errno = EIO;
+				snprintf(msg, sizeof(msg), "FIDEDUPERANGE: status %d (%llu bytes deduped), "
+					 "the model says the ranges differ", di->status,
+					 (unsigned long long)di->bytes_deduped);
+				TRY(-1, msg);
+			}
+			break;
+		}
+		if (di->status != FILE_DEDUPE_RANGE_SAME || di->bytes_deduped != op->len) {
+			errno = EIO;
+			snprintf(msg, sizeof(msg), "FIDEDUPERANGE: status %d, %llu bytes deduped, "
+				 "the model says the ranges are equal", di->status,
+				 (unsigned long long)di->bytes_deduped);
+			TRY(-1, msg);
+		}
+		TRY(check_shared(fd2, op->off, fd, op->dst, op->len, msg, sizeof(msg)), msg);
+		break;
+	}
 	case OP_CHMOD:
 		TRY(chmod(a, op->off), "chmod");
 		break;
@@ -2045,6 +2455,8 @@ out:
 		snprintf(what, sizeof(what), "close");
 		ret = -errno;
 	}
+	if (fd2 >= 0)
+		close(fd2);
 	free(buf);
 	if (ret) {
 		char t[2 * MAXP + 64];
@@ -2761,7 +3173,7 @@ static int parse_profile(const char *s)
 	for (i = 0; i <= P_EOF; i++)
 		if (!strcmp(s, profname[i]))
 			return i;
-	die("unknown profile %s (mixed, write, ns, gc, xattr, crypt, eof)", s);
+	die("unknown profile %s (mixed, write, ns, gc, xattr, crypt, clone, eof)", s);
 }
 
 /*
@@ -2812,6 +3224,108 @@ static void crypt_setup(int policy)
 	close(fd);
 }
 
+/* extents on the device: [v[i][0], v[i][0] + v[i][1]) */
+struct extents {
+	uint64_t (*v)[2];
+	size_t n, cap;
+};
+
+/* Every extent of the file @path (FIEMAP) to @ex; 0 or -1 (reported) */
+static int file_extents(const char *path, struct extents *ex)
+{
+	enum { NEXT = 256 };
+	struct fiemap *fm = xmalloc(sizeof(*fm) + NEXT * sizeof(struct fiemap_extent));
+	uint64_t start = 0;
+	int fd = open(path, O_RDONLY), ret = 0;
+	unsigned i;
+
+	if (fd < 0) {
+		failf("%s: open: %s", path, strerror(errno));
+		free(fm);
+		return -1;
+	}
+	for (;;) {
+		memset(fm, 0, sizeof(*fm));
+		fm->fm_start = start;
+		fm->fm_length = FIEMAP_MAX_OFFSET - start;
+		fm->fm_extent_count = NEXT;
+		if (ioctl(fd, FS_IOC_FIEMAP, fm) < 0) {
+			failf("%s: FIEMAP: %s", path, strerror(errno));
+			ret = -1;
+			break;
+		}
+		for (i = 0; i < fm->fm_mapped_extents; i++) {
+			const struct fiemap_extent *x = &fm->fm_extents[i];
+
+			if (ex->n == ex->cap) {
+				ex->cap = ex->cap ? 2 * ex->cap : 1024;
+				ex->v = xrealloc(ex->v, ex->cap * sizeof(*ex->v));
+			}
+			ex->v[ex->n][0] = x->fe_physical;
+			ex->v[ex->n][1] = x->fe_length;
+			ex->n++;
+			start = x->fe_logical + x->fe_length;
+		}
+		if (!fm->fm_mapped_extents ||
+		    (fm->fm_extents[fm->fm_mapped_extents - 1].fe_flags & FIEMAP_EXTENT_LAST))
+			break;
+	}
+	close(fd);
+	free(fm);
+	return ret;
+}
+
+static void tree_extents(const struct snode *s, const char *path, struct inoset *seen,
+			 struct extents *ex)
+{
+	char sub[MAXP + DIRMAX];
+	int i;
+
+	if (s->type == T_REG && !s->bad && ino_add(seen, s->ino))
+		file_extents(path, ex);
+	for (i = 0; i < s->nkids; i++) {
+		snprintf(sub, sizeof(sub), "%s/%s", path, s->kids[i].name);
+		if (!s->kids[i].bad)
+			tree_extents(&s->kids[i], sub, seen, ex);
+	}
+}
+
+static int cmp_extent(const void *a, const void *b)
+{
+	uint64_t x = ((const uint64_t *)a)[0], y = ((const uint64_t *)b)[0];
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The data blocks of the files under the root, each counted once however
+ * many pages map it (clones share blocks: the sum of st_blocks counts
+ * them once per page)
+ */
+static uint64_t distinct_blocks(const struct snode *root)
+{
+	struct extents ex = { 0 };
+	struct inoset seen = { 0 };
+	uint64_t bytes = 0, end = 0;
+	size_t i;
+
+	tree_extents(root, g_dir, &seen, &ex);
+	qsort(ex.v, ex.n, sizeof(*ex.v), cmp_extent);
+	for (i = 0; i < ex.n; i++) {
+		uint64_t a = ex.v[i][0], b = a + ex.v[i][1];
+
+		if (a < end)
+			a = end;
+		if (b > a)
+			bytes += b - a;
+		if (b > end)
+			end = b;
+	}
+	free(ex.v);
+	free(seen.v);
+	return bytes / PAGE;
+}
+
 /* statfs checks; @inodes0: used inodes at REC 0 (-1: unknown) */
 static void check_statfs(const struct snode *root, long long inodes0)
 {
@@ -2833,10 +3347,22 @@ static void check_statfs(const struct snode *root, long long inodes0)
 	       s_files, s_bytes);
 	if (sf.f_bfree > sf.f_blocks || sf.f_bavail > sf.f_bfree || sf.f_ffree > sf.f_files)
 		failf("statfs counters inconsistent");
-	if (blocks / 8 > sf.f_blocks - sf.f_bfree)
+	if (g_profile == P_CLONE) {
+		/* shared blocks: st_blocks counts them once per file */
+		uint64_t distinct = distinct_blocks(root);
+
+		printf("INFO: the files map %llu distinct data blocks (FIEMAP), "
+		       "%llu with each shared one counted per file (st_blocks)\n",
+		       (unsigned long long)distinct, (unsigned long long)blocks / 8);
+		if (distinct > sf.f_blocks - sf.f_bfree)
+			failf("statfs: %llu blocks used, but the files alone map %llu distinct ones",
+			      (unsigned long long)(sf.f_blocks - sf.f_bfree),
+			      (unsigned long long)distinct);
+	} else if (blocks / 8 > sf.f_blocks - sf.f_bfree) {
 		failf("statfs: %llu blocks used, but the files alone hold %llu",
 		      (unsigned long long)(sf.f_blocks - sf.f_bfree),
 		      (unsigned long long)blocks / 8);
+	}
 	used = sf.f_files - sf.f_ffree;
 	if (inodes0 >= 0 && used != (unsigned long long)inodes0 + set.n - 1)
 		failf("statfs: %llu inodes in use, expected %llu (%lld at the start + %d in the tree)",
@@ -2850,6 +3376,31 @@ static void check_statfs(const struct snode *root, long long inodes0)
  * would also become file data when a later write extends the file past
  * that page without rewriting it.
  */
+static int dir_readonly(void);
+
+/* Is page @pg of the file @path on a shared block (FIEMAP)?  -1: unknown */
+static int page_shared(const char *path, uint64_t pg)
+{
+	struct fiemap *fm = xmalloc(sizeof(*fm) + 4 * sizeof(struct fiemap_extent));
+	int fd = open(path, O_RDONLY), ret = -1;
+	unsigned i;
+
+	memset(fm, 0, sizeof(*fm) + 4 * sizeof(struct fiemap_extent));
+	fm->fm_start = pg * PAGE;
+	fm->fm_length = PAGE;
+	fm->fm_extent_count = 4;
+	if (fd >= 0 && ioctl(fd, FS_IOC_FIEMAP, fm) == 0) {
+		ret = 0;
+		for (i = 0; i < fm->fm_mapped_extents; i++)
+			if (fm->fm_extents[i].fe_flags & FIEMAP_EXTENT_SHARED)
+				ret = 1;
+	}
+	if (fd >= 0)
+		close(fd);
+	free(fm);
+	return ret;
+}
+
 static void check_eof_tails(const struct snode *s, const char *path, struct inoset *seen)
 {
 	char sub[MAXP + DIRMAX];
@@ -2886,9 +3437,31 @@ static void check_eof_tails(const struct snode *s, const char *path, struct inos
 			failf("%s: mmap: %s", path, strerror(errno));
 			return;
 		}
+		/* a fault the kernel refuses: a failure, not the end of the check */
+		signal(SIGBUS, on_sigbus);
+		if (sigsetjmp(bus_jmp, 1)) {
+			signal(SIGBUS, SIG_DFL);
+			munmap((void *)m, s->size);
+			/*
+			 * NOVA maps no shared block: a fault copies the page
+			 * first, which a read-only mount cannot (src/file.c
+			 * nova_iomap_begin(): EROFS)
+			 */
+			if (g_profile == P_CLONE && dir_readonly() &&
+			    page_shared(path, s->size / PAGE) == 1) {
+				printf("INFO: %s: its last page is shared: not mapped on a "
+				       "read-only mount (SIGBUS), bytes past EOF not checked\n", path);
+				return;
+			}
+			failf("%s: SIGBUS reading its last page (%llu) through mmap (size %llu; "
+			      "the kernel log may say why)", path,
+			      (unsigned long long)(s->size / PAGE), (unsigned long long)s->size);
+			return;
+		}
 		for (j = 0; j < tail; j++)
 			if (m[s->size + j] && !n++)
 				first = s->size + j;
+		signal(SIGBUS, SIG_DFL);
 		if (n)
 			failf("%s: %zu bytes past EOF (size %llu) in its last page are not zero "
 			      "(mmap; from offset %zu: %02x%02x%02x%02x...); a write that extends "
@@ -3467,7 +4040,8 @@ static void usage(void)
 		"       %s stress DIR SEED\n"
 		"       %s list SEED OPS [--profile P]\n"
 		"       %s ace list|run DIR W|verify DIR W K [--seq N] [--trace F] [--out DEV] [--proc DIR]\n"
-		"profiles: mixed (default), write, ns, gc, xattr, eof (run and verify)\n", prog, prog, prog, prog, prog);
+		"profiles: mixed (default), write, ns, gc, xattr, crypt, clone, eof (run and verify)\n",
+		prog, prog, prog, prog, prog);
 	exit(2);
 }
 
