@@ -2327,7 +2327,8 @@ int nova_unshare_pages(struct inode *inode, pgoff_t pg, unsigned long n)
 	unsigned long index;
 	int ret;
 
-	if (!nova_any_shared(inode, pg, n))
+	/* (a flag is all it takes to look: shared pages are flagged) */
+	if (!nova_any_flagged(inode, pg, n))
 		return 0;
 	xa_for_each_range(&NOVA_I(inode)->header.pages, index, e, pg,
 			  pg + n - 1) {

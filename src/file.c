@@ -383,6 +383,16 @@ static vm_fault_t nova_dax_huge_fault(struct vm_fault *vmf,
 	if (ret & VM_FAULT_NEEDDSYNC)
 		ret = dax_finish_sync_fault(vmf, pe_size, pfn);
 	filemap_invalidate_unlock_shared(inode->i_mapping);
+	/*
+	 * The references a copy of a shared page left: now if no read()
+	 * runs (a trylock: the fault holds the mmap lock), else at the next
+	 * change of the file (share.c), so that statfs counts them free
+	 */
+	if (!xa_empty(&NOVA_I(inode)->header.share_drops) &&
+	    inode_trylock(inode)) {
+		nova_share_drops(inode);
+		inode_unlock(inode);
+	}
 	if (change)
 		sb_end_pagefault(inode->i_sb);
 	NOVA_TIMER_END(NOVA_SB(inode->i_sb), T_FAULT, t);

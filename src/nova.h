@@ -586,7 +586,6 @@ unsigned long nova_share_count(struct super_block *sb, unsigned long blk);
 bool nova_entry_page_shared(struct super_block *sb,
 			    const struct nova_file_write_entry *e, pgoff_t pg);
 bool nova_page_shared(struct inode *inode, pgoff_t pg);
-bool nova_any_shared(struct inode *inode, pgoff_t pg, unsigned long n);
 bool nova_page_flagged(struct inode *inode, pgoff_t pg);
 bool nova_any_flagged(struct inode *inode, pgoff_t pg, unsigned long n);
 int nova_share_get(struct super_block *sb, unsigned long blk, unsigned long n);

@@ -99,21 +99,6 @@ bool nova_any_flagged(struct inode *inode, pgoff_t pg, unsigned long n)
 	return false;
 }
 
-/* Is any of file pages [pg, pg + n) shared? */
-bool nova_any_shared(struct inode *inode, pgoff_t pg, unsigned long n)
-{
-	struct nova_file_write_entry *e;
-	unsigned long index;
-
-	if (!n || xa_empty(&NOVA_SB(inode->i_sb)->shared))
-		return false;
-	xa_for_each_range(&NOVA_I(inode)->header.pages, index, e, pg,
-			  pg + n - 1)
-		if (nova_entry_page_shared(inode->i_sb, e, index))
-			return true;
-	return false;
-}
-
 /* Drop one reference of each of blocks [blk, blk + n); share_lock held */
 static void nova_share_put_locked(struct nova_sb_info *sbi, unsigned long blk,
 				  unsigned long n)
@@ -257,24 +242,27 @@ int nova_share_scan_finish(struct super_block *sb, unsigned long *used)
 /*
  * Drop the references that @inode's fault copies left (dax.c
  * nova_unshare_page()).  Caller holds the inode lock (no read() of the
- * file runs), or evicts the inode.
+ * file runs), or evicts the inode; not the log mutex.
  */
 void nova_share_drops(struct inode *inode)
 {
-	struct xarray *drops = &NOVA_I(inode)->header.share_drops;
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	unsigned long blk;
 	void *v;
 
-	if (xa_empty(drops))
+	if (xa_empty(&sih->share_drops))
 		return;
-	xa_for_each(drops, blk, v) {
+	/* (a fault adds to the counts under the log mutex) */
+	mutex_lock(&sih->log_mutex);
+	xa_for_each(&sih->share_drops, blk, v) {
 		unsigned long n = xa_to_value(v);
 
-		xa_erase(drops, blk);
+		xa_erase(&sih->share_drops, blk);
 		while (n--)
 			nova_free_data_blocks(inode->i_sb, blk, 1);
 		cond_resched();
 	}
+	mutex_unlock(&sih->log_mutex);
 }
 
 /* A fault's copy that failed: its block keeps the reference */

@@ -141,6 +141,14 @@ expect_eq "$(fiemap_shared "$MNT/e")" "" "FIEMAP after funshare: nothing shared"
 expect_eq "$(fiemap_shared "$MNT/d")" "" "FIEMAP of the other copy after funshare"
 expect_eq "$(sum "$MNT/e")" "$se" "funshare keeps the data"
 
+# read faults on both copies of a shared page: the old block is free again
+expect_ok sh -c "head -c 10000 /dev/urandom > $MNT/p"
+out=$(xfs_io -f -c "reflink $MNT/p" "$MNT/q" 2>&1) || fail "reflink: $out"
+fp=$(free_blocks)
+expect_ok xfs_io -r -c "mmap -r 8192 1808" -c "mread 8192 1808" "$MNT/p"
+expect_ok xfs_io -r -c "mmap -r 8192 1808" -c "mread 8192 1808" "$MNT/q"
+expect_eq "$(free_blocks)" "$((fp - 1))" "free blocks after both copies of a page were copied"
+
 # a remount scans: same data, same free count, still shared
 fr=$(free_blocks)
 dmesg_mark
@@ -169,7 +177,7 @@ expect_eq "$(($(awk '$1 == "unshares" { print $2 }' "$P/IO_stats") - u0))" 1 "un
 expect_ok rm "$MNT/a"
 expect_eq "$(sum "$MNT/b")" "$sb" "the clone after its source was deleted"
 expect_ok rm -r "$MNT/b" "$MNT/c" "$MNT/d" "$MNT/e" "$MNT/app" "$MNT/dir" \
-	"$MNT/sparse" "$MNT/sparse2" "$MNT/g" "$MNT/h"
+	"$MNT/sparse" "$MNT/sparse2" "$MNT/g" "$MNT/h" "$MNT/p" "$MNT/q"
 f3=$(free_blocks)
 [ $((f0 - f3)) -le 8 ] || fail "blocks not given back: $f0 free before, $f3 after"
 nova_umount
