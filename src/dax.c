@@ -129,10 +129,16 @@ static bool nova_any_unwritten(struct inode *inode, pgoff_t pg,
  */
 static u64 nova_inplace_block(struct inode *inode, pgoff_t pg)
 {
-	bool unwritten;
-	u64 blk = nova_find_page_state(inode, pg, &unwritten);
+	struct nova_file_write_entry *e;
+	u64 blk;
 
-	return unwritten || nova_page_shared(inode, pg) ? 0 : blk;
+	/* one index lookup per page of the in-place write path */
+	e = xa_load(&NOVA_I(inode)->header.pages, pg);
+	blk = e ? nova_entry_block(inode->i_sb, e, pg) : 0;
+	if (!blk || (e->flags & NOVA_WRITE_UNWRITTEN) ||
+	    nova_entry_page_shared(inode->i_sb, e, pg))
+		return 0;
+	return blk;
 }
 
 /*
