@@ -351,6 +351,7 @@ static vm_fault_t nova_dax_huge_fault(struct vm_fault *vmf,
 	/* a mapping made before chattr +i (as ext4's page_mkwrite) */
 	if (write && IS_IMMUTABLE(inode))
 		return VM_FAULT_SIGBUS;
+again:
 	if (change) {
 		sb_start_pagefault(inode->i_sb);
 		/* read-only after an error (maybe while this waited for a thaw) */
@@ -358,6 +359,8 @@ static vm_fault_t nova_dax_huge_fault(struct vm_fault *vmf,
 			sb_end_pagefault(inode->i_sb);
 			return VM_FAULT_SIGBUS;
 		}
+	} else {
+		NOVA_INJECT_FAULT(inode);
 	}
 	if (write) {
 		/*
@@ -377,6 +380,16 @@ static vm_fault_t nova_dax_huge_fault(struct vm_fault *vmf,
 		smp_mb__after_atomic();
 	}
 	filemap_invalidate_lock_shared(inode->i_mapping);
+	/*
+	 * A clone shared blocks since the check above (it does so under
+	 * this lock, reflink.c): this read fault may copy one now, so it
+	 * must hold off a freeze as a write fault does
+	 */
+	if (!change && !xa_empty(&NOVA_SB(inode->i_sb)->shared)) {
+		filemap_invalidate_unlock_shared(inode->i_mapping);
+		change = true;
+		goto again;
+	}
 	ret = dax_iomap_fault(vmf, pe_size, &pfn, NULL, &nova_iomap_ops);
 	if (pe_size == NOVA_FAULT_PMD && !(ret & (VM_FAULT_FALLBACK | VM_FAULT_ERROR)))
 		nova_stat_inc(NOVA_SB(inode->i_sb), pmd_faults);

@@ -6,6 +6,7 @@
  * by luck happens every time.  The injected events are ones the running
  * system may produce at that point; they only choose the worst timing.
  */
+#include <linux/delay.h>
 #include <linux/module.h>
 #include "nova.h"
 
@@ -51,4 +52,24 @@ void nova_inject_remove_attr(struct inode *inode)
 {
 	pr_info("NOVA (%s): inject: logging the times of inode %llu during its removal: %d\n",
 		inode->i_sb->s_id, nova_ino(inode), nova_write_attr(inode));
+}
+
+/*
+ * NOVA_INJECT_FAULT_FREEZE: a read fault on @inode found no shared
+ * block on the file system, so it took no freeze protection.  Wait (up
+ * to 20 s) for what other threads may do before its invalidate lock: a
+ * clone shares the file's blocks, then a freeze completes.
+ */
+void nova_inject_fault_freeze(struct inode *inode)
+{
+	struct super_block *sb = inode->i_sb;
+	int i;
+
+	for (i = 0; i < 400; i++) {
+		if (READ_ONCE(sb->s_writers.frozen) == SB_FREEZE_COMPLETE)
+			break;
+		msleep(50);
+	}
+	pr_info("NOVA (%s): inject: a read fault of inode %llu waited for a freeze: %s\n",
+		sb->s_id, nova_ino(inode), i < 400 ? "frozen" : "none came");
 }

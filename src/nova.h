@@ -513,6 +513,12 @@ enum nova_inject {
 	 * another thread logs its times (an fsync, nova_write_attr())
 	 */
 	NOVA_INJECT_REMOVE_ATTR,
+	/*
+	 * a read fault that found no shared block on the file system (it
+	 * takes no freeze protection): before its invalidate lock, a clone
+	 * shares the file's blocks and the file system is frozen
+	 */
+	NOVA_INJECT_FAULT_FREEZE,
 };
 
 #ifdef NOVA_DEBUG
@@ -531,9 +537,17 @@ void nova_inject_remove_attr(struct inode *inode);
 			     NOVA_INJECT_REMOVE_ATTR))			\
 			nova_inject_remove_attr(inode);			\
 	} while (0)
+void nova_inject_fault_freeze(struct inode *inode);
+#define NOVA_INJECT_FAULT(inode)					\
+	do {								\
+		if (unlikely(READ_ONCE(nova_inject) ==			\
+			     NOVA_INJECT_FAULT_FREEZE))			\
+			nova_inject_fault_freeze(inode);		\
+	} while (0)
 #else
 #define NOVA_INJECT_DEAD_ENTRY(inode, e)	do { } while (0)
 #define NOVA_INJECT_REMOVE(inode)		do { } while (0)
+#define NOVA_INJECT_FAULT(inode)		do { } while (0)
 #endif
 
 /*
