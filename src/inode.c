@@ -114,29 +114,42 @@ static u64 nova_inode_off(struct super_block *sb, unsigned long ino,
  * Grow stripe @s's bitmap and block list to hold one more table block.
  * The slots of reserved numbers in it are in use from the start: with one
  * stripe and 31 slots a block, reserved number 31 is a slot of the second
- * block, which a map built from one block would otherwise hand out.
+ * block, which a map built from one block would otherwise hand out.  The
+ * arrays double when full: a mount adds a large table block by block.
+ * Bits past the capacity are clear (or a reserved slot's, kept set), as
+ * nova_shrink_inode_table() leaves them.
  */
 static int nova_inode_map_grow(struct nova_sb_info *sbi, unsigned int s,
 			       struct nova_inode_map *map, u64 blk)
 {
 	unsigned long per = nova_slots_per_block(sbi);
 	unsigned long cap = (map->nblocks + 1) * per, slot;
-	unsigned long *bits;
-	u64 *blocks;
 
-	blocks = krealloc(map->blocks, (map->nblocks + 1) * sizeof(u64),
-			  GFP_KERNEL);
-	if (!blocks)
-		return -ENOMEM;
-	map->blocks = blocks;
-	bits = kvcalloc(BITS_TO_LONGS(cap), sizeof(long), GFP_KERNEL);
-	if (!bits)
-		return -ENOMEM;
-	if (map->inuse) {
-		bitmap_copy(bits, map->inuse, map->capacity);
-		kvfree(map->inuse);
+	if (map->nblocks == map->blocks_room) {
+		unsigned long room = max(8UL, 2 * map->blocks_room);
+		u64 *blocks = krealloc_array(map->blocks, room, sizeof(u64),
+					     GFP_KERNEL);
+
+		if (!blocks)
+			return -ENOMEM;
+		map->blocks = blocks;
+		map->blocks_room = room;
 	}
-	map->inuse = bits;
+	if (cap > map->inuse_bits) {
+		unsigned long nbits = round_up(max(cap, 2 * map->inuse_bits),
+					       BITS_PER_LONG);
+		unsigned long *bits = kvcalloc(BITS_TO_LONGS(nbits),
+					       sizeof(long), GFP_KERNEL);
+
+		if (!bits)
+			return -ENOMEM;
+		if (map->inuse) {
+			bitmap_copy(bits, map->inuse, map->inuse_bits);
+			kvfree(map->inuse);
+		}
+		map->inuse = bits;
+		map->inuse_bits = nbits;
+	}
 	for (slot = map->capacity; slot < cap; slot++)
 		if (slot * sbi->layout.stripes + s < NOVA_NORMAL_INODE_START &&
 		    !__test_and_set_bit(slot, map->inuse))

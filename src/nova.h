@@ -171,6 +171,9 @@ struct nova_inode_map {
 	unsigned long hint;
 	u64 *blocks;			/* offsets of the table blocks */
 	unsigned long nblocks;
+	/* room allocated (doubled when full: a mount adds block by block) */
+	unsigned long inuse_bits;
+	unsigned long blocks_room;
 };
 
 /* A lite journal transaction */
