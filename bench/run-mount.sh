@@ -16,7 +16,8 @@
 # Usage: bench/run-mount.sh [--fs "nova ext4-dax xfs-dax"] [--n0 10000] [--n1 100000]
 #                           [--out DIR] [--no-build] [-v]
 # Output: DIR/mount-<fs>-boot{1,2}.log, DIR/mount.txt (table), DIR/mount.json;
-# DIR defaults to bench/results/<date>-mount.
+# DIR defaults to bench/results/<date>-mount. NOVA_KO=FILE (with --no-build):
+# another module build, for an A/B comparison.
 set -euo pipefail
 NOVA_PROG=run-mount
 # shellcheck source=../qemu/common.sh
@@ -42,7 +43,8 @@ ensure_pkgs gcc libc6-dev
 start=$(date +%s)
 kver=$(guest_kver)
 "$NOVA_QEMU_DIR/fetch-kernel.sh" "$kver" >/dev/null
-ko=$NOVA_BUILD/module/$kver/nova.ko
+# NOVA_KO: another module (an A/B comparison with --no-build)
+ko=${NOVA_KO:-$NOVA_BUILD/module/$kver/nova.ko}
 if [ "$build" = 1 ]; then
 	ko=$("$NOVA_QEMU_DIR/build-module.sh" --kver "$kver") || die "module build failed"
 fi
