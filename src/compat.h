@@ -510,4 +510,17 @@ static inline bool nova_dax_removal(u64 off, u64 len, int mf_flags)
 #endif
 }
 
+/*
+ * The file system's UUID in the super block: with its length since 6.10,
+ * which FS_IOC_GETFSUUID answers with (as ext4's and XFS's)
+ */
+static inline void nova_set_uuid(struct super_block *sb, const u8 *uuid)
+{
+#ifdef HAVE_SUPER_SET_UUID
+	super_set_uuid(sb, uuid, sizeof(sb->s_uuid));
+#else
+	memcpy(&sb->s_uuid, uuid, sizeof(sb->s_uuid));
+#endif
+}
+
 #endif /* NOVA_COMPAT_H */

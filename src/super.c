@@ -938,7 +938,7 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 	if (!nova_test_opt(sbi, NOACL))
 		sb->s_flags |= SB_POSIXACL;
 	atomic_set(&sbi->next_generation, get_random_u32());
-	memcpy(&sb->s_uuid, sbi->s_super.s_uuid, sizeof(sb->s_uuid));
+	nova_set_uuid(sb, sbi->s_super.s_uuid);
 
 	root = nova_iget(sb, NOVA_ROOT_INO);
 	if (IS_ERR(root))

@@ -18,6 +18,16 @@ nova_mount
 expect_eq "$(stat -c '%a %u %g' "$MNT")" "710 1234 4321" "root attributes after remount"
 expect_eq "$(nova-fsctl getlabel "$MNT")" "nova-test-label" "label after remount"
 expect_eq "$(nova_probe_key ID_FS_UUID)" "$uuid" "uuid after remount"
+# FS_IOC_GETFSUUID (Linux 6.10) gives the same UUID, as on ext4 and XFS;
+# older kernels have no such ioctl (ENOTTY, for every file system)
+kv=$(uname -r)
+if [ "${kv%%.*}" -gt 6 ] || { [ "${kv%%.*}" -eq 6 ] && [ "$(echo "$kv" | cut -d. -f2)" -ge 10 ]; }; then
+	expect_eq "$(nova-fsctl uuid "$MNT")" "$uuid" "FS_IOC_GETFSUUID"
+else
+	expect_eq "$(nova-fsctl uuid "$MNT")" \
+		"error FS_IOC_GETFSUUID: Inappropriate ioctl for device (errno 25)" \
+		"FS_IOC_GETFSUUID before Linux 6.10"
+fi
 expect_eq "$(nova_probe_key ID_FS_TYPE)" "NOVA" "probe type"
 expect_eq "$(nova_probe_key ID_FS_LABEL)" "nova-test-label" "probe label"
 expect_eq "$(nova_probe_key ID_FS_VERSION)" "1.0" "probe version"

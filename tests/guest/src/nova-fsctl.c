@@ -50,6 +50,8 @@
  *                                     + or -: set or clear it (chattr +C)
  *   nova-fsctl casefold PATH [+|-]    the same for FS_CASEFOLD_FL (chattr +F)
  *   nova-fsctl freeze|thaw PATH       FIFREEZE, FITHAW
+ *   nova-fsctl uuid PATH              print the UUID FS_IOC_GETFSUUID gives
+ *                                     (Linux 6.10 and later)
  *   nova-fsctl remount PATH DATA      mount(2) MS_REMOUNT with DATA alone
  *                                     (busybox and util-linux merge in the
  *                                     options of /proc/mounts)
@@ -576,6 +578,7 @@ int main(int argc, char **argv)
 			"       nova-fsctl sparsefill FILE N\n"
 			"       nova-fsctl suidgc FILE N\n"
 			"       nova-fsctl freeze|thaw PATH\n"
+			"       nova-fsctl uuid PATH\n"
 			"       nova-fsctl shutdown PATH FLAGS\n"
 			"       nova-fsctl readnoatime PATH\n"
 			"       nova-fsctl readfsync PATH N\n"
@@ -697,6 +700,25 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "thaw"))
 		return fs_ioctl(fd, FITHAW, NULL, "FITHAW");
+	if (!strcmp(argv[1], "uuid")) {
+		/* struct fsuuid2 of <linux/fs.h> (6.10) */
+		struct {
+			unsigned char len;
+			unsigned char uuid[16];
+		} u = { 0 };
+		const unsigned char *b = u.uuid;
+
+		if (ioctl(fd, _IOR(0x15, 0, u), &u))
+			return fail("FS_IOC_GETFSUUID");
+		if (u.len != 16) {
+			printf("error FS_IOC_GETFSUUID: length %u\n", u.len);
+			return 1;
+		}
+		printf("%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x\n",
+		       b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8],
+		       b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+		return 0;
+	}
 	fprintf(stderr, "unknown command %s\n", argv[1]);
 	return 2;
 }
