@@ -193,12 +193,12 @@ enospc-stress: module guest-bin
 
 # Power-cut tests (tests/crash/run-powercut.sh; results in build/crash/):
 #   crash-test     CRASH_ITERS (200) random power cuts, the crashwork profiles
-#                  mixed, write, ns, gc, xattr and crypt in turn, + every crash point x every
+#                  mixed, write, ns, gc, xattr, crypt and clone in turn, + every crash point x every
 #                  workload (hours of TCG time; about 40 s per cut);
 #                  CRASH_WORKLOADS=best: each point with its best workload only
 #   crash-quick    3 random power cuts + every crash point with its best workload
-#   crash-check    the power-cut tier of make check (tests/check.sh): 2 random
-#                  cuts + every crash point with its best workload
+#   crash-check    the power-cut tier of make check (tests/check.sh): 3 random
+#                  cuts (mixed, crypt, clone) + every crash point with its best workload
 #   crash-cpumove  made on 4 CPUs, cut, recovered on 1 and on 2; made on 1,
 #                  cut, recovered on 4 (tests/crash/run-cpumove.sh)
 #   crash-errors   errors=panic writes the error state before the panic
@@ -213,13 +213,13 @@ CRASH_SEED ?=
 CRASH_SEED_ARG = $(if $(CRASH_SEED),--seed $(CRASH_SEED))
 crash-test:
 	tests/crash/run-powercut.sh --mode both --iterations $(CRASH_ITERS) \
-		--profiles mixed,write,ns,gc,xattr,crypt --workloads $(CRASH_WORKLOADS) $(CRASH_SEED_ARG)
+		--profiles mixed,write,ns,gc,xattr,crypt,clone --workloads $(CRASH_WORKLOADS) $(CRASH_SEED_ARG)
 
 crash-quick:
 	tests/crash/run-powercut.sh --mode both --iterations 3 --workloads best $(CRASH_SEED_ARG)
 
 crash-check:
-	tests/crash/run-powercut.sh --mode both --iterations 2 --profiles mixed,crypt \
+	tests/crash/run-powercut.sh --mode both --iterations 3 --profiles mixed,crypt,clone \
 		--workloads best $(CRASH_SEED_ARG)
 
 crash-regress:

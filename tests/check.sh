@@ -44,12 +44,13 @@ if make -s guest-bin; then
 	run_tier guest-deb12 tests/run-guest-tests.sh --kernel deb12 --scratch
 	run_tier guest-sid tests/run-guest-tests.sh --kernel sid --scratch \
 		--skip "${SID_SKIP:-056-fsx,095-stress-short,076-enospc-stress,090-fuzz-short}"
-	# Power cuts (make crash-check): 2 random QEMU kills during a recorded
-	# workload (one in an encrypted directory) + every numbered crash point
-	# (a NOVA_DEBUG=1 build) with its best workload, each followed by a
-	# verification boot (fsck, recovery, contents, leaks).
+	# Power cuts (make crash-check): 3 random QEMU kills during a recorded
+	# workload (one in an encrypted directory, one with clones and dedupe)
+	# + every numbered crash point (a NOVA_DEBUG=1 build) with its best
+	# workload, each followed by a verification boot (fsck, recovery,
+	# contents, leaks).
 	run_tier powercut tests/crash/run-powercut.sh --kernel deb12 --mode both \
-		--iterations 2 --profiles mixed,crypt --workloads best
+		--iterations 3 --profiles mixed,crypt,clone --workloads best
 	# CPU-count moves (make crash-cpumove, about 3 min of QEMU): made on
 	# 4 CPUs, cut, recovered on 1 and 2; made on 1, recovered on 4.
 	run_tier cpumove env NOVA_KERNEL=deb12 tests/crash/run-cpumove.sh --no-build

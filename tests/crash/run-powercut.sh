@@ -18,10 +18,10 @@
 #   --points LIST        crashpoints mode: comma list of numbers or CP_ names
 #                        (default: every point of enum nova_crash_point)
 #   --workloads W        crashpoints mode: "best" (one workload per point,
-#                        default), "all" (mixed,write,ns,gc,xattr,crypt, and umount
-#                        for CP_SNAPSHOT_SAVED, eof for CP_WRITE_DATA and
-#                        CP_WRITE_ENTRIES), or a comma list of them and of
-#                        the other profiles of --profiles (clone) (eof:
+#                        default), "all" (mixed,write,ns,gc,xattr,crypt,clone,
+#                        and umount for CP_SNAPSHOT_SAVED, eof for
+#                        CP_WRITE_DATA and CP_WRITE_ENTRIES), or a comma
+#                        list of them and of the other profiles (eof:
 #                        crashwork's profile eof on an inplace_data_updates=1
 #                        mount: a write that stored preallocated pages past
 #                        EOF in place is cut before its commit; the
@@ -504,7 +504,7 @@ run_crashpoints() {
 		num=${num%% *}
 		case $workloads in
 		best) wl=${best_workload[$name]:-mixed} ;;
-		all) wl="mixed write ns gc xattr crypt"
+		all) wl="mixed write ns gc xattr crypt clone"
 			[ "$name" != CP_SNAPSHOT_SAVED ] || wl="$wl umount"
 			case $name in CP_WRITE_DATA | CP_WRITE_ENTRIES) wl="$wl eof" ;; esac ;;
 		*) wl=${workloads//,/ } ;;
