@@ -191,10 +191,11 @@ static int nova_scan_entry(struct super_block *sb, u64 off, const void *entry,
 				       GFP_KERNEL);
 			if (xa_is_err(old))
 				return xa_err(old);
-			/* each page has a block of its own (dax.c) */
-			if (!old && ++sc->npages > NOVA_SB(sb)->layout.num_blocks) {
-				nova_error(sb, "inode %lu: its log maps more pages than the device has blocks",
-					   sc->ino);
+			/* each page has a block of its own, clones aside */
+			if (!old && ++sc->npages > nova_max_mapped_pages(sb)) {
+				nova_error(sb, "inode %lu: its log maps more pages than %s",
+					   sc->ino, nova_reflink_enabled(sb) ?
+					   "a file can have" : "the device has blocks");
 				return -EUCLEAN;
 			}
 			if (!(i & 1023) && nova_scan_yield(sc))

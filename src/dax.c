@@ -182,12 +182,12 @@ long nova_index_set(struct super_block *sb, struct inode *inode, pgoff_t pg,
 			if (xa_is_err(old))
 				return xa_err(old);
 			/*
-			 * Every mapped page has a block of its own: a log
-			 * that maps more pages than the device has blocks
-			 * is damaged (and would exhaust memory)
+			 * A log that maps more pages than the device has
+			 * blocks, clones aside, is damaged (and would
+			 * exhaust memory): share.c
 			 */
 			if (!old && ++mapped &&
-			    ++sih->data_pages > NOVA_SB(sb)->layout.num_blocks)
+			    ++sih->data_pages > nova_max_mapped_pages(sb))
 				return -EUCLEAN;
 		}
 		/* one entry may map a whole device: let others run */
@@ -262,8 +262,9 @@ int nova_replay_write_entry(struct super_block *sb, struct inode *inode,
 	}
 	ret = nova_index_set(sb, inode, pg, n, e, NOVA_INDEX_REPLAY, NULL);
 	if (ret == -EUCLEAN)
-		nova_error(sb, "inode %llu: its log maps more pages than the device has blocks",
-			   nova_ino(inode));
+		nova_error(sb, "inode %llu: its log maps more pages than %s",
+			   nova_ino(inode), nova_reflink_enabled(sb) ?
+			   "a file can have" : "the device has blocks");
 	if (ret < 0)
 		return ret;
 	inode->i_size = le64_to_cpu(e->size);

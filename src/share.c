@@ -39,6 +39,19 @@ bool nova_reflink_enabled(struct super_block *sb)
 	       cpu_to_le64(NOVA_FEATURE_INCOMPAT_REFLINK);
 }
 
+/*
+ * The most pages one file's log may map: each page has a block of its
+ * own, so no more than the device has blocks, unless clones share blocks
+ * (a file cloned into itself maps its blocks many times): then the
+ * largest file.  More is a damaged log, which would exhaust memory.
+ */
+unsigned long nova_max_mapped_pages(struct super_block *sb)
+{
+	if (nova_reflink_enabled(sb))
+		return NOVA_MAX_FILE_SIZE >> NOVA_BLOCK_SHIFT;
+	return NOVA_SB(sb)->layout.num_blocks;
+}
+
 /* References to data block @blk: 0 if it is not shared */
 unsigned long nova_share_count(struct super_block *sb, unsigned long blk)
 {
