@@ -527,26 +527,20 @@ enum nova_inject {
 #ifdef NOVA_DEBUG
 extern int nova_inject;
 void nova_inject_dead_entry_gc(struct inode *inode, const void *entry);
-#define NOVA_INJECT_DEAD_ENTRY(inode, e)				\
+/* run @call if event @ev is the one to inject */
+#define NOVA_INJECT_AT(ev, call)					\
 	do {								\
-		if (unlikely(READ_ONCE(nova_inject) ==			\
-			     NOVA_INJECT_DEAD_ENTRY_GC))		\
-			nova_inject_dead_entry_gc(inode, e);		\
+		if (unlikely(READ_ONCE(nova_inject) == (ev)))		\
+			call;						\
 	} while (0)
+#define NOVA_INJECT_DEAD_ENTRY(inode, e)				\
+	NOVA_INJECT_AT(NOVA_INJECT_DEAD_ENTRY_GC, nova_inject_dead_entry_gc(inode, e))
 void nova_inject_remove_attr(struct inode *inode);
 #define NOVA_INJECT_REMOVE(inode)					\
-	do {								\
-		if (unlikely(READ_ONCE(nova_inject) ==			\
-			     NOVA_INJECT_REMOVE_ATTR))			\
-			nova_inject_remove_attr(inode);			\
-	} while (0)
+	NOVA_INJECT_AT(NOVA_INJECT_REMOVE_ATTR, nova_inject_remove_attr(inode))
 void nova_inject_fault_freeze(struct inode *inode);
 #define NOVA_INJECT_FAULT(inode)					\
-	do {								\
-		if (unlikely(READ_ONCE(nova_inject) ==			\
-			     NOVA_INJECT_FAULT_FREEZE))			\
-			nova_inject_fault_freeze(inode);		\
-	} while (0)
+	NOVA_INJECT_AT(NOVA_INJECT_FAULT_FREEZE, nova_inject_fault_freeze(inode))
 #else
 #define NOVA_INJECT_DEAD_ENTRY(inode, e)	do { } while (0)
 #define NOVA_INJECT_REMOVE(inode)		do { } while (0)
