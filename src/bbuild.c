@@ -128,7 +128,7 @@ static int nova_scan_entry(struct super_block *sb, u64 off, const void *entry,
 	const struct nova_file_write_entry *e = entry;
 	const struct nova_setattr_entry *sa = entry;
 	u64 pg, blk, i, n;
-	unsigned long index;
+	unsigned long index, max_pages;
 	bool shared;
 	void *old;
 
@@ -185,6 +185,7 @@ static int nova_scan_entry(struct super_block *sb, u64 off, const void *entry,
 		/* (the flag means nothing without the feature: share.c) */
 		shared = (e->flags & NOVA_WRITE_SHARED) &&
 			 nova_reflink_enabled(sb);
+		max_pages = nova_max_mapped_pages(sb);
 		for (i = 0; i < n; i++) {
 			old = xa_store(&sc->pages, pg + i,
 				       xa_mk_value((blk + i) << 1 | shared),
@@ -192,10 +193,8 @@ static int nova_scan_entry(struct super_block *sb, u64 off, const void *entry,
 			if (xa_is_err(old))
 				return xa_err(old);
 			/* each page has a block of its own, clones aside */
-			if (!old && ++sc->npages > nova_max_mapped_pages(sb)) {
-				nova_error(sb, "inode %lu: its log maps more pages than %s",
-					   sc->ino, nova_reflink_enabled(sb) ?
-					   "a file can have" : "the device has blocks");
+			if (!old && ++sc->npages > max_pages) {
+				nova_error_mapped_pages(sb, sc->ino);
 				return -EUCLEAN;
 			}
 			if (!(i & 1023) && nova_scan_yield(sc))

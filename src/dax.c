@@ -163,6 +163,7 @@ long nova_index_set(struct super_block *sb, struct inode *inode, pgoff_t pg,
 	unsigned long run_start = 0, run_len = 0, i, index;
 	unsigned long mapped = 0, unmapped = 0;
 	bool hole = !e || !le64_to_cpu(e->block);
+	unsigned long max_pages = nova_max_mapped_pages(sb);
 	long freed = 0;
 
 	for (i = 0; i < n; i++) {
@@ -187,7 +188,7 @@ long nova_index_set(struct super_block *sb, struct inode *inode, pgoff_t pg,
 			 * exhaust memory): share.c
 			 */
 			if (!old && ++mapped &&
-			    ++sih->data_pages > nova_max_mapped_pages(sb))
+			    ++sih->data_pages > max_pages)
 				return -EUCLEAN;
 		}
 		/* one entry may map a whole device: let others run */
@@ -262,9 +263,7 @@ int nova_replay_write_entry(struct super_block *sb, struct inode *inode,
 	}
 	ret = nova_index_set(sb, inode, pg, n, e, NOVA_INDEX_REPLAY, NULL);
 	if (ret == -EUCLEAN)
-		nova_error(sb, "inode %llu: its log maps more pages than %s",
-			   nova_ino(inode), nova_reflink_enabled(sb) ?
-			   "a file can have" : "the device has blocks");
+		nova_error_mapped_pages(sb, nova_ino(inode));
 	if (ret < 0)
 		return ret;
 	inode->i_size = le64_to_cpu(e->size);

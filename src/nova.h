@@ -594,6 +594,7 @@ void nova_share_init(struct super_block *sb);
 void nova_share_destroy(struct super_block *sb);
 bool nova_reflink_enabled(struct super_block *sb);
 unsigned long nova_max_mapped_pages(struct super_block *sb);
+void nova_error_mapped_pages(struct super_block *sb, u64 ino);
 unsigned long nova_share_count(struct super_block *sb, unsigned long blk);
 bool nova_entry_page_shared(struct super_block *sb,
 			    const struct nova_file_write_entry *e, pgoff_t pg);

@@ -52,6 +52,14 @@ unsigned long nova_max_mapped_pages(struct super_block *sb)
 	return NOVA_SB(sb)->layout.num_blocks;
 }
 
+/* The error of a log that maps more than nova_max_mapped_pages() */
+void nova_error_mapped_pages(struct super_block *sb, u64 ino)
+{
+	nova_error(sb, "inode %llu: its log maps more pages than %s", ino,
+		   nova_reflink_enabled(sb) ? "a file can have" :
+		   "the device has blocks");
+}
+
 /* References to data block @blk: 0 if it is not shared */
 unsigned long nova_share_count(struct super_block *sb, unsigned long blk)
 {
