@@ -505,10 +505,10 @@ struct nova_snap {
 static int nova_snap_begin(struct nova_snap *sn, u64 records)
 {
 	struct super_block *sb = sn->sb;
-	unsigned long pages = NOVA_SNAPSHOT_PAGES(records);
+	unsigned long pages = NOVA_SNAPSHOT_PAGES(records), i;
 	u64 prev = 0;
 
-	while (pages--) {
+	for (i = 0; i < pages; i++) {
 		unsigned long blk;
 		struct nova_log_page_tail *pt;
 		int ret = nova_new_blocks(sb, &blk, 1, -1, false);
@@ -527,7 +527,7 @@ static int nova_snap_begin(struct nova_snap *sn, u64 records)
 			sn->head = nova_block_off(blk);
 		prev = nova_block_off(blk);
 	}
-	sn->pages = NOVA_SNAPSHOT_PAGES(records);
+	sn->pages = pages;
 	sn->page = sn->head;
 	sn->slot = 1;		/* the header goes in slot 0 */
 	sn->crc = ~0U;

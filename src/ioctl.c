@@ -88,7 +88,6 @@ static int nova_ioc_log_info(struct inode *inode, void __user *arg)
  */
 static int nova_ioc_shutdown(struct super_block *sb, u32 __user *arg)
 {
-	struct nova_sb_info *sbi = NOVA_SB(sb);
 	u32 flags;
 
 	if (!capable(CAP_SYS_ADMIN))
@@ -104,9 +103,7 @@ static int nova_ioc_shutdown(struct super_block *sb, u32 __user *arg)
 		sync_filesystem(sb);
 		up_read(&sb->s_umount);
 	}
-	nova_fence();
-	/* (also after an error: EIO from now on) */
-	WRITE_ONCE(sbi->stopped, -EIO);
+	nova_shut_down(sb);
 	pr_info("NOVA (%s): shut down (flags %u): every operation fails with EIO until it is mounted again\n",
 		sb->s_id, flags);
 	return 0;

@@ -349,6 +349,13 @@ static inline bool nova_is_shutdown(struct super_block *sb)
 	return READ_ONCE(NOVA_SB(sb)->stopped) == -EIO;
 }
 
+/* Shut down (FS_IOC_SHUTDOWN, device removal); also after an error */
+static inline void nova_shut_down(struct super_block *sb)
+{
+	nova_fence();
+	WRITE_ONCE(NOVA_SB(sb)->stopped, -EIO);
+}
+
 /*
  * 0 if the file system may change, else the error every change fails
  * with: EIO after a shutdown, EROFS in the emergency read-only state an

@@ -424,8 +424,7 @@ static void nova_device_gone(struct super_block *sb)
 
 	if (xchg(&sbi->dev_removed, true))
 		return;
-	nova_fence();
-	WRITE_ONCE(sbi->stopped, -EIO);
+	nova_shut_down(sb);
 	pr_err("NOVA (%s): the device is being removed: shut down, every operation fails with EIO; unmount it to let the removal finish\n",
 	       sb->s_id);
 }

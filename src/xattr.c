@@ -321,7 +321,7 @@ static int nova_xattr_commit(struct inode *inode, const struct nova_xattr_desc *
 	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
 	struct nova_xattr_node *xn, *old, *cur;
 	u64 tail = sih->log_tail, part0 = 0;
-	unsigned long qold, qnew;
+	unsigned long qold = 0, qnew = 0;
 	s64 live;
 	u32 bytes;
 	int ret;
@@ -335,14 +335,17 @@ static int nova_xattr_commit(struct inode *inode, const struct nova_xattr_desc *
 	ret = nova_xattr_write_group(inode, d, &tail, &part0, &bytes);
 	if (!ret)
 		ret = nova_append_dead_dir_mark(inode, &tail);
-	/* the live bytes after the change, and their quota (quota.c) */
-	cur = nova_xattr_find(sih, d->index, d->name, d->name_len);
-	live = sih->xattr_bytes - (cur && !cur->removed ? cur->log_bytes : 0) +
-	       (d->flags & NOVA_XATTR_REMOVE ? 0 : bytes);
-	qold = nova_xattr_quota_blocks(inode, sih->xattr_bytes);
-	qnew = nova_xattr_quota_blocks(inode, live);
-	if (!ret && qnew > qold)
-		ret = nova_quota_charge(inode, qnew - qold);
+	if (!ret) {
+		/* the live bytes after the change, and their quota (quota.c) */
+		cur = nova_xattr_find(sih, d->index, d->name, d->name_len);
+		live = sih->xattr_bytes -
+		       (cur && !cur->removed ? cur->log_bytes : 0) +
+		       (d->flags & NOVA_XATTR_REMOVE ? 0 : bytes);
+		qold = nova_xattr_quota_blocks(inode, sih->xattr_bytes);
+		qnew = nova_xattr_quota_blocks(inode, live);
+		if (qnew > qold)
+			ret = nova_quota_charge(inode, qnew - qold);
+	}
 	if (ret) {
 		nova_drop_dead_dir_mark(inode);
 		kfree(xn);
