@@ -17,6 +17,7 @@
 #include <linux/sched/signal.h>
 #include <linux/uidgid.h>
 #include <linux/time64.h>
+#include <linux/ratelimit_types.h>
 
 #include <linux/errno.h>
 #include <linux/math64.h>
@@ -147,6 +148,8 @@ struct nova_sb_info {
 	/* the super block may record NOVA_STATE_ERROR (nova_record_error()) */
 	bool record_errors;
 	bool errors_seen;		/* before it could: during the mount */
+	struct ratelimit_state err_rs;	/* nova_error()'s messages */
+	atomic_long_t err_suppressed;	/* not printed since the last one */
 	struct work_struct error_work;
 	bool error_pending;		/* its write left to the thaw (super.c) */
 	struct mutex quota_write_lock;	/* quota.c */

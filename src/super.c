@@ -16,6 +16,7 @@
 #include <linux/random.h>
 #include <linux/sched/signal.h>
 #include <linux/quotaops.h>
+#include <linux/ratelimit.h>
 #include "nova.h"
 
 unsigned int nova_dbgmask;
@@ -47,6 +48,15 @@ MODULE_PARM_DESC(measure_timing, "Measure the timing of file system operations (
 int inplace_data_updates;
 module_param(inplace_data_updates, int, 0444);
 MODULE_PARM_DESC(inplace_data_updates, "Update file data in place instead of copy-on-write (default 0)");
+
+/* as ext4's err_ratelimit_burst and err_ratelimit_interval_ms */
+static unsigned int error_ratelimit_burst = 10;
+module_param(error_ratelimit_burst, uint, 0644);
+MODULE_PARM_DESC(error_ratelimit_burst, "Error messages a file system prints per interval (default 10)");
+
+static unsigned int error_ratelimit_interval_ms = 5000;
+module_param(error_ratelimit_interval_ms, uint, 0644);
+MODULE_PARM_DESC(error_ratelimit_interval_ms, "Interval of the error message limit in ms, 0: no limit (default 5000)");
 
 static const struct super_operations nova_sops;
 
@@ -134,17 +144,58 @@ static void nova_record_error(struct super_block *sb)
 		schedule_work(&sbi->error_work);
 }
 
+/*
+ * A damaged log may report the same error on every access: the first
+ * error_ratelimit_burst messages of each interval are printed, the rest
+ * counted and their number printed before the next one and at the
+ * unmount.  The error itself is always recorded and acted on.
+ */
+static void nova_error_limit_init(struct nova_sb_info *sbi)
+{
+	ratelimit_state_init(&sbi->err_rs,
+			     msecs_to_jiffies(error_ratelimit_interval_ms),
+			     error_ratelimit_burst);
+	/* no "callbacks suppressed" line of its own: nova_error() counts */
+	ratelimit_set_flags(&sbi->err_rs, RATELIMIT_MSG_ON_RELEASE);
+}
+
+static void nova_error_suppressed(struct super_block *sb)
+{
+	long n = atomic_long_xchg(&NOVA_SB(sb)->err_suppressed, 0);
+
+	if (n)
+		pr_err("NOVA (%s): %ld error messages suppressed (error_ratelimit_burst)\n",
+		       sb->s_id, n);
+}
+
+static bool nova_error_print(struct super_block *sb)
+{
+	static DEFINE_RATELIMIT_STATE(mount_rs, 5 * HZ, 10);
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+
+	if (!sbi)
+		return __ratelimit(&mount_rs);
+	if (!__ratelimit(&sbi->err_rs)) {
+		atomic_long_inc(&sbi->err_suppressed);
+		return false;
+	}
+	nova_error_suppressed(sb);
+	return true;
+}
+
 void nova_error(struct super_block *sb, const char *fmt, ...)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	struct va_format vaf;
 	va_list args;
 
-	va_start(args, fmt);
-	vaf.fmt = fmt;
-	vaf.va = &args;
-	pr_err("NOVA error (%s): %pV\n", sb->s_id, &vaf);
-	va_end(args);
+	if (nova_error_print(sb)) {
+		va_start(args, fmt);
+		vaf.fmt = fmt;
+		vaf.va = &args;
+		pr_err("NOVA error (%s): %pV\n", sb->s_id, &vaf);
+		va_end(args);
+	}
 
 	nova_record_error(sb);
 	if (!sbi)
@@ -799,6 +850,7 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 	sbi->sb = sb;
 	mutex_init(&sbi->s_lock);
 	nova_share_init(sb);
+	nova_error_limit_init(sbi);
 	INIT_WORK(&sbi->error_work, nova_error_work);
 	sbi->stats.c = alloc_percpu(struct nova_counters);
 	if (!sbi->stats.c)
@@ -1340,6 +1392,7 @@ static void nova_kill_sb(struct super_block *sb)
 		/* (a failed mount calls no put_super) */
 		WRITE_ONCE(sbi->record_errors, false);
 		flush_work(&sbi->error_work);
+		nova_error_suppressed(sb);
 		nova_free_free_lists(sb);
 		nova_free_inode_maps(sb);
 		nova_journal_free(sb);

@@ -39,9 +39,23 @@ case $out in
 esac
 [ $((t1 - t0)) -lt 5 ] || fail "refusing the hostile file took $((t1 - t0)) s"
 expect_dmesg "inode $ino: its log maps more pages than the device has blocks" "the replay says why"
+# Every access reports the damage again: the messages are limited (module
+# options error_ratelimit_burst, 10 per error_ratelimit_interval_ms, 5 s),
+# the rest counted, their number printed at the unmount
+dmesg_mark
+i=0
+while [ $i -lt 100 ]; do
+	stat "$MNT/f" >/dev/null 2>&1 && fail "stat $i of the hostile file succeeded"
+	i=$((i + 1))
+done
+n=$(dmesg_since_mark | grep -c "inode $ino: its log maps more pages") || :
+info "100 stats of the hostile file: $n error lines"
+[ "$n" -ge 1 ] || fail "100 failed stats printed no error line"
+[ "$n" -le 40 ] || fail "100 failed stats printed $n error lines: not rate-limited"
 expect_eq "$(cat "$MNT/g")" "good" "another file is still readable"
 expect_ok sh -c "echo new >$MNT/h"
 nova_umount
+expect_dmesg "NOVA \(pmem0\): [0-9]+ error messages suppressed" "the unmount counts the messages left out"
 
 # after a crash (a shutdown): the recovery scan refuses the mount
 make_victim
