@@ -65,6 +65,7 @@ guest-bin:
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/t_dax_stale tests/guest/src/t_dax_stale.c
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/t_enospc_write tests/guest/src/t_enospc_write.c
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/t_dax_pin tests/guest/src/t_dax_pin.c
+	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/t_clone_pin tests/guest/src/t_clone_pin.c
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/t_eof_zero tests/guest/src/t_eof_zero.c
 	$(CC) $(CFLAGS_STATIC) -o $(GUEST_BIN)/t_falloc tests/guest/src/t_falloc.c
 	$(CC) $(CFLAGS_STATIC) -pthread -o $(GUEST_BIN)/t_mmap_race tests/guest/src/t_mmap_race.c

@@ -688,8 +688,23 @@ static bool nova_write_inplace_mode(struct inode *inode)
 	       mapping_mapped(inode->i_mapping);
 }
 
+/*
+ * Wait for a pinned page without the invalidate lock.  A clone holds two
+ * (filemap_invalidate_lock_two()): both are dropped and taken again in
+ * their order, and the clone sees the wait in layout_waits.
+ */
 static void nova_wait_dax_page(struct inode *inode)
 {
+	struct nova_inode_info_header *sih = &NOVA_I(inode)->header;
+	struct inode *other = sih->layout_other;
+
+	sih->layout_waits++;
+	if (other) {
+		filemap_invalidate_unlock_two(inode->i_mapping, other->i_mapping);
+		schedule();
+		filemap_invalidate_lock_two(inode->i_mapping, other->i_mapping);
+		return;
+	}
 	filemap_invalidate_unlock(inode->i_mapping);
 	schedule();
 	filemap_invalidate_lock(inode->i_mapping);

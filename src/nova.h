@@ -276,6 +276,13 @@ struct nova_inode_info_header {
 	 * (nova_share_drops())
 	 */
 	struct xarray share_drops;
+	/*
+	 * Under the invalidate lock: a clone holds the other file's too
+	 * (nova_wait_dax_page() drops and takes both), and counts the
+	 * waits that dropped them (reflink.c)
+	 */
+	struct inode *layout_other;
+	unsigned int layout_waits;
 	unsigned long data_pages;
 	unsigned long live_writes;	/* write entries the index uses */
 	atomic_t write_faults;		/* shared write faults (dax.c) */

@@ -355,6 +355,43 @@ static void nova_clone_gc(struct inode *inode)
 	mutex_unlock(&sih->log_mutex);
 }
 
+/*
+ * Before blocks are shared: no mapping may keep a page of either range
+ * (dax.c), and the destination's EOF page, which a clone past EOF zeroes
+ * past the old size, must have a block of its own.  A wait for a pinned
+ * page drops the invalidate locks (nova_wait_dax_page()), and faults may
+ * map the other range again meanwhile (the same file's, or either file's
+ * when the EOF page's copy waited): both breaks run again until neither
+ * waited.  Caller holds both inode and invalidate locks.
+ */
+static int nova_clone_break_layouts(struct inode *src, loff_t pos_in,
+				    struct inode *dst, loff_t pos_out,
+				    loff_t len)
+{
+	struct nova_inode_info_header *ssih = &NOVA_I(src)->header;
+	struct nova_inode_info_header *dsih = &NOVA_I(dst)->header;
+	unsigned int waits;
+	int ret;
+
+	if (src != dst) {
+		ssih->layout_other = dst;
+		dsih->layout_other = src;
+	}
+	ret = nova_unshare_edges(dst, 0, 0, pos_out > i_size_read(dst));
+	do {
+		waits = ssih->layout_waits + dsih->layout_waits;
+		if (!ret)
+			ret = nova_break_layouts_flush(src, pos_in,
+						       pos_in + len - 1);
+		if (!ret)
+			ret = nova_break_layouts(dst, pos_out,
+						 pos_out + len - 1);
+	} while (!ret && waits != ssih->layout_waits + dsih->layout_waits);
+	ssih->layout_other = NULL;
+	dsih->layout_other = NULL;
+	return ret;
+}
+
 loff_t nova_remap_file_range(struct file *file_in, loff_t pos_in,
 			     struct file *file_out, loff_t pos_out,
 			     loff_t len, unsigned int remap_flags)
@@ -398,17 +435,11 @@ loff_t nova_remap_file_range(struct file *file_in, loff_t pos_in,
 	if (!same)
 		nova_share_drops(dst);
 	ret = nova_emergency_state(sb);
+	if (!ret)
+		ret = nova_clone_break_layouts(src, pos_in, dst, pos_out, len);
+	/* compared unmapped: no store through a mapping can come after */
 	if (!ret && (remap_flags & REMAP_FILE_DEDUP))
 		ret = nova_same_data(src, pos_in, dst, pos_out, len);
-	/* no mapping may keep a page of either range (dax.c) */
-	if (!ret)
-		ret = nova_break_layouts_flush(src, pos_in, pos_in + len - 1);
-	if (!ret)
-		ret = nova_break_layouts(dst, pos_out, pos_out + len - 1);
-	/* the destination's EOF page is zeroed past EOF when it grows */
-	if (!ret)
-		ret = nova_unshare_edges(dst, 0, 0,
-					 pos_out + len > i_size_read(dst));
 	if (!ret)
 		ret = nova_clone_range(src, pos_in, dst, pos_out, len,
 				       remap_flags & REMAP_FILE_DEDUP);

@@ -173,6 +173,27 @@ expect_eq "$(echo "$out" | head -1 | awk '{ print $2 }')" \
 	"$(od -An -tx1 -j8192 -N1 "$MNT/c" | tr -d ' ')" "a read through a mapping of a shared page ($out)"
 expect_eq "$(($(awk '$1 == "unshares" { print $2 }' "$P/IO_stats") - u0))" 1 "unshares after one read fault"
 
+# A clone that grows a file from below its EOF replaces the EOF page: it
+# copies no page first (it did, and failed with ENOSPC on a full device).
+# One past EOF zeroes the EOF page's tail in place: that page gets a block
+# of its own first, and the other copies keep their bytes.
+expect_ok sh -c "head -c 10000 /dev/urandom > $MNT/t"
+out=$(xfs_io -f -c "reflink $MNT/t" "$MNT/t2" 2>&1) || fail "reflink: $out"
+out=$(xfs_io -f -c "reflink $MNT/t" "$MNT/t3" 2>&1) || fail "reflink: $out"
+st=$(sum "$MNT/t")
+u0=$(awk '$1 == "unshares" { print $2 }' "$P/IO_stats")
+out=$(xfs_io -c "reflink $MNT/c 0 8192 8192" "$MNT/t" 2>&1) || fail "reflink over the EOF page: $out"
+expect_eq "$(($(awk '$1 == "unshares" { print $2 }' "$P/IO_stats") - u0))" 0 "unshares of a clone over the EOF page"
+expect_eq "$(stat -c %s "$MNT/t")" 16384 "size after a clone over the EOF page"
+expect_eq "$(tail -c 8192 "$MNT/t" | sum)" "$(head -c 8192 "$MNT/c" | sum)" "the cloned range over the EOF page"
+u0=$(awk '$1 == "unshares" { print $2 }' "$P/IO_stats")
+out=$(xfs_io -c "reflink $MNT/c 0 32768 4096" "$MNT/t2" 2>&1) || fail "reflink past EOF: $out"
+expect_eq "$(($(awk '$1 == "unshares" { print $2 }' "$P/IO_stats") - u0))" 1 "unshares of a clone past EOF"
+expect_eq "$(head -c 10000 "$MNT/t2" | sum)" "$(head -c 10000 "$MNT/t3" | sum)" "a clone past EOF keeps the bytes below it"
+expect_eq "$(tail -c +10001 "$MNT/t2" | head -c 22768 | tr -d '\0' | wc -c)" 0 "the gap before a clone past EOF reads zeros"
+expect_eq "$(sum "$MNT/t3")" "$st" "the other copy of the EOF page"
+expect_ok rm "$MNT/t" "$MNT/t2" "$MNT/t3"
+
 # the clone after its source is gone, then every block back
 expect_ok rm "$MNT/a"
 expect_eq "$(sum "$MNT/b")" "$sb" "the clone after its source was deleted"
