@@ -137,6 +137,8 @@ static void nova_share_put_locked(struct nova_sb_info *sbi, unsigned long blk,
 		else
 			xa_store(&sbi->shared, blk + i, xa_mk_value(c - 1),
 				 GFP_NOFS);
+		if ((i & 1023) == 1023)
+			cond_resched();
 	}
 }
 
@@ -159,6 +161,9 @@ int nova_share_get(struct super_block *sb, unsigned long blk, unsigned long n)
 				      GFP_NOFS));
 		if (ret)
 			break;
+		/* a clone's run may be a whole device */
+		if ((i & 1023) == 1023)
+			cond_resched();
 	}
 	if (ret)
 		nova_share_put_locked(sbi, blk, i);
@@ -186,31 +191,31 @@ unsigned long nova_free_data_blocks(struct super_block *sb, unsigned long blk,
 				    unsigned long n)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
-	unsigned long i, start = 0, len = 0, freed = 0;
+	unsigned long index, start = blk, freed = 0, k = 0;
+	void *v;
 
+	if (!n)
+		return 0;
 	if (xa_empty(&sbi->shared)) {
 		nova_free_blocks(sb, blk, n);
 		return n;
 	}
+	/* only the shared blocks are looked at: a huge run costs no more */
 	mutex_lock(&sbi->share_lock);
-	for (i = 0; i < n; i++) {
-		if (xa_load(&sbi->shared, blk + i)) {
-			nova_share_put_locked(sbi, blk + i, 1);
-			continue;
+	xa_for_each_range(&sbi->shared, index, v, blk, blk + n - 1) {
+		if (index > start) {
+			nova_free_blocks(sb, start, index - start);
+			freed += index - start;
 		}
-		if (len && blk + i == start + len) {
-			len++;
-			continue;
-		}
-		if (len)
-			nova_free_blocks(sb, start, len);
-		freed += len;
-		start = blk + i;
-		len = 1;
+		nova_share_put_locked(sbi, index, 1);
+		start = index + 1;
+		if (!(++k & 1023))
+			cond_resched();
 	}
-	if (len)
-		nova_free_blocks(sb, start, len);
-	freed += len;
+	if (start < blk + n) {
+		nova_free_blocks(sb, start, blk + n - start);
+		freed += blk + n - start;
+	}
 	mutex_unlock(&sbi->share_lock);
 	return freed;
 }
