@@ -91,7 +91,7 @@ package) ;;
 xfstests)
 	guest_pkgs+=(xfsprogs bc gawk perl procps psmisc acl attr fio quota
 		uuid-runtime dmsetup python3 libcap2-bin keyutils bsdextrautils
-		liburing2 libcap2 file sed grep findutils diffutils dbench)
+		liburing2 libcap2 file sed grep findutils diffutils dbench duperemove)
 	# Library package names changed with the 64-bit time_t transition.
 	if [ "$release" = bookworm ]; then
 		guest_pkgs+=(libaio1 libgdbm6 libgdbm-compat4)
