@@ -120,23 +120,29 @@ bool nova_any_flagged(struct inode *inode, pgoff_t pg, unsigned long n)
 	return false;
 }
 
+/* One reference less of shared block @blk (its entry @v); share_lock held */
+static void nova_share_put_entry(struct nova_sb_info *sbi, unsigned long blk,
+				 void *v)
+{
+	unsigned long c = xa_to_value(v);
+
+	if (c <= 2)
+		xa_erase(&sbi->shared, blk);
+	else
+		xa_store(&sbi->shared, blk, xa_mk_value(c - 1), GFP_NOFS);
+}
+
 /* Drop one reference of each of blocks [blk, blk + n); share_lock held */
 static void nova_share_put_locked(struct nova_sb_info *sbi, unsigned long blk,
 				  unsigned long n)
 {
-	unsigned long i, c;
+	unsigned long i;
 	void *v;
 
 	for (i = 0; i < n; i++) {
 		v = xa_load(&sbi->shared, blk + i);
-		if (!v)
-			continue;
-		c = xa_to_value(v);
-		if (c <= 2)
-			xa_erase(&sbi->shared, blk + i);
-		else
-			xa_store(&sbi->shared, blk + i, xa_mk_value(c - 1),
-				 GFP_NOFS);
+		if (v)
+			nova_share_put_entry(sbi, blk + i, v);
 		if ((i & 1023) == 1023)
 			cond_resched();
 	}
@@ -207,7 +213,7 @@ unsigned long nova_free_data_blocks(struct super_block *sb, unsigned long blk,
 			nova_free_blocks(sb, start, index - start);
 			freed += index - start;
 		}
-		nova_share_put_locked(sbi, index, 1);
+		nova_share_put_entry(sbi, index, v);
 		start = index + 1;
 		if (!(++k & 1023))
 			cond_resched();
