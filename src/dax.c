@@ -916,6 +916,7 @@ static int nova_commit_runs(struct inode *inode, struct nova_run *runs,
 	u64 tail;
 	loff_t size = keep_size;
 	int i, done = 0, stop, ok = nr;
+	u64 t = nova_timer_start();
 
 	/* replaced blocks must leave the mapping before they are freed */
 	stop = nova_break_layouts(inode, (loff_t)runs[0].pg << NOVA_BLOCK_SHIFT,
@@ -927,6 +928,8 @@ static int nova_commit_runs(struct inode *inode, struct nova_run *runs,
 			stop = ok;
 	}
 	mutex_lock(&sih->log_mutex);
+	NOVA_TIMER_END(NOVA_SB(sb), T_COW_LOCK, t);
+	t = nova_timer_start();
 	/* a punched hole frees space: on a full device it may use the reserve */
 	sih->use_reserve = false;
 	for (i = 0; i < nr; i++)
@@ -954,10 +957,13 @@ static int nova_commit_runs(struct inode *inode, struct nova_run *runs,
 	if (done) {
 		NOVA_CRASH_POINT(CP_WRITE_ENTRIES);
 		nova_log_commit(sb, inode, tail);
+		NOVA_TIMER_END(NOVA_SB(sb), T_COW_LOG, t);
+		t = nova_timer_start();
 		inode->i_size = size;
 		for (i = 0; i < done; i++)
 			nova_apply_entry(inode, runs[i].entry, runs[i].charged);
 		nova_gc_if_pending(inode);
+		NOVA_TIMER_END(NOVA_SB(sb), T_COW_INDEX, t);
 	}
 	sih->use_reserve = false;
 	mutex_unlock(&sih->log_mutex);
@@ -1006,9 +1012,11 @@ static ssize_t nova_cow_chunk(struct inode *inode, struct iov_iter *from,
 	long holes;
 	void *addr;
 	int ret;
+	u64 t;
 
 	want = min_t(unsigned long, want, limit - pg);
 	*run = (struct nova_run){};
+	t = nova_timer_start();
 	ret = -ENOSPC;
 	/* whole 2 MiB file ranges get 2 MiB-aligned blocks: PMD mappings */
 	if (IS_ALIGNED(pg, NOVA_HUGE_BLOCKS) && want >= NOVA_HUGE_BLOCKS)
@@ -1038,6 +1046,8 @@ static ssize_t nova_cow_chunk(struct inode *inode, struct iov_iter *from,
 		holes = 0;
 		goto fail_release;
 	}
+	NOVA_TIMER_END(NOVA_SB(sb), T_COW_ALLOC, t);
+	t = nova_timer_start();
 	addr = nova_get_block(sb, nova_block_off(blk));
 	bytes = min_t(size_t, len, (n << NOVA_BLOCK_SHIFT) - off);
 	/* read before the bytes are: a fault may give the page a block */
@@ -1089,6 +1099,7 @@ static ssize_t nova_cow_chunk(struct inode *inode, struct iov_iter *from,
 	run->end = p + got;
 	run->short_copy = got < bytes;
 	nova_stat_add(NOVA_SB(sb), cow_pages, used);
+	NOVA_TIMER_END(NOVA_SB(sb), T_COW_COPY, t);
 	return got;
 fail_release:
 	nova_release_pages(inode, pg, n);

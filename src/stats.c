@@ -27,6 +27,9 @@ static const char * const nova_timing_names[T_NUM] = {
 	[T_WRITE] = "write", [T_FSYNC] = "fsync", [T_FAULT] = "dax_fault",
 	[T_FALLOCATE] = "fallocate", [T_FAST_GC] = "fast_gc",
 	[T_THOROUGH_GC] = "thorough_gc", [T_REBUILD] = "mount_rebuild",
+	[T_COW_ALLOC] = "cow_alloc", [T_COW_COPY] = "cow_copy",
+	[T_COW_LOCK] = "cow_lock", [T_COW_LOG] = "cow_log",
+	[T_COW_INDEX] = "cow_index",
 };
 
 static int nova_timing_show(struct seq_file *m, void *v)

@@ -131,6 +131,9 @@ run_fio() { # FS JOB NUMJOBS
 			--percent-limit 0.5 >"$RES/$_fs/$_name.perf.txt" 2>/dev/null
 		perf report -i /tmp/perf.data --stdio --no-children --sort sym -g caller,0.5,callee \
 			--percent-limit 2 >"$RES/$_fs/$_name.perf-graph.txt" 2>/dev/null
+		# every function's own share, down to 0.05%: to compare two runs
+		perf report -i /tmp/perf.data --stdio --no-children --sort sym -g none \
+			--percent-limit 0.05 >"$RES/$_fs/$_name.perf-flat.txt" 2>/dev/null
 		# inclusive time: what each function and its callees took
 		perf report -i /tmp/perf.data --stdio --children --sort sym -g none \
 			--percent-limit 0.5 >"$RES/$_fs/$_name.perf-children.txt" 2>/dev/null
