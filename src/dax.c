@@ -52,27 +52,14 @@
 #include <linux/falloc.h>
 #include "nova.h"
 
-/*
- * Block offset of page @pg of entry @e, 0 for a hole.  The entry was
- * checked when it was replayed or written; it is read again from pmem
- * here, so a block outside the device (the entry overwritten since, on
- * a damaged image) is reported and treated as a hole.
- */
-u64 nova_entry_block(struct super_block *sb,
-		     const struct nova_file_write_entry *e, pgoff_t pg)
+/* nova_entry_block() (nova.h) found page @pg of @e at bad block @blk */
+u64 nova_entry_block_bad(struct super_block *sb,
+			 const struct nova_file_write_entry *e, pgoff_t pg,
+			 u64 blk)
 {
-	u64 blk = le64_to_cpu(e->block);
-
-	if (!blk)
-		return 0;
-	blk += (u64)(pg - le64_to_cpu(e->pgoff)) << NOVA_BLOCK_SHIFT;
-	if (unlikely(blk & (NOVA_BLOCK_SIZE - 1) ||
-		     !nova_range_valid(NOVA_SB(sb), blk, NOVA_BLOCK_SIZE))) {
-		nova_error(sb, "write entry at 0x%llx: page %lu has bad block 0x%llx",
-			   nova_get_addr_off(NOVA_SB(sb), e), pg, blk);
-		return 0;
-	}
-	return blk;
+	nova_error(sb, "write entry at 0x%llx: page %lu has bad block 0x%llx",
+		   nova_get_addr_off(NOVA_SB(sb), e), pg, blk);
+	return 0;
 }
 
 /* Block offset of file page @pg, 0 for a hole */
@@ -192,7 +179,7 @@ long nova_index_set(struct super_block *sb, struct inode *inode, pgoff_t pg,
 				return -EUCLEAN;
 		}
 		/* one entry may map a whole device: let others run */
-		if (!(i & 1023)) {
+		if (i && !(i & 1023)) {
 			cond_resched();
 			/* a replay may stop (nothing of it is kept then) */
 			if (how == NOVA_INDEX_REPLAY && nova_walk_killed(sb))
@@ -752,8 +739,8 @@ static int nova_wait_pinned_blocks(struct inode *inode, loff_t start,
  * wait for the invalidate lock, which the caller holds (the waits drop
  * it).  Returns 0, or -ERESTARTSYS when a signal ended a wait.
  */
-static int __nova_break_layouts(struct inode *inode, loff_t start, loff_t end,
-				bool flush)
+int __nova_break_layouts(struct inode *inode, loff_t start, loff_t end,
+			 bool flush)
 {
 	/*
 	 * Whole pages: the page cache keeps the DAX entry of a page the
@@ -784,11 +771,6 @@ static int __nova_break_layouts(struct inode *inode, loff_t start, loff_t end,
 	if (!ret)
 		truncate_pagecache_range(inode, s, e);
 	return ret;
-}
-
-int nova_break_layouts(struct inode *inode, loff_t start, loff_t end)
-{
-	return __nova_break_layouts(inode, start, end, false);
 }
 
 /*
@@ -1062,8 +1044,8 @@ static ssize_t nova_cow_chunk(struct inode *inode, struct iov_iter *from,
 		}
 		got = r;
 	} else {
-		ret = nova_fill_partial(sb, inode, pg, addr, 0, off,
-					inode->i_size);
+		ret = off ? nova_fill_partial(sb, inode, pg, addr, 0, off,
+					      inode->i_size) : 0;
 		if (ret)
 			goto fail_release;
 		got = nova_copy_from_iter_nt(addr + off, bytes, from);

@@ -609,8 +609,27 @@ void nova_free_blocks(struct super_block *sb, unsigned long blocknr,
 /* share.c */
 void nova_share_init(struct super_block *sb);
 void nova_share_destroy(struct super_block *sb);
-bool nova_reflink_enabled(struct super_block *sb);
-unsigned long nova_max_mapped_pages(struct super_block *sb);
+
+/* Does the file system have clones (INCOMPAT_REFLINK)? */
+static inline bool nova_reflink_enabled(struct super_block *sb)
+{
+	return READ_ONCE(NOVA_SB(sb)->s_super.s_feature_incompat) &
+	       cpu_to_le64(NOVA_FEATURE_INCOMPAT_REFLINK);
+}
+
+/*
+ * The most pages one file's log may map: each page has a block of its
+ * own, so no more than the device has blocks, unless clones share blocks
+ * (a file cloned into itself maps its blocks many times): then the
+ * largest file.  More is a damaged log, which would exhaust memory.
+ * (Inline: every index change asks.)
+ */
+static inline unsigned long nova_max_mapped_pages(struct super_block *sb)
+{
+	if (nova_reflink_enabled(sb))
+		return NOVA_MAX_FILE_SIZE >> NOVA_BLOCK_SHIFT;
+	return NOVA_SB(sb)->layout.num_blocks;
+}
 void nova_error_mapped_pages(struct super_block *sb, u64 ino);
 unsigned long nova_share_count(struct super_block *sb, unsigned long blk);
 bool nova_entry_page_shared(struct super_block *sb,
@@ -621,8 +640,25 @@ bool nova_any_flagged(struct inode *inode, pgoff_t pg, unsigned long n);
 int nova_share_get(struct super_block *sb, unsigned long blk, unsigned long n);
 void nova_share_drop(struct super_block *sb, unsigned long blk,
 		     unsigned long n);
-unsigned long nova_free_data_blocks(struct super_block *sb, unsigned long blk,
-				    unsigned long n);
+unsigned long __nova_free_data_blocks(struct super_block *sb,
+				      unsigned long blk, unsigned long n);
+
+/*
+ * A file stops mapping data blocks [blk, blk + n): the ones no other
+ * page maps go back to the allocator, the shared ones lose a reference
+ * (share.c).  Returns the number of blocks freed.  Inline for a file
+ * system without shared blocks: every copy-on-write overwrite frees one.
+ */
+static inline unsigned long nova_free_data_blocks(struct super_block *sb,
+						  unsigned long blk,
+						  unsigned long n)
+{
+	if (n && xa_empty(&NOVA_SB(sb)->shared)) {
+		nova_free_blocks(sb, blk, n);
+		return n;
+	}
+	return __nova_free_data_blocks(sb, blk, n);
+}
 int nova_share_scan_add(struct super_block *sb, unsigned long blk);
 int nova_share_scan_finish(struct super_block *sb, unsigned long *used);
 void nova_share_drops(struct inode *inode);
@@ -801,10 +837,47 @@ void nova_release_pages(struct inode *inode, pgoff_t pg, unsigned long n);
 int nova_append_write_entry(struct inode *inode, pgoff_t pg, unsigned long n,
 			    u64 block, u8 flags, loff_t new_size, u64 *tail,
 			    u64 *entry_off);
-int nova_break_layouts(struct inode *inode, loff_t start, loff_t end);
+int __nova_break_layouts(struct inode *inode, loff_t start, loff_t end,
+			 bool flush);
+
+/*
+ * Wait until no page of [start, end] is pinned and zap its mappings
+ * (dax.c); inline for the file that has no DAX entry: the common write
+ */
+static inline int nova_break_layouts(struct inode *inode, loff_t start,
+				     loff_t end)
+{
+	if (!inode->i_mapping->nrpages)
+		return 0;
+	return __nova_break_layouts(inode, start, end, false);
+}
+
 int nova_break_layouts_flush(struct inode *inode, loff_t start, loff_t end);
-u64 nova_entry_block(struct super_block *sb,
-		     const struct nova_file_write_entry *e, pgoff_t pg);
+u64 nova_entry_block_bad(struct super_block *sb,
+			 const struct nova_file_write_entry *e, pgoff_t pg,
+			 u64 blk);
+
+/*
+ * Block offset of page @pg of entry @e, 0 for a hole.  The entry was
+ * checked when it was replayed or written; it is read again from pmem
+ * here, so a block outside the device (the entry overwritten since, on
+ * a damaged image) is reported and treated as a hole.  Inline: every
+ * read, write and fault of a page asks.
+ */
+static inline u64 nova_entry_block(struct super_block *sb,
+				   const struct nova_file_write_entry *e,
+				   pgoff_t pg)
+{
+	u64 blk = le64_to_cpu(e->block);
+
+	if (!blk)
+		return 0;
+	blk += (u64)(pg - le64_to_cpu(e->pgoff)) << NOVA_BLOCK_SHIFT;
+	if (unlikely(blk & (NOVA_BLOCK_SIZE - 1) ||
+		     !nova_range_valid(NOVA_SB(sb), blk, NOVA_BLOCK_SIZE)))
+		return nova_entry_block_bad(sb, e, pg, blk);
+	return blk;
+}
 u64 nova_find_page(struct inode *inode, pgoff_t pg);
 u64 nova_find_page_state(struct inode *inode, pgoff_t pg, bool *unwritten);
 int nova_crypt_grow(struct inode *inode, loff_t size);
@@ -868,12 +941,41 @@ ssize_t nova_quota_write(struct super_block *sb, int type,
 void nova_quota_setup(struct super_block *sb);
 void nova_quota_transfer_back(struct inode *inode, kuid_t uid, kgid_t gid);
 void nova_quota_off_umount(struct super_block *sb);
-int nova_quota_charge(struct inode *inode, unsigned long n);
-void nova_quota_release(struct inode *inode, unsigned long n);
+int __nova_quota_charge(struct inode *inode, unsigned long n);
+void __nova_quota_release(struct inode *inode, unsigned long n);
 int nova_quota_log_pages(struct inode *inode, long delta, bool may_fail);
 unsigned long nova_xattr_quota_blocks(struct inode *inode, s64 bytes);
-void nova_quota_settle(struct inode *inode, unsigned long mapped,
-		       unsigned long unmapped, unsigned long *charged);
+void __nova_quota_settle(struct inode *inode, unsigned long mapped,
+			 unsigned long unmapped, unsigned long *charged);
+
+/*
+ * Charge @n blocks to the inode's quotas (and i_blocks); -EDQUOT over a
+ * hard limit.  Inline for the cases without blocks: every copy-on-write
+ * overwrite passes 0 (one call less per write).
+ */
+static inline int nova_quota_charge(struct inode *inode, unsigned long n)
+{
+	return n ? __nova_quota_charge(inode, n) : 0;
+}
+
+/* Give back @n charged blocks (not mapped after all, or freed) */
+static inline void nova_quota_release(struct inode *inode, unsigned long n)
+{
+	if (n)
+		__nova_quota_release(inode, n);
+}
+
+/*
+ * After an index change: @mapped pages became mapped, @unmapped stopped
+ * being (quota.c); an overwrite changes neither
+ */
+static inline void nova_quota_settle(struct inode *inode, unsigned long mapped,
+				     unsigned long unmapped,
+				     unsigned long *charged)
+{
+	if (mapped || unmapped)
+		__nova_quota_settle(inode, mapped, unmapped, charged);
+}
 int nova_prjquota_enable(struct super_block *sb, bool current_usage);
 void nova_prjquota_disable(struct super_block *sb);
 int nova_prjquota_get(struct inode *inode, u32 projid, struct dquot **dq);

@@ -29,6 +29,10 @@
 #include <linux/uio.h>
 #include <linux/libnvdimm.h>
 #include <asm/barrier.h>
+#ifdef CONFIG_X86
+#include <asm/processor.h>
+#include <asm/special_insns.h>
+#endif
 
 #ifdef NOVA_DEBUG
 /* Event types of the persistence trace (the file format: pmemtrace.c) */
@@ -79,7 +83,21 @@ static inline void nova_pt_sysfs_exit(struct super_block *sb) { }
 
 static __always_inline void nova_flush(const void *addr, size_t len)
 {
+#ifdef CONFIG_X86
+	/*
+	 * Most flushes are of one cache line (a commit store, a count, an
+	 * entry's head): the write-back instruction itself, no call
+	 * (arch_wb_cache_pmem() issues the same clwb per line)
+	 */
+	unsigned int line = boot_cpu_data.x86_clflush_size;
+
+	if (len && ((unsigned long)addr & (line - 1)) + len <= line)
+		clwb((void *)addr);
+	else
+		arch_wb_cache_pmem((void *)addr, len);
+#else
 	arch_wb_cache_pmem((void *)addr, len);
+#endif
 	nova_pt_hook(NOVA_PT_FLUSH, addr, len);
 }
 

@@ -228,20 +228,19 @@ void nova_quota_off_umount(struct super_block *sb)
 }
 
 /*
- * Charge @n new blocks of @inode before they are committed: -EDQUOT
- * when over a hard limit.  Settled by nova_index_set() and
- * nova_quota_release().
+ * Charge @n (> 0) new blocks of @inode before they are committed:
+ * -EDQUOT when over a hard limit.  Settled by nova_index_set() and
+ * nova_quota_release().  (nova_quota_charge() in nova.h)
  */
-int nova_quota_charge(struct inode *inode, unsigned long n)
+int __nova_quota_charge(struct inode *inode, unsigned long n)
 {
-	return n ? dquot_alloc_block_nodirty(inode, n) : 0;
+	return dquot_alloc_block_nodirty(inode, n);
 }
 
-/* Give back @n charged blocks (not mapped after all, or freed) */
-void nova_quota_release(struct inode *inode, unsigned long n)
+/* Give back @n (> 0) charged blocks (nova_quota_release() in nova.h) */
+void __nova_quota_release(struct inode *inode, unsigned long n)
 {
-	if (n)
-		dquot_free_block_nodirty(inode, n);
+	dquot_free_block_nodirty(inode, n);
 }
 
 /*
@@ -287,10 +286,11 @@ unsigned long nova_xattr_quota_blocks(struct inode *inode, s64 bytes)
  * ahead and are used first.  What is left of them stays in *@charged
  * for the caller to release.  Pages mapped without a charge ahead (a
  * shift moving pages) cannot be refused any more: charged regardless of
- * limits.
+ * limits.  (nova_quota_settle() in nova.h: not called when nothing
+ * changed)
  */
-void nova_quota_settle(struct inode *inode, unsigned long mapped,
-		       unsigned long unmapped, unsigned long *charged)
+void __nova_quota_settle(struct inode *inode, unsigned long mapped,
+			 unsigned long unmapped, unsigned long *charged)
 {
 	unsigned long pre = charged ? min(*charged, mapped) : 0;
 

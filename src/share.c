@@ -32,26 +32,6 @@ void nova_share_destroy(struct super_block *sb)
 	xa_destroy(&NOVA_SB(sb)->shared);
 }
 
-/* Does the file system have clones (INCOMPAT_REFLINK)? */
-bool nova_reflink_enabled(struct super_block *sb)
-{
-	return READ_ONCE(NOVA_SB(sb)->s_super.s_feature_incompat) &
-	       cpu_to_le64(NOVA_FEATURE_INCOMPAT_REFLINK);
-}
-
-/*
- * The most pages one file's log may map: each page has a block of its
- * own, so no more than the device has blocks, unless clones share blocks
- * (a file cloned into itself maps its blocks many times): then the
- * largest file.  More is a damaged log, which would exhaust memory.
- */
-unsigned long nova_max_mapped_pages(struct super_block *sb)
-{
-	if (nova_reflink_enabled(sb))
-		return NOVA_MAX_FILE_SIZE >> NOVA_BLOCK_SHIFT;
-	return NOVA_SB(sb)->layout.num_blocks;
-}
-
 /* The error of a log that maps more than nova_max_mapped_pages() */
 void nova_error_mapped_pages(struct super_block *sb, u64 ino)
 {
@@ -188,13 +168,9 @@ void nova_share_drop(struct super_block *sb, unsigned long blk,
 	mutex_unlock(&sbi->share_lock);
 }
 
-/*
- * A file stops mapping data blocks [blk, blk + n): the ones no other page
- * maps go back to the allocator, the shared ones lose a reference.
- * Returns the number of blocks freed.
- */
-unsigned long nova_free_data_blocks(struct super_block *sb, unsigned long blk,
-				    unsigned long n)
+/* nova_free_data_blocks() (nova.h) when some block may be shared */
+unsigned long __nova_free_data_blocks(struct super_block *sb,
+				      unsigned long blk, unsigned long n)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	unsigned long index, start = blk, freed = 0, k = 0;
