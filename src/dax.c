@@ -179,7 +179,7 @@ long nova_index_set(struct super_block *sb, struct inode *inode, pgoff_t pg,
 				return -EUCLEAN;
 		}
 		/* one entry may map a whole device: let others run */
-		if (i && !(i & 1023)) {
+		if (!(i & 1023)) {
 			cond_resched();
 			/* a replay may stop (nothing of it is kept then) */
 			if (how == NOVA_INDEX_REPLAY && nova_walk_killed(sb))
@@ -654,7 +654,8 @@ int nova_append_write_entry(struct inode *inode, pgoff_t pg, unsigned long n,
 		.trans_id = cpu_to_le64(sih->trans_id++),
 	};
 
-	nova_entry_csum(&e, sizeof(e));
+	/* (its checksum and mutable fields are zero: one pass) */
+	nova_new_entry_csum(&e, sizeof(e));
 	return nova_log_append(inode->i_sb, inode, &e, sizeof(e), tail,
 			       entry_off);
 }

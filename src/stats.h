@@ -15,7 +15,12 @@ enum nova_timing {
 	T_CREATE, T_MKDIR, T_LINK, T_UNLINK, T_RMDIR, T_RENAME, T_SYMLINK,
 	T_MKNOD, T_LOOKUP, T_READDIR, T_SETATTR, T_READ, T_WRITE, T_FSYNC,
 	T_FAULT, T_FALLOCATE, T_FAST_GC, T_THOROUGH_GC, T_REBUILD,
-	/* the phases of a copy-on-write write (parts of T_WRITE) */
+	/*
+	 * The phases of a copy-on-write commit (a write's, and the
+	 * fallocate and encrypted-grow commits that share nova_commit_runs()):
+	 * cow_alloc and cow_copy are a write's alone; cow_lock includes the
+	 * layout break and the refill of partial pages before the log mutex
+	 */
 	T_COW_ALLOC, T_COW_COPY, T_COW_LOCK, T_COW_LOG, T_COW_INDEX,
 	T_NUM
 };
