@@ -653,7 +653,9 @@ static inline unsigned long nova_free_data_blocks(struct super_block *sb,
 						  unsigned long blk,
 						  unsigned long n)
 {
-	if (n && xa_empty(&NOVA_SB(sb)->shared)) {
+	if (!n)
+		return 0;
+	if (xa_empty(&NOVA_SB(sb)->shared)) {
 		nova_free_blocks(sb, blk, n);
 		return n;
 	}

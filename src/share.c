@@ -168,7 +168,10 @@ void nova_share_drop(struct super_block *sb, unsigned long blk,
 	mutex_unlock(&sbi->share_lock);
 }
 
-/* nova_free_data_blocks() (nova.h) when some block may be shared */
+/*
+ * nova_free_data_blocks() (nova.h) of @n > 0 blocks when some block of
+ * the file system is shared
+ */
 unsigned long __nova_free_data_blocks(struct super_block *sb,
 				      unsigned long blk, unsigned long n)
 {
@@ -176,12 +179,6 @@ unsigned long __nova_free_data_blocks(struct super_block *sb,
 	unsigned long index, start = blk, freed = 0, k = 0;
 	void *v;
 
-	if (!n)
-		return 0;
-	if (xa_empty(&sbi->shared)) {
-		nova_free_blocks(sb, blk, n);
-		return n;
-	}
 	/* only the shared blocks are looked at: a huge run costs no more */
 	mutex_lock(&sbi->share_lock);
 	xa_for_each_range(&sbi->shared, index, v, blk, blk + n - 1) {
